@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs podsim's build and test dependencies from Debian's packages.
+# Non-interactive and safe to run twice: apt-get install is idempotent.
+set -euo pipefail
+
+packages=(
+  build-essential
+  cmake
+  protobuf-compiler
+  libprotobuf-dev
+  libboost-graph-dev
+  libboost-program-options-dev
+  libspdlog-dev
+  libgtest-dev
+  libgmock-dev
+  libbenchmark-dev
+)
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  sudo_cmd=(sudo)
+fi
+
+# Skip the network round trip when everything is already installed.
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed" >&2
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -q
+"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

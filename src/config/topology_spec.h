@@ -1,0 +1,92 @@
+// Validated, typed description of a pod: what src/config produces from a
+// topology file and everything below it consumes. These are plain values; the
+// loader has already checked every rule listed in docs/inputs.md, so consumers
+// do not re-check input (they may assert invariants).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace podsim::config {
+
+struct ChipSpec {
+  std::string name;
+  // Peak operations per second per dtype; 0 when the chip lacks the dtype.
+  double peak_bf16_flops = 0;
+  double peak_int8_ops = 0;
+  double peak_fp8_flops = 0;
+  uint64_t hbm_bytes = 0;
+  sim::Bandwidth hbm_bandwidth;
+  uint32_t mxu_count = 0;
+  uint32_t mxu_rows = 0;
+  uint32_t mxu_columns = 0;
+  double mxu_clock_hz = 0;
+  uint64_t vmem_bytes = 0;
+  uint32_t ici_ports = 0;
+};
+
+struct DimensionSpec {
+  std::string name;
+  uint32_t size = 1;
+  bool wraparound = false;
+  sim::Bandwidth link_bandwidth;  // one direction of one link
+  sim::Time hop_latency;
+};
+
+// The wrap link of `dim` also shifts `offset` along `shift_dim` (see topology.proto).
+struct TwistSpec {
+  uint32_t dim = 0;
+  uint32_t shift_dim = 0;
+  uint32_t offset = 0;
+};
+
+struct TorusSpec {
+  std::vector<DimensionSpec> dims;
+  std::vector<TwistSpec> twists;
+
+  uint64_t chip_count() const {
+    uint64_t n = 1;
+    for (const auto& d : dims) n *= d.size;
+    return n;
+  }
+};
+
+struct FailedLinkSpec {
+  uint32_t slice = 0;
+  std::vector<uint32_t> coords;
+  uint32_t dim = 0;
+  int32_t direction = +1;  // +1 or -1
+};
+
+struct DcnSpec {
+  sim::Bandwidth bandwidth_per_chip;  // each way
+  sim::Time latency;
+};
+
+// Losses against the published hardware; ideal by default.
+struct CalibrationSpec {
+  double ici_link_efficiency = 1.0;
+  double dcn_efficiency = 1.0;
+  sim::Time collective_overhead;
+  std::string source;
+};
+
+struct PodSpec {
+  std::string name;
+  std::string description;
+  std::string source_file;  // where it was loaded from ("<embedded>" for the default)
+  ChipSpec chip;
+  TorusSpec torus;
+  uint32_t slices = 1;
+  std::optional<DcnSpec> dcn;  // present iff slices > 1
+  std::vector<FailedLinkSpec> failed_links;
+  CalibrationSpec calibration;
+
+  uint64_t chip_count() const { return torus.chip_count() * slices; }
+};
+
+}  // namespace podsim::config
