@@ -1,0 +1,124 @@
+// The topo layer: a pod as a directed graph of chips and links.
+//
+// Pod is built once from a validated config::PodSpec and never changes. It owns
+//  - a flat vector of Links (LinkId = index), in a fixed order: ICI links by
+//    source chip, then dimension, then direction (+ before -); then, when the pod
+//    has several slices, each chip's DCN up link followed by its down link;
+//  - a table (chip, dim, direction) -> LinkId for O(1) neighbour look-ups;
+//  - a Boost.Graph adjacency_list with the same edges, added in LinkId order so
+//    that graph searches break ties the same way on every run.
+// A Pod is move-only: it is large, has one owner, and Boost 1.74's
+// adjacency_list has no move operations (it is held by pointer instead).
+// Failed links are absent (both directions of the physical link). Link
+// bandwidths are the published figures; calibration is left to the network model.
+// Routing is in topo/routing.h, pod-level figures in topo/metrics.h, logical
+// device meshes in topo/mesh.h.
+#pragma once
+
+#include <boost/graph/adjacency_list.hpp>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "config/topology_spec.h"
+#include "topo/link.h"
+#include "topo/shape.h"
+
+namespace podsim::topo {
+
+struct LinkEdge {
+  LinkId link = 0;
+};
+// Vertices are VertexIds; each edge carries the LinkId of its Link.
+using PodGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, LinkEdge>;
+
+class Pod {
+ public:
+  // Throws std::invalid_argument on a spec the loader should have rejected
+  // (twist or failed link naming a missing dimension, link or chip). O(chips x dims).
+  explicit Pod(config::PodSpec spec);
+  Pod(const Pod&) = delete;
+  Pod& operator=(const Pod&) = delete;
+  Pod(Pod&&) = default;
+  Pod& operator=(Pod&&) = default;
+  ~Pod() = default;
+
+  const config::PodSpec& spec() const { return spec_; }
+  const Shape& shape() const { return shape_; }
+  uint32_t chip_count() const { return shape_.chip_count(); }
+  uint32_t slice_count() const { return shape_.slice_count(); }
+  uint32_t dim_count() const { return shape_.dim_count(); }
+  uint32_t dim_size(uint32_t dim) const { return shape_.dim_size(dim); }
+  bool wraparound(uint32_t dim) const { return spec_.torus.dims[dim].wraparound; }
+  bool has_twists() const { return !spec_.torus.twists.empty(); }
+  bool has_failed_links() const { return !spec_.failed_links.empty(); }
+
+  std::vector<uint32_t> coords(ChipId chip) const { return shape_.coords(chip); }
+  uint32_t coord(ChipId chip, uint32_t dim) const { return shape_.coord(chip, dim); }
+  uint32_t slice_of(ChipId chip) const { return shape_.slice_of(chip); }
+  ChipId chip_at(uint32_t slice, std::span<const uint32_t> coords) const {
+    return shape_.chip_at(slice, coords);
+  }
+
+  // The link leaving `chip` along `dim` in `direction` (+1 or -1), following
+  // wraparound and twists; nullopt at the end of a line, on a dimension of
+  // size 1 and for a failed link. O(1).
+  std::optional<LinkId> link_from(ChipId chip, uint32_t dim, int direction) const {
+    const LinkId id = link_table_[table_index(chip, dim, direction)];
+    if (id == kNoLink)
+      return std::nullopt;
+    return id;
+  }
+  // The chip at the other end of link_from(chip, dim, direction).
+  std::optional<ChipId> neighbour(ChipId chip, uint32_t dim, int direction) const {
+    const auto id = link_from(chip, dim, direction);
+    if (!id)
+      return std::nullopt;
+    return links_[*id].dst;
+  }
+
+  // The DCN fabric: present iff the pod has several slices.
+  bool has_dcn() const { return slice_count() > 1; }
+  VertexId dcn_switch() const { return chip_count(); }
+  // Precondition: has_dcn().
+  LinkId dcn_up(ChipId chip) const { return dcn_base_ + 2 * chip; }
+  LinkId dcn_down(ChipId chip) const { return dcn_base_ + 2 * chip + 1; }
+
+  uint32_t vertex_count() const { return chip_count() + (has_dcn() ? 1 : 0); }
+  std::span<const Link> links() const { return links_; }
+  const Link& link(LinkId id) const { return links_[id]; }
+  // Links leaving `vertex`, in LinkId order.
+  std::span<const LinkId> out_links(VertexId vertex) const {
+    return std::span<const LinkId>(out_ids_).subspan(out_begin_[vertex],
+                                                     out_begin_[vertex + 1] - out_begin_[vertex]);
+  }
+  const PodGraph& graph() const { return *graph_; }
+
+ private:
+  static constexpr LinkId kNoLink = std::numeric_limits<LinkId>::max();
+
+  size_t table_index(ChipId chip, uint32_t dim, int direction) const {
+    return (static_cast<size_t>(chip) * dim_count() + dim) * 2 + (direction < 0 ? 1 : 0);
+  }
+  // The chip a link along (dim, direction) would reach if none had failed.
+  std::optional<ChipId> wired_neighbour(ChipId chip, uint32_t dim, int direction) const;
+  std::vector<bool> failed_link_mask() const;
+  void add_ici_links();
+  void add_dcn_links();
+  void index_out_links();
+
+  config::PodSpec spec_;
+  Shape shape_;
+  std::vector<Link> links_;
+  std::vector<LinkId> link_table_;   // chip_count x dims x 2 entries, kNoLink when absent
+  LinkId dcn_base_ = 0;              // id of chip 0's DCN up link
+  std::vector<uint32_t> out_begin_;  // CSR offsets into out_ids_, vertex_count + 1 entries
+  std::vector<LinkId> out_ids_;
+  std::unique_ptr<PodGraph> graph_;
+};
+
+}  // namespace podsim::topo
