@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Configures and builds podsim (Release) into build/. Extra arguments go to cmake
+# at configure time, e.g. scripts/build.sh -DPODSIM_BUILD_BENCHMARKS=OFF.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+cmake --build build -j"$jobs"

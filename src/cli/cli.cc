@@ -1,0 +1,112 @@
+#include <boost/program_options.hpp>
+#include <exception>
+#include <functional>
+#include <map>
+#include <ostream>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "cli/context.h"
+#include "cli/exit_codes.h"
+#include "config/diagnostics.h"
+
+namespace podsim::cli {
+namespace {
+
+struct Command {
+  const char* summary;
+  std::function<int(Context&, const std::vector<std::string>&)> run;
+};
+
+const std::map<std::string, Command>& commands() {
+  static const std::map<std::string, Command> kCommands = {
+      {"validate", {"check topology and workload files; print every error found", cmd_validate}},
+      {"topo", {"describe a pod: chips, links, diameter, bisection bandwidth", cmd_topo}},
+  };
+  return kCommands;
+}
+
+void print_usage(std::ostream& out) {
+  out << "podsim " PODSIM_VERSION
+         " - discrete-event simulator of TPU pods serving large language models\n\n"
+         "Usage: podsim [--log-level LEVEL] COMMAND [OPTIONS]\n"
+         "       podsim COMMAND --help\n\n"
+         "Commands:\n";
+  for (const auto& [name, cmd] : commands()) {
+    out << "  " << name << std::string(12 - name.size(), ' ') << cmd.summary << '\n';
+  }
+  out << "\nGlobal options:\n"
+         "  -h, --help             show this help\n"
+         "  --version              print the version\n"
+         "  --log-level LEVEL      trace, debug, info, warn (default), error, off\n\n"
+         "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage, 3 internal error.\n";
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_st>(err);
+  auto log = std::make_shared<spdlog::logger>("podsim", sink);
+  log->set_pattern("podsim: %l: %v");
+  log->set_level(spdlog::level::warn);
+  Context ctx{out, err, log};
+
+  try {
+    size_t i = 0;
+    // Global options come before the command name.
+    for (; i < args.size() && args[i].starts_with("-"); ++i) {
+      const std::string& a = args[i];
+      if (a == "-h" || a == "--help") {
+        print_usage(out);
+        return kExitOk;
+      }
+      if (a == "--version") {
+        out << "podsim " PODSIM_VERSION "\n";
+        return kExitOk;
+      }
+      if (a == "--log-level" || a.starts_with("--log-level=")) {
+        std::string level;
+        if (a == "--log-level") {
+          if (i + 1 >= args.size()) {
+            throw UsageError("--log-level needs a value");
+          }
+          level = args[++i];
+        } else {
+          level = a.substr(std::string("--log-level=").size());
+        }
+        const auto lvl = spdlog::level::from_str(level);
+        if (lvl == spdlog::level::off && level != "off") {
+          throw UsageError("--log-level: unknown level '" + level + "'");
+        }
+        log->set_level(lvl);
+        continue;
+      }
+      throw UsageError("unknown global option '" + a + "'");
+    }
+    if (i == args.size()) {
+      throw UsageError("no command given");
+    }
+    const auto it = commands().find(args[i]);
+    if (it == commands().end()) {
+      throw UsageError("unknown command '" + args[i] + "'");
+    }
+    const std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                        args.end());
+    return it->second.run(ctx, rest);
+  } catch (const UsageError& e) {
+    err << "podsim: " << e.what() << "\nRun 'podsim --help' for usage.\n";
+    return kExitBadInput;
+  } catch (const boost::program_options::error& e) {
+    err << "podsim: " << e.what() << "\nRun 'podsim COMMAND --help' for usage.\n";
+    return kExitBadInput;
+  } catch (const config::InputError& e) {
+    err << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    err << "podsim: internal error: " << e.what() << "\nThis is a bug in podsim; please report it.\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace podsim::cli

@@ -1,0 +1,17 @@
+// The subcommands. Each parses its own options from `args` (the words after
+// the subcommand's name), writes results through `ctx`, and returns an exit
+// code. Bad usage throws UsageError; bad input files throw
+// config::InputError; both are mapped to exit code 2 by run_cli().
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/context.h"
+
+namespace podsim::cli {
+
+int cmd_validate(Context& ctx, const std::vector<std::string>& args);
+int cmd_topo(Context& ctx, const std::vector<std::string>& args);
+
+}  // namespace podsim::cli

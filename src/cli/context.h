@@ -1,0 +1,32 @@
+// What every subcommand is handed: where results and diagnostics go.
+// Results go to `out` (or a file), logs and errors to `err`, never mixed.
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+namespace podsim::cli {
+
+struct Context {
+  std::ostream& out;
+  std::ostream& err;
+  std::shared_ptr<spdlog::logger> log;
+};
+
+// Thrown for bad command-line usage; main maps it to exit code 2 and prints the
+// message with a hint to run --help.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The entry point, separated from main() so tests can drive the whole command
+// line in-process. args excludes the program name. Returns the exit code.
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace podsim::cli
