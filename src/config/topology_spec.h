@@ -27,6 +27,8 @@ struct ChipSpec {
   double mxu_clock_hz = 0;
   uint64_t vmem_bytes = 0;
   uint32_t ici_ports = 0;
+
+  friend bool operator==(const ChipSpec&, const ChipSpec&) = default;
 };
 
 struct DimensionSpec {
@@ -35,6 +37,8 @@ struct DimensionSpec {
   bool wraparound = false;
   sim::Bandwidth link_bandwidth;  // one direction of one link
   sim::Time hop_latency;
+
+  friend bool operator==(const DimensionSpec&, const DimensionSpec&) = default;
 };
 
 // The wrap link of `dim` also shifts `offset` along `shift_dim` (see topology.proto).
@@ -42,15 +46,20 @@ struct TwistSpec {
   uint32_t dim = 0;
   uint32_t shift_dim = 0;
   uint32_t offset = 0;
+
+  friend bool operator==(const TwistSpec&, const TwistSpec&) = default;
 };
 
 struct TorusSpec {
   std::vector<DimensionSpec> dims;
   std::vector<TwistSpec> twists;
 
+  friend bool operator==(const TorusSpec&, const TorusSpec&) = default;
+
   uint64_t chip_count() const {
     uint64_t n = 1;
-    for (const auto& d : dims) n *= d.size;
+    for (const auto& d : dims)
+      n *= d.size;
     return n;
   }
 };
@@ -60,11 +69,15 @@ struct FailedLinkSpec {
   std::vector<uint32_t> coords;
   uint32_t dim = 0;
   int32_t direction = +1;  // +1 or -1
+
+  friend bool operator==(const FailedLinkSpec&, const FailedLinkSpec&) = default;
 };
 
 struct DcnSpec {
   sim::Bandwidth bandwidth_per_chip;  // each way
   sim::Time latency;
+
+  friend bool operator==(const DcnSpec&, const DcnSpec&) = default;
 };
 
 // Losses against the published hardware; ideal by default.
@@ -73,6 +86,8 @@ struct CalibrationSpec {
   double dcn_efficiency = 1.0;
   sim::Time collective_overhead;
   std::string source;
+
+  friend bool operator==(const CalibrationSpec&, const CalibrationSpec&) = default;
 };
 
 struct PodSpec {
@@ -85,6 +100,8 @@ struct PodSpec {
   std::optional<DcnSpec> dcn;  // present iff slices > 1
   std::vector<FailedLinkSpec> failed_links;
   CalibrationSpec calibration;
+
+  friend bool operator==(const PodSpec&, const PodSpec&) = default;
 
   uint64_t chip_count() const { return torus.chip_count() * slices; }
 };

@@ -1,0 +1,45 @@
+// Diagnostics for bad input files: what is wrong, where, and in which field.
+//
+// Every loader in src/config reports bad input by throwing InputError with one
+// Diagnostic per problem it found (all of them, not just the first), so a user
+// fixes a file in one pass. Only main() turns an InputError into an exit code.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace podsim::config {
+
+struct Diagnostic {
+  std::string file;   // as the user named it, or "<embedded:...>"; may be empty
+  std::string field;  // field path such as "torus.dims[1].size"; empty when unknown
+  int line = 0;       // 1-based; 0 when unknown (binary input, missing fields)
+  int column = 0;     // 1-based; 0 when unknown
+  std::string message;
+
+  // "topologies/x.textproto:12:5: torus.dims[1].size: must be >= 1, got 0".
+  // The line:column part appears only when the line is known, the field part
+  // only when the field is known.
+  std::string to_string() const;
+};
+
+// Bad input: one or more diagnostics. what() is every diagnostic's
+// to_string(), joined by newlines.
+class InputError : public std::runtime_error {
+ public:
+  explicit InputError(std::vector<Diagnostic> diagnostics);
+  explicit InputError(Diagnostic diagnostic);
+
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+};
+
+// Reads a whole file as bytes. Throws InputError naming the file when it does
+// not exist, is a directory, or cannot be read.
+std::string read_file_to_string(const std::filesystem::path& path);
+
+}  // namespace podsim::config

@@ -1,0 +1,76 @@
+#include "config/internal/topology_converter.h"
+
+#include "config/internal/topology_validator.h"
+#include "podsim/topology.pb.h"
+
+namespace podsim::config::internal {
+namespace {
+
+constexpr double kTera = 1e12;
+constexpr double kGiga = 1e9;
+
+ChipSpec to_chip_spec(const Chip& c) {
+  ChipSpec chip;
+  chip.name = c.name();
+  chip.peak_bf16_flops = c.peak().bf16_tflops() * kTera;
+  chip.peak_int8_ops = c.peak().int8_tops() * kTera;
+  chip.peak_fp8_flops = c.peak().fp8_tflops() * kTera;
+  chip.hbm_bytes = c.hbm_bytes();
+  chip.hbm_bandwidth = sim::Bandwidth::from_gbps(c.hbm_bandwidth_gbps());
+  chip.mxu_count = c.matrix_units().count();
+  chip.mxu_rows = c.matrix_units().rows();
+  chip.mxu_columns = c.matrix_units().columns();
+  chip.mxu_clock_hz = c.matrix_units().clock_ghz() * kGiga;
+  chip.vmem_bytes = c.vmem_bytes();
+  chip.ici_ports = c.ici_ports();
+  return chip;
+}
+
+TorusSpec to_torus_spec(const Torus& t) {
+  TorusSpec torus;
+  for (int i = 0; i < t.dims_size(); ++i) {
+    const Dimension& d = t.dims(i);
+    torus.dims.push_back(DimensionSpec{dimension_name(d, i), d.size(), d.wraparound(),
+                                       sim::Bandwidth::from_gbps(d.link_bandwidth_gbps()),
+                                       sim::Time::from_ns_rounded(d.hop_latency_ns())});
+  }
+  for (const Twist& tw : t.twists()) {
+    torus.twists.push_back(TwistSpec{tw.dim(), tw.shift_dim(), tw.offset()});
+  }
+  return torus;
+}
+
+CalibrationSpec to_calibration_spec(const Calibration& c) {
+  CalibrationSpec cal;
+  // 0 is proto3's "unset": ideal, no loss.
+  cal.ici_link_efficiency = c.ici_link_efficiency() == 0 ? 1.0 : c.ici_link_efficiency();
+  cal.dcn_efficiency = c.dcn_efficiency() == 0 ? 1.0 : c.dcn_efficiency();
+  cal.collective_overhead = sim::Time::from_ns_rounded(c.collective_overhead_ns());
+  cal.source = c.source();
+  return cal;
+}
+
+}  // namespace
+
+PodSpec to_pod_spec(const Topology& topology, std::string source_file) {
+  PodSpec pod;
+  pod.name = topology.name();
+  pod.description = topology.description();
+  pod.source_file = std::move(source_file);
+  pod.chip = to_chip_spec(topology.chip());
+  pod.torus = to_torus_spec(topology.torus());
+  pod.slices = topology.slices() == 0 ? 1 : topology.slices();
+  if (pod.slices > 1) {
+    pod.dcn = DcnSpec{sim::Bandwidth::from_gbps(topology.dcn().bandwidth_gbps_per_chip()),
+                      sim::Time::from_ns_rounded(topology.dcn().latency_ns())};
+  }
+  for (const FailedLink& f : topology.failed_links()) {
+    pod.failed_links.push_back(
+        FailedLinkSpec{f.slice(), std::vector<uint32_t>(f.coords().begin(), f.coords().end()),
+                       f.dim(), f.direction()});
+  }
+  pod.calibration = to_calibration_spec(topology.calibration());
+  return pod;
+}
+
+}  // namespace podsim::config::internal

@@ -1,0 +1,316 @@
+#include "config/internal/topology_validator.h"
+
+#include <map>
+
+#include "podsim/topology.pb.h"
+
+namespace podsim::config::internal {
+namespace {
+
+// ICI ports one chip uses along a dimension: none on size 1, one neighbour on
+// size 2, two on size >= 3 (wrapped, or the middle chips of a line).
+uint32_t ports_needed(uint32_t size) {
+  return size <= 1 ? 0 : size == 2 ? 1 : 2;
+}
+
+// 1 when the file leaves `slices` at 0.
+uint32_t effective_slices(const Topology& t) {
+  return t.slices() == 0 ? 1 : t.slices();
+}
+
+// "16 x 20 x 28", with " x 2 slices" appended for multi-slice pods.
+std::string shape_string(const Topology& t) {
+  std::string out;
+  for (const Dimension& d : t.torus().dims()) {
+    if (!out.empty())
+      out += " x ";
+    out += std::to_string(d.size());
+  }
+  if (effective_slices(t) > 1)
+    out += " x " + std::to_string(effective_slices(t)) + " slices";
+  return out;
+}
+
+class TopologyValidator {
+ public:
+  explicit TopologyValidator(const Topology& topology) : t_(topology) {}
+
+  std::vector<FieldIssue> run() {
+    if (t_.name().empty())
+      issues_.add(root_("name"), "must not be empty");
+    check_chip();
+    check_torus();
+    check_slices_and_dcn();
+    for (int i = 0; i < t_.failed_links_size(); ++i)
+      check_failed_link(i);
+    check_calibration();
+    return issues_.issues();
+  }
+
+ private:
+  void bandwidth(const FieldPath& path, double gbps, bool zero_allowed) {
+    const bool ok = zero_allowed ? issues_.non_negative(path, gbps) : issues_.positive(path, gbps);
+    if (ok)
+      issues_.at_most(path, gbps, kMaxBandwidthGbps, "GB/s");
+  }
+
+  void latency(const FieldPath& path, double ns) {
+    if (issues_.non_negative(path, ns))
+      issues_.at_most(path, ns, kMaxLatencyNs, "ns");
+  }
+
+  void check_chip() {
+    const FieldPath chip = root_("chip");
+    if (!t_.has_chip()) {
+      issues_.add(chip, "missing chip spec");
+      return;
+    }
+    const Chip& c = t_.chip();
+    if (c.name().empty())
+      issues_.add(chip("name"), "must not be empty");
+    const FieldPath peak = chip("peak");
+    issues_.positive(peak("bf16_tflops"), c.peak().bf16_tflops());
+    issues_.non_negative(peak("int8_tops"), c.peak().int8_tops());
+    issues_.non_negative(peak("fp8_tflops"), c.peak().fp8_tflops());
+    issues_.at_least(chip("hbm_bytes"), c.hbm_bytes(), 1);
+    bandwidth(chip("hbm_bandwidth_gbps"), c.hbm_bandwidth_gbps(), false);
+    const FieldPath mxu = chip("matrix_units");
+    issues_.at_least(mxu("count"), c.matrix_units().count(), 1);
+    issues_.at_least(mxu("rows"), c.matrix_units().rows(), 1);
+    issues_.at_least(mxu("columns"), c.matrix_units().columns(), 1);
+    issues_.positive(mxu("clock_ghz"), c.matrix_units().clock_ghz());
+    if (issues_.at_least(chip("ici_ports"), c.ici_ports(), 1))
+      check_ports();
+  }
+
+  void check_ports() {
+    uint32_t needed = 0;
+    for (const Dimension& d : t_.torus().dims())
+      needed += ports_needed(d.size());
+    if (t_.chip().ici_ports() >= needed)
+      return;
+    issues_.add(root_("chip")("ici_ports"),
+                "the torus needs " + std::to_string(needed) +
+                    " ICI ports per chip (2 per dimension of size >= 3, 1 per dimension of size "
+                    "2), the chip has " +
+                    std::to_string(t_.chip().ici_ports()));
+  }
+
+  void check_torus() {
+    const FieldPath torus = root_("torus");
+    if (t_.torus().dims_size() == 0) {
+      issues_.add(torus("dims"), "must list at least one dimension");
+      return;
+    }
+    for (int i = 0; i < t_.torus().dims_size(); ++i)
+      check_dimension(i);
+    check_dimension_names();
+    std::map<uint32_t, int> twisted_by;  // dim -> index of the twist that twists it
+    for (int i = 0; i < t_.torus().twists_size(); ++i)
+      check_twist(i, twisted_by);
+    check_chip_count();
+  }
+
+  void check_dimension(int i) {
+    const FieldPath path = root_("torus")("dims", i);
+    const Dimension& d = t_.torus().dims(i);
+    issues_.at_least(path("size"), d.size(), 1);
+    // A dimension of size 1 has no links, so its link figures may be left at 0.
+    bandwidth(path("link_bandwidth_gbps"), d.link_bandwidth_gbps(), d.size() <= 1);
+    latency(path("hop_latency_ns"), d.hop_latency_ns());
+    if (d.wraparound() && d.size() < 3) {
+      issues_.add(path("wraparound"),
+                  "needs size >= 3, got size " + std::to_string(d.size()) +
+                      " (on 2 chips the wrap link would duplicate the direct link)");
+    }
+  }
+
+  void check_dimension_names() {
+    std::map<std::string, int> first_use;
+    for (int i = 0; i < t_.torus().dims_size(); ++i) {
+      const std::string name = dimension_name(t_.torus().dims(i), i);
+      const auto [it, inserted] = first_use.emplace(name, i);
+      if (!inserted) {
+        issues_.add(root_("torus")("dims", i)("name"), "duplicate dimension name \"" + name +
+                                                           "\" (also dims[" +
+                                                           std::to_string(it->second) + "])");
+      }
+    }
+  }
+
+  // True when `value` indexes a dimension; records an issue at `path` otherwise.
+  bool dimension_index(const FieldPath& path, uint32_t value) {
+    const auto count = static_cast<uint32_t>(t_.torus().dims_size());
+    if (value < count)
+      return true;
+    issues_.add(path, "must be < " + std::to_string(count) + " (the number of dimensions), got " +
+                          std::to_string(value));
+    return false;
+  }
+
+  void check_twist(int i, std::map<uint32_t, int>& twisted_by) {
+    const FieldPath path = root_("torus")("twists", i);
+    const Twist& tw = t_.torus().twists(i);
+    const bool dim_ok = dimension_index(path("dim"), tw.dim());
+    const bool shift_ok = dimension_index(path("shift_dim"), tw.shift_dim());
+    if (dim_ok && shift_ok && tw.dim() == tw.shift_dim()) {
+      issues_.add(path("shift_dim"),
+                  "must differ from dim (both are " + std::to_string(tw.dim()) + ")");
+    }
+    if (dim_ok) {
+      const Dimension& d = t_.torus().dims(static_cast<int>(tw.dim()));
+      const std::string name = dimension_name(d, static_cast<int>(tw.dim()));
+      if (!d.wraparound()) {
+        issues_.add(path("dim"),
+                    "dimension " + name + " has no wraparound; only a wrap link can be twisted");
+      }
+      const auto [it, inserted] = twisted_by.emplace(tw.dim(), i);
+      if (!inserted) {
+        issues_.add(path("dim"), "dimension " + name + " is already twisted by twists[" +
+                                     std::to_string(it->second) + "]");
+      }
+    }
+    if (shift_ok) {
+      const Dimension& s = t_.torus().dims(static_cast<int>(tw.shift_dim()));
+      if (tw.offset() == 0 || tw.offset() >= s.size()) {
+        issues_.add(path("offset"),
+                    "must be in [1, size of shift dimension " +
+                        dimension_name(s, static_cast<int>(tw.shift_dim())) +
+                        " - 1 = " + std::to_string(s.size() == 0 ? 0 : s.size() - 1) + "], got " +
+                        std::to_string(tw.offset()));
+      }
+    }
+  }
+
+  // Product of sizes and slices, saturating so that no input can overflow it.
+  void check_chip_count() {
+    uint64_t chips = effective_slices(t_);
+    for (const Dimension& d : t_.torus().dims()) {
+      if (__builtin_mul_overflow(chips, uint64_t{d.size()}, &chips) || chips > kMaxChips) {
+        chips = kMaxChips + 1;
+      }
+    }
+    if (chips <= kMaxChips)
+      return;
+    issues_.add(root_("torus"), "the pod (" + shape_string(t_) + ") has more than " +
+                                    std::to_string(kMaxChips) + " chips, the simulator's limit");
+  }
+
+  void check_slices_and_dcn() {
+    const FieldPath dcn = root_("dcn");
+    if (effective_slices(t_) > 1) {
+      if (!t_.has_dcn()) {
+        issues_.add(dcn, "missing: " + std::to_string(t_.slices()) +
+                             " slices can only talk over the data-center network");
+        return;
+      }
+      bandwidth(dcn("bandwidth_gbps_per_chip"), t_.dcn().bandwidth_gbps_per_chip(), false);
+      latency(dcn("latency_ns"), t_.dcn().latency_ns());
+    } else if (t_.has_dcn()) {
+      issues_.add(dcn, "unused: the pod has a single slice (set slices > 1 or remove dcn)");
+    }
+  }
+
+  void check_failed_link(int i) {
+    const FieldPath path = root_("failed_links", i);
+    const FailedLink& f = t_.failed_links(i);
+    const uint32_t slices = effective_slices(t_);
+    bool ok = true;
+    if (f.slice() >= slices) {
+      issues_.add(path("slice"), "must be < " + std::to_string(slices) +
+                                     " (the number of slices), got " + std::to_string(f.slice()));
+      ok = false;
+    }
+    ok = dimension_index(path("dim"), f.dim()) && ok;
+    if (f.direction() != 1 && f.direction() != -1) {
+      issues_.add(path("direction"), "must be +1 or -1, got " + std::to_string(f.direction()));
+      ok = false;
+    }
+    if (f.coords_size() != t_.torus().dims_size()) {
+      issues_.add(path("coords"), "has " + std::to_string(f.coords_size()) +
+                                      " coordinates, the torus has " +
+                                      std::to_string(t_.torus().dims_size()) + " dimensions");
+      return;
+    }
+    for (int j = 0; j < f.coords_size(); ++j) {
+      const Dimension& d = t_.torus().dims(j);
+      if (f.coords(j) >= d.size()) {
+        issues_.add(path("coords", j), "must be < " + std::to_string(d.size()) +
+                                           " (size of dimension " + dimension_name(d, j) +
+                                           "), got " + std::to_string(f.coords(j)));
+        ok = false;
+      }
+    }
+    if (ok)
+      check_link_exists(path, f);
+  }
+
+  // The link must exist: not along a size-1 dimension, not off either end of a line.
+  void check_link_exists(const FieldPath& path, const FailedLink& f) {
+    const int dim = static_cast<int>(f.dim());
+    const Dimension& d = t_.torus().dims(dim);
+    const std::string name = dimension_name(d, dim);
+    if (d.size() <= 1) {
+      issues_.add(path, "no such link: dimension " + name + " has size 1, so it has no links");
+      return;
+    }
+    const uint32_t coord = f.coords(dim);
+    const bool off_end = !d.wraparound() && ((f.direction() > 0 && coord == d.size() - 1) ||
+                                             (f.direction() < 0 && coord == 0));
+    if (!off_end)
+      return;
+    issues_.add(path, "no such link: coordinate " + std::to_string(coord) + " is at the " +
+                          (coord == 0 ? "start" : "end") + " of dimension " + name + " (size " +
+                          std::to_string(d.size()) + ", no wraparound), so it has no " +
+                          (f.direction() > 0 ? "+1" : "-1") + " neighbour");
+  }
+
+  // An efficiency is a fraction in (0, 1]; 0 means unset (ideal, 1.0).
+  bool efficiency(const FieldPath& path, double value) {
+    if (!issues_.finite(path, value))
+      return false;
+    if (value >= 0 && value <= 1)
+      return value > 0;
+    issues_.add(path, "must be in (0, 1] (0 means unset), got " + format_number(value));
+    return false;
+  }
+
+  void check_calibration() {
+    if (!t_.has_calibration())
+      return;
+    const FieldPath path = root_("calibration");
+    const Calibration& c = t_.calibration();
+    bool knob_set = efficiency(path("ici_link_efficiency"), c.ici_link_efficiency());
+    knob_set = efficiency(path("dcn_efficiency"), c.dcn_efficiency()) || knob_set;
+    latency(path("collective_overhead_ns"), c.collective_overhead_ns());
+    knob_set = knob_set || c.collective_overhead_ns() != 0;
+    if (knob_set && c.source().empty()) {
+      issues_.add(path("source"),
+                  "required when a calibration knob is set: say where the numbers came from");
+    }
+  }
+
+  const Topology& t_;
+  const FieldPath root_;
+  IssueList issues_;
+};
+
+}  // namespace
+
+std::vector<FieldIssue> validate_topology(const Topology& topology) {
+  return TopologyValidator(topology).run();
+}
+
+std::string dimension_name(const Dimension& dim, int index) {
+  if (!dim.name().empty())
+    return dim.name();
+  static constexpr const char* kFirstNames[] = {"x", "y", "z", "w"};
+  if (index < 4)
+    return kFirstNames[index];
+  // Appending (rather than "d" + to_string) sidesteps a GCC 12 -Wrestrict false positive.
+  std::string name = "d";
+  name += std::to_string(index);
+  return name;
+}
+
+}  // namespace podsim::config::internal

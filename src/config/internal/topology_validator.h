@@ -1,0 +1,33 @@
+// Every rule a topology must satisfy, checked once, in one pass that reports
+// all violations (docs/inputs.md lists them).
+//
+// Internal to src/config: it reads the generated podsim::Topology message.
+// After validate_topology() returns no issues, to_pod_spec() cannot fail.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/internal/issue_list.h"
+
+namespace podsim {
+class Topology;
+class Dimension;
+}  // namespace podsim
+
+namespace podsim::config::internal {
+
+// The largest pod the simulator accepts: 2^20 chips (slices x torus size).
+inline constexpr uint64_t kMaxChips = 1'048'576;
+// Upper bounds that catch typos long before sim::Bandwidth (uint64 B/s) or
+// sim::Time (int64 ps, about 106 days) would overflow.
+inline constexpr double kMaxBandwidthGbps = 1e9;  // 1 EB/s
+inline constexpr double kMaxLatencyNs = 1e12;     // 1000 s
+
+std::vector<FieldIssue> validate_topology(const podsim::Topology& topology);
+
+// The dimension's name, or its default by position: x, y, z, w, then d4, d5, ...
+std::string dimension_name(const podsim::Dimension& dim, int index);
+
+}  // namespace podsim::config::internal

@@ -1,0 +1,84 @@
+// Validated, typed description of a workload (proto/podsim/workload.proto):
+// the device mesh and the operations to run on it. Produced by
+// load_workload_file() against a pod, so every mesh axis, dimension and size
+// here is already known to fit that pod.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace podsim::config {
+
+// The dimension index that stands for "the slices" (the DCN dimension); equal
+// to topo::kSliceDim (topo asserts it).
+inline constexpr uint32_t kSliceDimIndex = std::numeric_limits<uint32_t>::max();
+
+enum class DType { kBf16, kFp32, kFp8, kInt8, kInt4 };
+
+// Bytes per element; int4 packs two to a byte.
+constexpr double bytes_per_element(DType t) {
+  switch (t) {
+    case DType::kFp32:
+      return 4;
+    case DType::kBf16:
+      return 2;
+    case DType::kFp8:
+    case DType::kInt8:
+      return 1;
+    case DType::kInt4:
+      return 0.5;
+  }
+  return 2;
+}
+
+struct MeshAxisDecl {
+  std::string name;
+  std::vector<uint32_t> dims;  // torus dimension indices, or kSliceDimIndex
+};
+
+enum class CollectiveKind {
+  kAllGather,
+  kReduceScatter,
+  kAllReduce,
+  kAllToAll,
+  kBroadcast,
+  kPermute,
+};
+
+enum class CollectiveAlgorithm {
+  kAuto,                // what a TPU does
+  kBidirectionalRing,   // force both directions on every axis
+  kUnidirectionalRing,  // one direction only
+  kSequentialAxes,      // several axes one after another with the whole buffer
+};
+
+struct CollectiveSpec {
+  CollectiveKind kind = CollectiveKind::kAllReduce;
+  uint64_t bytes = 0;             // V, see workload.proto
+  std::vector<std::string> axes;  // mesh axis names, non-empty
+  DType dtype = DType::kBf16;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
+  uint32_t root = 0;  // broadcast
+  int32_t shift = 0;  // permute
+  bool compute_reduction = false;
+};
+
+struct OperationSpec {
+  std::string name;
+  std::vector<size_t> after;  // indices of earlier operations
+  uint32_t repeat = 1;
+  std::variant<CollectiveSpec> op;
+};
+
+struct WorkloadSpec {
+  std::string name;
+  std::string description;
+  std::string source_file;
+  std::vector<MeshAxisDecl> mesh;
+  std::vector<OperationSpec> operations;
+};
+
+}  // namespace podsim::config
