@@ -10,6 +10,7 @@
 #include "cli/context.h"
 #include "cli/exit_codes.h"
 #include "config/diagnostics.h"
+#include "report/output_file.h"
 
 namespace podsim::cli {
 namespace {
@@ -99,6 +100,9 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     return kExitBadInput;
   } catch (const boost::program_options::error& e) {
     err << "podsim: " << e.what() << "\nRun 'podsim COMMAND --help' for usage.\n";
+    return kExitBadInput;
+  } catch (const report::OutputError& e) {
+    err << "podsim: " << e.what() << '\n';
     return kExitBadInput;
   } catch (const config::InputError& e) {
     err << e.what() << '\n';

@@ -18,7 +18,7 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   auto fail = [&](const std::string& what) {
     std::error_code ignored;
     fs::remove(tmp, ignored);
-    throw std::runtime_error(path.string() + ": cannot write output: " + what);
+    throw OutputError(path.string() + ": cannot write output: " + what);
   };
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

@@ -6,12 +6,20 @@
 #pragma once
 
 #include <filesystem>
+#include <stdexcept>
 #include <string_view>
 
 namespace podsim::report {
 
+// An output file could not be written (no such directory, no permission, disk
+// full). The CLI treats it as bad usage (exit 2): the user named the path.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Writes `contents` to `path` atomically (temp file in the same directory, then
-// rename). Throws std::runtime_error naming the path on any I/O failure, after
+// rename). Throws OutputError naming the path on any I/O failure, after
 // removing the temporary file.
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
