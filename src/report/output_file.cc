@@ -1,12 +1,12 @@
 #include "report/output_file.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <system_error>
-
-#include <unistd.h>
 
 namespace podsim::report {
 
@@ -14,7 +14,11 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   namespace fs = std::filesystem;
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   // The pid keeps two podsim processes writing the same file from sharing a temp name.
-  const fs::path tmp = dir / ("." + path.filename().string() + ".tmp." + std::to_string(::getpid()));
+  std::string tmp_name = ".";
+  tmp_name += path.filename().string();
+  tmp_name += ".tmp.";
+  tmp_name += std::to_string(::getpid());
+  const fs::path tmp = dir / tmp_name;
   auto fail = [&](const std::string& what) {
     std::error_code ignored;
     fs::remove(tmp, ignored);

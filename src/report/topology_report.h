@@ -37,10 +37,10 @@ struct TopologySummary {
   std::vector<DimensionSummary> dims;
   uint32_t twists = 0;
   uint64_t failed_links = 0;
-  uint64_t ici_links = 0;  // directed
-  uint64_t dcn_links = 0;  // directed, chip to fabric and back
+  uint64_t ici_links = 0;                 // directed
+  uint64_t dcn_links = 0;                 // directed, chip to fabric and back
   std::optional<uint32_t> diameter_hops;  // nullopt: failed links disconnect a slice
-  double chip_ici_bandwidth_gbps = 0;  // all ports, both directions (Google's per-chip figure)
+  double chip_ici_bandwidth_gbps = 0;     // all ports, both directions (Google's per-chip figure)
   uint64_t bisection_links = 0;
   double bisection_bandwidth_gbps = 0;  // one direction of every link cut
   std::string bisection_cut;            // which cut is the worst, e.g. "x"

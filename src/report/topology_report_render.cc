@@ -11,7 +11,10 @@ namespace {
 std::string shape_of(const TopologySummary& s) {
   std::string shape;
   for (const auto& d : s.dims) {
-    shape += (shape.empty() ? "" : "x") + std::to_string(d.size);
+    if (!shape.empty()) {
+      shape += 'x';
+    }
+    shape += std::to_string(d.size);
   }
   return shape;
 }

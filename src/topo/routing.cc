@@ -19,7 +19,7 @@ void check_chips(const Pod& pod, ChipId src, ChipId dst) {
 // hop. Returns false when the walk cannot reach dst: a failed link on the way,
 // or a twisted wrap that shifted a dimension already routed.
 template <typename Emit>
-bool walk_dimension_ordered(const Pod& pod, ChipId src, ChipId dst, Emit&& emit) {
+bool walk_dimension_ordered(const Pod& pod, ChipId src, ChipId dst, TieBreak tie, Emit&& emit) {
   const Shape& shape = pod.shape();
   ChipId at = src;
   for (uint32_t dim = 0; dim < pod.dim_count(); ++dim) {
@@ -33,7 +33,7 @@ bool walk_dimension_ordered(const Pod& pod, ChipId src, ChipId dst, Emit&& emit)
     if (pod.wraparound(dim)) {
       const uint32_t up = (to + size - from) % size;  // hops going +
       const uint32_t down = size - up;
-      direction = up <= down ? +1 : -1;  // a tie goes +
+      direction = up < down ? +1 : up > down ? -1 : (tie == TieBreak::kPlus ? +1 : -1);
       steps = std::min(up, down);
     }
     for (; steps > 0; --steps) {
@@ -49,7 +49,7 @@ bool walk_dimension_ordered(const Pod& pod, ChipId src, ChipId dst, Emit&& emit)
 
 }  // namespace
 
-void route_into(const Pod& pod, ChipId src, ChipId dst, std::vector<LinkId>& out) {
+void route_into(const Pod& pod, ChipId src, ChipId dst, std::vector<LinkId>& out, TieBreak tie) {
   check_chips(pod, src, dst);
   if (src == dst)
     return;
@@ -59,17 +59,33 @@ void route_into(const Pod& pod, ChipId src, ChipId dst, std::vector<LinkId>& out
     return;
   }
   const size_t start = out.size();
-  if (walk_dimension_ordered(pod, src, dst, [&out](LinkId id) { out.push_back(id); }))
+  if (walk_dimension_ordered(pod, src, dst, tie, [&out](LinkId id) { out.push_back(id); }))
     return;
   out.resize(start);
   const std::vector<LinkId> detour = shortest_route(pod, src, dst);
   out.insert(out.end(), detour.begin(), detour.end());
 }
 
-std::vector<LinkId> route(const Pod& pod, ChipId src, ChipId dst) {
+std::vector<LinkId> route(const Pod& pod, ChipId src, ChipId dst, TieBreak tie) {
   std::vector<LinkId> out;
-  route_into(pod, src, dst, out);
+  route_into(pod, src, dst, out, tie);
   return out;
+}
+
+bool route_has_tie(const Pod& pod, ChipId src, ChipId dst) {
+  check_chips(pod, src, dst);
+  if (pod.slice_of(src) != pod.slice_of(dst)) {
+    return false;
+  }
+  const Shape& shape = pod.shape();
+  for (uint32_t dim = 0; dim < pod.dim_count(); ++dim) {
+    const uint32_t size = shape.dim_size(dim);
+    const uint32_t up = (shape.coord(dst, dim) + size - shape.coord(src, dim)) % size;
+    if (pod.wraparound(dim) && up != 0 && 2 * up == size) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::vector<LinkId> shortest_route(const Pod& pod, ChipId src, ChipId dst) {
@@ -100,7 +116,7 @@ uint32_t hops(const Pod& pod, ChipId src, ChipId dst) {
   if (pod.slice_of(src) != pod.slice_of(dst))
     return 2;
   uint32_t count = 0;
-  if (walk_dimension_ordered(pod, src, dst, [&count](LinkId) { ++count; }))
+  if (walk_dimension_ordered(pod, src, dst, TieBreak::kPlus, [&count](LinkId) { ++count; }))
     return count;
   return static_cast<uint32_t>(shortest_route(pod, src, dst).size());
 }

@@ -30,11 +30,22 @@ class NoRoute : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Which way to go round a wraparound dimension when both ways are equally
+// short (the destination is exactly opposite on an even ring).
+enum class TieBreak { kPlus, kMinus };
+
 // Appends the route from src to dst to `out`; on a throw `out` is left as it
 // was. Throws std::out_of_range on a bad chip id, NoRoute when the chips are
 // not connected.
-void route_into(const Pod& pod, ChipId src, ChipId dst, std::vector<LinkId>& out);
-std::vector<LinkId> route(const Pod& pod, ChipId src, ChipId dst);
+void route_into(const Pod& pod, ChipId src, ChipId dst, std::vector<LinkId>& out,
+                TieBreak tie = TieBreak::kPlus);
+std::vector<LinkId> route(const Pod& pod, ChipId src, ChipId dst, TieBreak tie = TieBreak::kPlus);
+
+// True when the dimension-ordered route from src to dst meets a tie in some
+// wraparound dimension, so route(..., kMinus) differs from route(..., kPlus).
+// Traffic patterns that send to every chip split such transfers in half
+// between the two routes so both ways round carry the same load. O(dims).
+bool route_has_tie(const Pod& pod, ChipId src, ChipId dst);
 
 // A fewest-hops route over ICI links within a slice, found by Boost.Graph
 // breadth_first_search; among equal-length routes, the first discovered when

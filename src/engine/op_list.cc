@@ -1,0 +1,197 @@
+#include "engine/op_list.h"
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+
+#include "coll/executor.h"
+#include "coll/plan.h"
+#include "sim/simulation.h"
+#include "topo/mesh.h"
+
+namespace podsim::engine {
+namespace {
+
+static_assert(config::kSliceDimIndex == topo::kSliceDim,
+              "config and topo must agree on the slice dimension index");
+
+topo::DeviceMesh make_mesh(const topo::Pod& pod, const config::WorkloadSpec& w) {
+  std::vector<topo::MeshAxisSpec> axes;
+  for (const auto& a : w.mesh) {
+    axes.push_back({a.name, a.dims});
+  }
+  return topo::DeviceMesh(pod, std::move(axes));
+}
+
+// Plays the operation list; one instance per run.
+class OpListRun {
+ public:
+  OpListRun(const topo::Pod& pod, const config::WorkloadSpec& w, const net::Options& options)
+      : pod_(pod),
+        workload_(w),
+        mesh_(make_mesh(pod, w)),
+        network_(net::make_network(pod, options)),
+        state_(w.operations.size()) {
+    for (size_t i = 0; i < w.operations.size(); ++i) {
+      state_[i].deps_left = w.operations[i].after.size();
+      for (const size_t dep : w.operations[i].after) {
+        state_[dep].dependents.push_back(i);
+      }
+      const auto& c = std::get<config::CollectiveSpec>(w.operations[i].op);
+      state_[i].plan = coll::lower(pod_, mesh_, c);
+      state_[i].link_bytes.assign(pod.links().size(), 0);
+    }
+    exec_options_.reduce_bandwidth = pod.spec().chip.hbm_bandwidth;
+  }
+
+  OpListResult run() {
+    for (size_t i = 0; i < state_.size(); ++i) {
+      if (state_[i].deps_left == 0) {
+        begin(i);
+      }
+    }
+    sim_.run();
+    OpListResult result;
+    std::string stuck;
+    for (size_t i = 0; i < state_.size(); ++i) {
+      if (!state_[i].finished) {
+        stuck += (stuck.empty() ? "" : ", ") + workload_.operations[i].name;
+      }
+      result.operations.push_back(summarize(i));
+      result.makespan = std::max(result.makespan, state_[i].end);
+    }
+    if (!stuck.empty()) {
+      throw std::logic_error("simulation ended with operations unfinished: " + stuck);
+    }
+    result.events = sim_.events_executed();
+    result.fingerprint = sim_.fingerprint();
+    return result;
+  }
+
+ private:
+  struct OpState {
+    size_t deps_left = 0;
+    std::vector<size_t> dependents;
+    coll::Plan plan;
+    std::unique_ptr<coll::CollectiveRun> current;
+    uint32_t runs_done = 0;
+    uint64_t transfers = 0;
+    std::vector<uint64_t> link_bytes;
+    sim::Time start;
+    sim::Time end;
+    bool started = false;
+    bool finished = false;
+  };
+
+  void begin(size_t i) {
+    OpState& st = state_[i];
+    if (!st.started) {
+      st.started = true;
+      st.start = sim_.now();
+    }
+    const sim::Time overhead = pod_.spec().calibration.collective_overhead;
+    sim_.schedule_in(overhead, [this, i](sim::Simulation& s) { launch(s, i); });
+  }
+
+  void launch(sim::Simulation& s, size_t i) {
+    OpState& st = state_[i];
+    const auto& c = std::get<config::CollectiveSpec>(workload_.operations[i].op);
+    coll::ExecutorOptions eo = exec_options_;
+    eo.compute_reduction = c.compute_reduction;
+    // The plan is reused by every run; the executor takes its own copy. The
+    // previous run, if any, finished in an earlier event and can go.
+    st.current = std::make_unique<coll::CollectiveRun>(pod_, *network_, st.plan, eo);
+    st.current->set_on_done([this, i](sim::Simulation& s2) { run_done(s2, i); });
+    st.current->start(s);
+  }
+
+  void run_done(sim::Simulation& s, size_t i) {
+    OpState& st = state_[i];
+    const auto& bytes = st.current->link_bytes();
+    for (size_t l = 0; l < bytes.size(); ++l) {
+      st.link_bytes[l] += bytes[l];
+    }
+    st.transfers += st.current->transfers_delivered();
+    // `current` stays alive: this call comes from inside its own callback. The
+    // next launch (a later event) replaces it.
+    if (++st.runs_done < workload_.operations[i].repeat) {
+      begin(i);
+      return;
+    }
+    st.finished = true;
+    st.end = s.now();
+    for (const size_t d : st.dependents) {
+      if (--state_[d].deps_left == 0) {
+        begin(d);
+      }
+    }
+  }
+
+  OperationResult summarize(size_t i) const {
+    const OpState& st = state_[i];
+    const auto& op = workload_.operations[i];
+    const auto& c = std::get<config::CollectiveSpec>(op.op);
+    OperationResult r;
+    r.name = op.name;
+    r.kind = c.kind;
+    r.bytes = c.bytes;
+    r.axes = c.axes;
+    r.group_size = st.plan.group_size;
+    r.repeat = op.repeat;
+    r.start = st.start;
+    r.end = st.end;
+    r.transfers = st.transfers;
+    if (!st.finished) {
+      return r;
+    }
+    r.per_run = sim::Time::ps((st.end - st.start).count_ps() / std::max<uint32_t>(op.repeat, 1));
+    const double seconds = r.per_run.to_s();
+    if (seconds > 0) {
+      r.algbw_gbps = static_cast<double>(c.bytes) / seconds * 1e-9;
+      r.busbw_gbps = r.algbw_gbps * coll::bus_bandwidth_factor(c.kind, r.group_size);
+    }
+    const double total_s = (st.end - st.start).to_s();
+    const auto& cal = pod_.spec().calibration;
+    double sum = 0;
+    for (size_t l = 0; l < st.link_bytes.size(); ++l) {
+      if (st.link_bytes[l] == 0 || total_s <= 0) {
+        continue;
+      }
+      const topo::Link& link = pod_.link(static_cast<topo::LinkId>(l));
+      const double eff =
+          link.kind == topo::LinkKind::kIci ? cal.ici_link_efficiency : cal.dcn_efficiency;
+      const double util = static_cast<double>(st.link_bytes[l]) /
+                          (static_cast<double>(link.bandwidth.bytes_per_s()) * eff * total_s);
+      sum += util;
+      r.link_util_max = std::max(r.link_util_max, util);
+      ++r.links_used;
+    }
+    r.link_util_mean = r.links_used > 0 ? sum / r.links_used : 0;
+    return r;
+  }
+
+  const topo::Pod& pod_;
+  const config::WorkloadSpec& workload_;
+  topo::DeviceMesh mesh_;
+  std::unique_ptr<net::Network> network_;
+  sim::Simulation sim_;
+  coll::ExecutorOptions exec_options_;
+  std::vector<OpState> state_;
+};
+
+}  // namespace
+
+net::Options network_options(const topo::Pod& pod, net::Model model) {
+  net::Options o;
+  o.model = model;
+  o.ici_efficiency = pod.spec().calibration.ici_link_efficiency;
+  o.dcn_efficiency = pod.spec().calibration.dcn_efficiency;
+  return o;
+}
+
+OpListResult run_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                         const net::Options& network) {
+  return OpListRun(pod, workload, network).run();
+}
+
+}  // namespace podsim::engine

@@ -1,0 +1,59 @@
+// The engine for the first workload form: a list of operations on the device
+// mesh, each started when the operations it names in `after` have finished,
+// and run `repeat` times back to back.
+//
+// Collectives are lowered by coll::lower() and played by coll::CollectiveRun
+// on the chosen network model; a pod's calibration adds its fixed cost per
+// collective before each run. Results are per operation: time per run,
+// algorithm and bus bandwidth (the NCCL-tests convention) and link
+// utilisation.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/workload_spec.h"
+#include "net/network.h"
+#include "sim/time.h"
+#include "topo/pod.h"
+
+namespace podsim::engine {
+
+struct OperationResult {
+  std::string name;
+  config::CollectiveKind kind = config::CollectiveKind::kAllReduce;
+  uint64_t bytes = 0;  // V, as the workload gives it
+  std::vector<std::string> axes;
+  uint32_t group_size = 1;
+  uint32_t repeat = 1;
+  sim::Time start;        // first run began
+  sim::Time end;          // last run ended
+  sim::Time per_run;      // (end - start) / repeat
+  double algbw_gbps = 0;  // V / per_run
+  double busbw_gbps = 0;  // algbw x bus factor
+  // Over the links this operation used: bytes / (effective bandwidth x the
+  // operation's duration), mean and max.
+  double link_util_mean = 0;
+  double link_util_max = 0;
+  uint32_t links_used = 0;
+  uint64_t transfers = 0;
+};
+
+struct OpListResult {
+  std::vector<OperationResult> operations;
+  sim::Time makespan;
+  uint64_t events = 0;
+  uint64_t fingerprint = 0;  // of the event stream: equal inputs, equal value
+};
+
+// Runs every operation of `workload` on `pod`. Throws std::logic_error when
+// the simulation ends with work left (an engine bug: dependencies are checked
+// acyclic by the loader) naming the operations that never finished.
+OpListResult run_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                         const net::Options& network);
+
+// The pod's calibration knobs as network options for `model`.
+net::Options network_options(const topo::Pod& pod, net::Model model);
+
+}  // namespace podsim::engine

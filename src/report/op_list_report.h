@@ -1,0 +1,31 @@
+// `podsim run` on an operation-list workload: one entry per operation.
+//
+// JSON: {"topology", "workload", "network", "chips", "makespan_us", "events",
+// "collectives": [{"name", "kind", "bytes", "axes", "group_size", "repeat",
+// "start_us", "end_us", "time_us", "algbw_gbps", "busbw_gbps",
+// "link_util_mean", "link_util_max", "links_used", "transfers"}]}.
+// CSV: one row per operation with the run's inputs echoed in every row.
+// docs/outputs.md documents every key and column.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "engine/op_list.h"
+#include "report/format.h"
+
+namespace podsim::report {
+
+struct RunInputs {
+  std::string topology;  // pod name
+  std::string topology_file;
+  std::string workload;  // workload name
+  std::string workload_file;
+  std::string network;  // model name
+  uint64_t chips = 0;
+};
+
+void render_op_list(const RunInputs& in, const engine::OpListResult& r, Format format,
+                    std::ostream& out);
+
+}  // namespace podsim::report

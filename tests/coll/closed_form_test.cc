@@ -1,0 +1,184 @@
+// Collectives against the closed forms of [SB] ("How to Scale Your Model",
+// chapter "sharding"), as collected in the workplace's tpu-specs reference:
+// V = bytes of the whole array, W = both directions of an axis (2 x one-way
+// link bandwidth), T_min = 1 us per hop. Every expected value below is
+// computed from those formulas, never from podsim's output.
+#include <gtest/gtest.h>
+
+#include "coll_fixture.h"
+
+namespace podsim::coll::testing {
+namespace {
+
+using config::CollectiveKind;
+
+constexpr double kOneWay = kLinkGBps * 1e9;
+
+void expect_within(double actual, double expected, double rel, const char* what) {
+  EXPECT_NEAR(actual, expected, expected * rel)
+      << what << ": got " << actual * 1e6 << " us, expected " << expected * 1e6 << " us";
+}
+
+TEST(ClosedForm, AllGatherOnRingIsVOverW) {
+  const topo::Pod pod(pod_spec({{16, true}}));
+  const auto mesh = one_axis_per_dim(pod);
+  const double v = static_cast<double>(kGiB);
+  const Outcome o = run(pod, mesh, collective(CollectiveKind::kAllGather, kGiB, {"x"}));
+  ASSERT_TRUE(o.done);
+  // T = max(T_min |X| / 2, V / W); the latency is added, not maxed, in a
+  // store-and-forward ring, and is 0.1% of the total here.
+  expect_within(o.seconds, v / kW + 8 * kHopS, 0.02, "all-gather");
+}
+
+TEST(ClosedForm, ReduceScatterOnRingIsVOverW) {
+  const topo::Pod pod(pod_spec({{16, true}}));
+  const Outcome o =
+      run(pod, one_axis_per_dim(pod), collective(CollectiveKind::kReduceScatter, kGiB, {"x"}));
+  expect_within(o.seconds, static_cast<double>(kGiB) / kW + 8 * kHopS, 0.02, "reduce-scatter");
+}
+
+TEST(ClosedForm, AllReduceOnRingIsTwoVOverW) {
+  const topo::Pod pod(pod_spec({{16, true}}));
+  const Outcome o =
+      run(pod, one_axis_per_dim(pod), collective(CollectiveKind::kAllReduce, kGiB, {"x"}));
+  expect_within(o.seconds, 2 * static_cast<double>(kGiB) / kW + 16 * kHopS, 0.02, "all-reduce");
+}
+
+TEST(ClosedForm, LineWithoutWraparoundIsAboutDouble) {
+  const topo::Pod ring(pod_spec({{16, true}}));
+  const topo::Pod line(pod_spec({{16, false}}));
+  const auto c = collective(CollectiveKind::kAllGather, kGiB, {"x"});
+  const Outcome on_ring = run(ring, one_axis_per_dim(ring), c);
+  const Outcome on_line = run(line, one_axis_per_dim(line), c);
+  const double n = 16;
+  const double v = static_cast<double>(kGiB);
+  // [SB]: roughly (N-1) * (V/N) / W_one-way without wraparound.
+  expect_within(on_line.seconds, (n - 1) * (v / n) / kOneWay + 15 * kHopS, 0.02, "line");
+  const double ratio = on_line.seconds / on_ring.seconds;
+  EXPECT_GT(ratio, 1.8);
+  EXPECT_LT(ratio, 2.0);
+}
+
+TEST(ClosedForm, LineReduceScatterMatchesLineAllGather) {
+  const topo::Pod line(pod_spec({{8, false}}));
+  const auto mesh = one_axis_per_dim(line);
+  const Outcome ag = run(line, mesh, collective(CollectiveKind::kAllGather, 256 * kMiB, {"x"}));
+  const Outcome rs = run(line, mesh, collective(CollectiveKind::kReduceScatter, 256 * kMiB, {"x"}));
+  expect_within(rs.seconds, ag.seconds, 0.01, "line reduce-scatter vs all-gather");
+}
+
+TEST(ClosedForm, SmallAllGatherIsLatencyBound) {
+  const topo::Pod pod(pod_spec({{16, true}}));
+  const Outcome o =
+      run(pod, one_axis_per_dim(pod), collective(CollectiveKind::kAllGather, 16 * 64, {"x"}));
+  // T_min * |X| / 2.
+  expect_within(o.seconds, kHopS * 16 / 2, 0.02, "latency-bound all-gather");
+}
+
+TEST(ClosedForm, TwoAxisAllGatherUsesBothAxes) {
+  const topo::Pod pod(pod_spec({{16, true}, {16, true}}));
+  const Outcome o =
+      run(pod, one_axis_per_dim(pod), collective(CollectiveKind::kAllGather, kGiB, {"x", "y"}));
+  const double v = static_cast<double>(kGiB);
+  // [SB]: V / (W x number of axes). Each share first gathers over one axis
+  // the 1/N-th it holds, which adds 1/N: exactly V / (2W) x (1 + 1/16).
+  expect_within(o.seconds, v / (2 * kW) * (1 + 1.0 / 16) + 16 * kHopS, 0.02, "two-axis exact");
+  expect_within(o.seconds, v / (2 * kW), 0.07, "two-axis [SB]");
+}
+
+TEST(ClosedForm, ThreeAxisAllReduce) {
+  const topo::Pod pod(pod_spec({{4, true}, {4, true}, {4, true}}));
+  const Outcome o = run(pod, one_axis_per_dim(pod),
+                        collective(CollectiveKind::kAllReduce, 3 * 64 * kMiB, {"x", "y", "z"}));
+  const double v = 3.0 * 64 * kMiB;
+  // 2V / (W x 3), plus the 1/4 and 1/16 of the later phases of each share.
+  const double exact = 2 * v / (3 * kW) * (1 + 1.0 / 4 + 1.0 / 16);
+  expect_within(o.seconds, exact, 0.02, "three-axis all-reduce");
+}
+
+TEST(ClosedForm, AllToAllOnRing) {
+  const topo::Pod pod(pod_spec({{16, true}}));
+  const uint64_t bytes = 256 * kMiB;  // divisible by 16^2
+  const Outcome o =
+      run(pod, one_axis_per_dim(pod), collective(CollectiveKind::kAllToAll, bytes, {"x"}));
+  // V x max(dims) / (4 x N x W) = V / (4W) on one ring.
+  expect_within(o.seconds, static_cast<double>(bytes) * 16 / (4 * 16 * kW), 0.10, "all-to-all");
+}
+
+TEST(ClosedForm, AllToAllOn3DTorus) {
+  const topo::Pod pod(pod_spec({{4, true}, {4, true}, {4, true}}));
+  const uint64_t bytes = 64 * 64 * 16 * 1024;
+  const Outcome o = run(pod, one_axis_per_dim(pod),
+                        collective(CollectiveKind::kAllToAll, bytes, {"x", "y", "z"}));
+  expect_within(o.seconds, static_cast<double>(bytes) * 4 / (4 * 64 * kW), 0.10, "3D all-to-all");
+}
+
+TEST(ClosedForm, PermuteIsOneHop) {
+  const topo::Pod pod(pod_spec({{8, true}}));
+  auto c = collective(CollectiveKind::kPermute, 64 * kMiB, {"x"});
+  c.shift = 1;
+  const Outcome o = run(pod, one_axis_per_dim(pod), c);
+  expect_within(o.seconds, 64.0 * kMiB / kOneWay + kHopS, 0.001, "permute");
+}
+
+TEST(ClosedForm, BroadcastPipelinesAlongTheRing) {
+  const topo::Pod pod(pod_spec({{16, true}}));
+  const Outcome o =
+      run(pod, one_axis_per_dim(pod), collective(CollectiveKind::kBroadcast, 256 * kMiB, {"x"}));
+  const double one_pass = 256.0 * kMiB / kOneWay;
+  // At least the time to push V through one link; pipelined over 64 pieces,
+  // the 8-hop chain adds 7/64 of that.
+  EXPECT_GE(o.seconds, one_pass);
+  expect_within(o.seconds, one_pass * (1 + 7.0 / 64) + 8 * kHopS, 0.02, "broadcast");
+}
+
+TEST(ClosedForm, AllReduceAcrossTwoSlicesOverDcn) {
+  const topo::Pod pod(pod_spec({{4, true}}, 2));
+  const auto mesh = one_axis_per_dim(pod);
+  const double v = 64.0 * kMiB;
+  const Outcome dcn_only =
+      run(pod, mesh, collective(CollectiveKind::kAllReduce, 64 * kMiB, {"dcn"}));
+  // A ring of 2 over DCN: reduce-scatter and all-gather of V/2 each way.
+  expect_within(dcn_only.seconds, v / (kDcnGBps * 1e9) + 2 * kDcnLatencyS, 0.01, "DCN");
+
+  const Outcome hier =
+      run(pod, mesh, collective(CollectiveKind::kAllReduce, 64 * kMiB, {"x", "dcn"}));
+  // Reduce-scatter in the slice (V/W), all-reduce of V/4 over DCN, all-gather
+  // in the slice (V/W).
+  const double expected = 2 * v / kW + (v / 4) / (kDcnGBps * 1e9) + 2 * kDcnLatencyS + 4 * kHopS;
+  expect_within(hier.seconds, expected, 0.01, "hierarchical");
+}
+
+TEST(ClosedForm, UnidirectionalRingIsHalfAsFast) {
+  const topo::Pod pod(pod_spec({{16, true}}));
+  auto c = collective(CollectiveKind::kAllGather, kGiB, {"x"});
+  c.algorithm = config::CollectiveAlgorithm::kUnidirectionalRing;
+  const Outcome o = run(pod, one_axis_per_dim(pod), c);
+  const double v = static_cast<double>(kGiB);
+  expect_within(o.seconds, 15 * (v / 16) / kOneWay + 15 * kHopS, 0.01, "one-way ring");
+}
+
+TEST(ClosedForm, SequentialAxesAreSlowerThanSplit) {
+  const topo::Pod pod(pod_spec({{16, true}, {16, true}}));
+  auto c = collective(CollectiveKind::kAllReduce, 256 * kMiB, {"x", "y"});
+  const Outcome split = run(pod, one_axis_per_dim(pod), c);
+  c.algorithm = config::CollectiveAlgorithm::kSequentialAxes;
+  const Outcome sequential = run(pod, one_axis_per_dim(pod), c);
+  const double v = 256.0 * kMiB;
+  expect_within(sequential.seconds, 2 * v / kW * (1 + 1.0 / 16), 0.02, "sequential");
+  EXPECT_GT(sequential.seconds, 1.8 * split.seconds);
+}
+
+TEST(ClosedForm, ModelsAgreeOnContentionFreeRing) {
+  const topo::Pod pod(pod_spec({{8, true}}));
+  const auto mesh = one_axis_per_dim(pod);
+  const auto c = collective(CollectiveKind::kAllReduce, 64 * kMiB, {"x"});
+  const double flow = run(pod, mesh, c, net::Model::kFlow).seconds;
+  const double analytical = run(pod, mesh, c, net::Model::kAnalytical).seconds;
+  const double packet = run(pod, mesh, c, net::Model::kPacket).seconds;
+  expect_within(analytical, flow, 0.01, "analytical vs flow");
+  expect_within(packet, flow, 0.01, "packet vs flow");
+}
+
+}  // namespace
+}  // namespace podsim::coll::testing
