@@ -1,0 +1,61 @@
+// What every network model needs to know of the pod's links, computed once per
+// network: each LinkId's effective bandwidth (published x efficiency) and
+// latency, and how a Transfer's route is found or checked.
+//
+// Effective bandwidth is an integer (bytes/s), rounded to the nearest byte/s,
+// so that all three models start from the very same figure and the
+// contention-free cases can be compared exactly against sim::transfer_time().
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "net/network.h"
+#include "sim/time.h"
+#include "topo/link.h"
+#include "topo/pod.h"
+
+namespace podsim::net {
+
+// Throws std::invalid_argument unless packet_bytes > 0 and both efficiencies
+// lie in (0, 1].
+void validate(const Options& options);
+
+// link.bandwidth x ici_efficiency (ICI links) or x dcn_efficiency (DCN up and
+// down links), rounded to the nearest byte/s. Throws std::invalid_argument when
+// that is zero (a link that can never carry a byte).
+sim::Bandwidth effective_bandwidth(const topo::Link& link, const Options& options);
+
+class LinkTable {
+ public:
+  // O(links). Keeps a reference to `pod`, which must outlive the table.
+  LinkTable(const topo::Pod& pod, const Options& options);
+
+  const topo::Pod& pod() const { return pod_; }
+  uint32_t size() const { return static_cast<uint32_t>(bandwidth_.size()); }
+  sim::Bandwidth bandwidth(topo::LinkId id) const { return bandwidth_[id]; }
+  sim::Time latency(topo::LinkId id) const { return latency_[id]; }
+
+  // The links `t` crosses: t.route when given, after checking that it is a
+  // walk over existing links from t.src to t.dst (O(hops)); otherwise the pod's
+  // default route (topo::route_into), built into `scratch` (cleared first; its
+  // capacity is reused, so no allocation in steady state). src == dst gives no
+  // links. The span is valid until `scratch` changes. Throws
+  // std::invalid_argument on a bad explicit route, and what topo::route_into
+  // throws on bad chips or a disconnected pod.
+  std::span<const topo::LinkId> resolve(const Transfer& t,
+                                        std::vector<topo::LinkId>& scratch) const;
+
+  // Sum of the route's link latencies.
+  sim::Time route_latency(std::span<const topo::LinkId> route) const;
+  // The smallest effective bandwidth on a non-empty route.
+  sim::Bandwidth bottleneck(std::span<const topo::LinkId> route) const;
+
+ private:
+  const topo::Pod& pod_;
+  std::vector<sim::Bandwidth> bandwidth_;  // effective, indexed by LinkId
+  std::vector<sim::Time> latency_;         // indexed by LinkId
+};
+
+}  // namespace podsim::net

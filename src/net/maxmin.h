@@ -1,0 +1,79 @@
+// Max-min fair sharing of link bandwidth among flows, by progressive filling,
+// and the conversion of a fluid rate into an event time.
+//
+// A MaxMinProblem lists, in local indices, the links of one component (their
+// capacities in bytes/s) and the flows (each the list of links it crosses).
+// MaxMinSolver::solve gives each flow its max-min fair rate: the rates of all
+// unfrozen flows rise together until some link is full; the flows crossing it
+// are frozen at that rate; the rest go on rising, until every flow is frozen.
+// No flow can then gain without taking from a flow that has no more.
+//
+// The solver keeps a min-heap of links keyed by fair share (remaining
+// capacity / unfrozen flows). Freezing a flow at level s on a link whose share
+// is >= s never lowers that link's share, so stale heap entries can simply be
+// skipped (a version number per link says which entry is current).
+// Cost: O((L + H) log L) for L links and H (flow, link) incidences; a single
+// flow is O(H). Ties break by local link index, so results are deterministic.
+// Scratch vectors are reused: no allocation once they have grown.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "sim/time.h"
+
+namespace podsim::net {
+
+struct MaxMinProblem {
+  std::vector<double> capacity;  // bytes/s, one per local link, > 0
+  std::vector<uint32_t> flow_begin{
+      0};                            // flow f crosses flow_links[flow_begin[f] .. flow_begin[f+1])
+  std::vector<uint32_t> flow_links;  // local link indices
+
+  void clear();
+  uint32_t add_link(double capacity_bytes_per_s);
+  // Building a flow: push_link() for each link it crosses, then end_flow().
+  void push_link(uint32_t link) { flow_links.push_back(link); }
+  uint32_t end_flow();
+  // Convenience for tests: one call per flow.
+  uint32_t add_flow(std::span<const uint32_t> links);
+
+  uint32_t link_count() const { return static_cast<uint32_t>(capacity.size()); }
+  uint32_t flow_count() const { return static_cast<uint32_t>(flow_begin.size() - 1); }
+};
+
+class MaxMinSolver {
+ public:
+  // Writes each flow's rate (bytes/s) into rates, resized to flow_count().
+  // Throws std::invalid_argument if a flow crosses no link.
+  void solve(const MaxMinProblem& problem, std::vector<double>& rates);
+
+ private:
+  struct HeapEntry {
+    double share;
+    uint32_t link;
+    uint32_t version;
+  };
+  void push(uint32_t link, double floor_share);
+
+  std::vector<double> remaining_;     // capacity not yet given to frozen flows
+  std::vector<uint32_t> unfrozen_;    // flows on the link not yet frozen
+  std::vector<uint32_t> version_;     // bumped whenever the link's share changes
+  std::vector<uint32_t> link_begin_;  // transposed CSR: flows crossing each link
+  std::vector<uint32_t> link_flows_;
+  std::vector<uint32_t> cursor_;  // fill position per link while transposing
+  std::vector<uint8_t> frozen_;
+  std::vector<HeapEntry> heap_;
+};
+
+// The time `remaining_bytes` take at `rate` bytes/s, rounded up to the next
+// picosecond: ceil(remaining_bytes * 1e12 / rate). When both are whole numbers
+// (a flow alone on its route, or two halving an even bandwidth) this is
+// sim::transfer_time, exact; otherwise the quotient is formed in double
+// precision (relative error ~1e-16, far below a picosecond for any transfer
+// under ~100 s) and then rounded up. remaining_bytes <= 0 gives zero. Throws
+// sim::TimeOverflow when the result does not fit in Time.
+sim::Time drain_time(double remaining_bytes, double rate);
+
+}  // namespace podsim::net

@@ -1,0 +1,180 @@
+// Simulated transfers per second of wall time for the network models.
+//
+//  BM_RingSteps: ring-step chains on a 16x16x16 torus (4096 chips). Every chip
+//    sends `bytes` to its neighbour along each of the 3 dimensions, both ways
+//    (24576 chains, one per directed link); each delivery makes the receiver
+//    forward to its next neighbour, `steps` times: the traffic of a
+//    bidirectional ring collective on every axis at once. Each link carries
+//    one flow at a time, so flow components have one flow each.
+//  BM_SharedLink: `flows` transfers keep one link busy; each delivery starts
+//    another, so the link always carries `flows` of them (one component of
+//    `flows` flows, re-solved at every start and drain).
+//
+// items_per_second = transfers delivered per second of wall time; the
+// counters give simulator events per transfer.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "net/network.h"
+#include "sim/simulation.h"
+#include "topo/pod.h"
+
+namespace podsim::net {
+namespace {
+
+config::PodSpec torus_spec(uint32_t n, uint32_t dims) {
+  static constexpr const char* kNames[] = {"x", "y", "z"};
+  config::PodSpec spec;
+  spec.name = "bench";
+  spec.source_file = "<benchmark>";
+  for (uint32_t d = 0; d < dims; ++d) {
+    config::DimensionSpec dim;
+    dim.name = kNames[d % 3];
+    dim.size = n;
+    dim.wraparound = n >= 3;
+    dim.link_bandwidth = sim::Bandwidth::from_gbps(45);
+    dim.hop_latency = sim::Time::ns(1000);
+    spec.torus.dims.push_back(dim);
+  }
+  return spec;
+}
+
+// Tag layout: step << 40 | chip << 8 | dim * 2 + (direction < 0).
+class RingSteps final : public TransferSink {
+ public:
+  RingSteps(const topo::Pod& pod, Network& network, uint64_t bytes, uint64_t steps)
+      : pod_(pod), network_(network), bytes_(bytes), steps_(steps) {}
+
+  void start_all(sim::Simulation& sim) {
+    for (topo::ChipId c = 0; c < pod_.chip_count(); ++c) {
+      for (uint32_t dim = 0; dim < pod_.dim_count(); ++dim) {
+        send(sim, c, dim, +1, 0);
+        send(sim, c, dim, -1, 0);
+      }
+    }
+  }
+
+  void delivered(sim::Simulation& sim, uint64_t tag) override {
+    ++delivered_;
+    const uint64_t step = tag >> 40;
+    const auto chip = static_cast<topo::ChipId>((tag >> 8) & 0xffffffffu);
+    const auto dim = static_cast<uint32_t>((tag & 0xff) / 2);
+    const int direction = (tag & 1) ? -1 : +1;
+    if (step + 1 < steps_)
+      send(sim, *pod_.neighbour(chip, dim, direction), dim, direction, step + 1);
+  }
+
+  uint64_t delivered_count() const { return delivered_; }
+
+ private:
+  void send(sim::Simulation& sim, topo::ChipId from, uint32_t dim, int direction, uint64_t step) {
+    const topo::ChipId to = *pod_.neighbour(from, dim, direction);
+    const uint64_t tag = step << 40 | uint64_t{from} << 8 | (dim * 2 + (direction < 0 ? 1 : 0));
+    network_.start(sim, Transfer{from, to, bytes_, {}}, *this, tag);
+  }
+
+  const topo::Pod& pod_;
+  Network& network_;
+  uint64_t bytes_;
+  uint64_t steps_;
+  uint64_t delivered_ = 0;
+};
+
+// Keeps `flows` transfers on link 0 -> 1 until `total` have been delivered.
+class SharedLink final : public TransferSink {
+ public:
+  SharedLink(Network& network, uint64_t bytes, uint64_t total)
+      : network_(network), bytes_(bytes), total_(total) {}
+
+  void start(sim::Simulation& sim, uint64_t flows) {
+    for (uint64_t i = 0; i < flows; ++i)
+      send(sim, i);
+  }
+  void delivered(sim::Simulation& sim, uint64_t tag) override {
+    ++delivered_;
+    if (started_ < total_)
+      send(sim, tag);
+  }
+  uint64_t delivered_count() const { return delivered_; }
+
+ private:
+  void send(sim::Simulation& sim, uint64_t i) {
+    ++started_;
+    // Sizes differ a little, so that flows drain one at a time.
+    network_.start(sim, Transfer{0, 1, bytes_ + (started_ % 61) * 4096, {}}, *this, i);
+  }
+
+  Network& network_;
+  uint64_t bytes_;
+  uint64_t total_;
+  uint64_t started_ = 0;
+  uint64_t delivered_ = 0;
+};
+
+Options options_for(int64_t model) {
+  Options o;
+  o.model = static_cast<Model>(model);
+  return o;
+}
+
+void BM_RingSteps(benchmark::State& state) {
+  const topo::Pod pod(torus_spec(16, 3));
+  const Options options = options_for(state.range(0));
+  const auto bytes = static_cast<uint64_t>(state.range(1));
+  const auto steps = static_cast<uint64_t>(state.range(2));
+  uint64_t transfers = 0;
+  uint64_t events = 0;
+  for (auto _ : state) {
+    sim::Simulation sim;
+    auto network = make_network(pod, options);
+    RingSteps chains(pod, *network, bytes, steps);
+    chains.start_all(sim);
+    sim.run();
+    transfers += chains.delivered_count();
+    events += sim.events_executed();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(transfers));
+  state.counters["events/transfer"] = static_cast<double>(events) / static_cast<double>(transfers);
+  state.SetLabel(std::string(to_string(options.model)));
+}
+
+void BM_SharedLink(benchmark::State& state) {
+  const topo::Pod pod(torus_spec(8, 1));
+  const Options options = options_for(state.range(0));
+  const auto flows = static_cast<uint64_t>(state.range(1));
+  const uint64_t total = 20'000;
+  uint64_t transfers = 0;
+  for (auto _ : state) {
+    sim::Simulation sim;
+    auto network = make_network(pod, options);
+    SharedLink load(*network, 256 * 1024, total);
+    load.start(sim, flows);
+    sim.run();
+    transfers += load.delivered_count();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(transfers));
+  state.SetLabel(std::string(to_string(options.model)));
+}
+
+constexpr int64_t kAnalytical = static_cast<int64_t>(Model::kAnalytical);
+constexpr int64_t kFlow = static_cast<int64_t>(Model::kFlow);
+constexpr int64_t kPacket = static_cast<int64_t>(Model::kPacket);
+
+// {model, bytes per transfer, steps per chain}: 24576 chains x steps transfers.
+BENCHMARK(BM_RingSteps)
+    ->Args({kAnalytical, 1 << 20, 30})
+    ->Args({kFlow, 1 << 20, 30})
+    ->Args({kPacket, 1 << 20, 2})
+    ->Unit(benchmark::kMillisecond);
+// {model, flows sharing the link}.
+BENCHMARK(BM_SharedLink)
+    ->Args({kFlow, 16})
+    ->Args({kFlow, 256})
+    ->Args({kPacket, 16})
+    ->Args({kPacket, 256})
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace podsim::net

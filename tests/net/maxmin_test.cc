@@ -1,0 +1,138 @@
+// The max-min solver on cases solved by hand, and drain_time's rounding.
+#include "net/maxmin.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace podsim::net {
+namespace {
+
+std::vector<double> solve(const MaxMinProblem& p) {
+  MaxMinSolver solver;
+  std::vector<double> rates;
+  solver.solve(p, rates);
+  return rates;
+}
+
+TEST(MaxMin, ClassicThreeFlowExample) {
+  // Links 1 (capacity 1) and 2 (capacity 2); A crosses both, B link 1, C link 2.
+  // Link 1 fills first at 0.5 each (A, B); C takes what A leaves of link 2.
+  MaxMinProblem p;
+  const uint32_t l1 = p.add_link(1.0);
+  const uint32_t l2 = p.add_link(2.0);
+  p.add_flow(std::vector<uint32_t>{l1, l2});
+  p.add_flow(std::vector<uint32_t>{l1});
+  p.add_flow(std::vector<uint32_t>{l2});
+  EXPECT_EQ(solve(p), (std::vector<double>{0.5, 0.5, 1.5}));
+}
+
+TEST(MaxMin, LoneFlowGetsItsBottleneck) {
+  MaxMinProblem p;
+  const uint32_t a = p.add_link(45e9);
+  const uint32_t b = p.add_link(12.5e9);
+  const uint32_t c = p.add_link(45e9);
+  p.add_flow(std::vector<uint32_t>{a, b, c});
+  EXPECT_EQ(solve(p), std::vector<double>{12.5e9});
+}
+
+TEST(MaxMin, EqualFlowsSplitALinkEvenly) {
+  MaxMinProblem p;
+  const uint32_t l = p.add_link(9.0);
+  for (int i = 0; i < 3; ++i)
+    p.add_flow(std::vector<uint32_t>{l});
+  EXPECT_EQ(solve(p), (std::vector<double>{3.0, 3.0, 3.0}));
+}
+
+TEST(MaxMin, ParkingLot) {
+  // A line of 3 links of capacity 1: the long flow crosses all three, one short
+  // flow per link. Every link has two flows: all get 1/2.
+  MaxMinProblem p;
+  const uint32_t l0 = p.add_link(1.0), l1 = p.add_link(1.0), l2 = p.add_link(1.0);
+  p.add_flow(std::vector<uint32_t>{l0, l1, l2});
+  p.add_flow(std::vector<uint32_t>{l0});
+  p.add_flow(std::vector<uint32_t>{l1});
+  p.add_flow(std::vector<uint32_t>{l2});
+  EXPECT_EQ(solve(p), (std::vector<double>{0.5, 0.5, 0.5, 0.5}));
+}
+
+TEST(MaxMin, ThreeLevels) {
+  // Link X (cap 3) carries f0, f1, f2; link Y (cap 10) carries f2, f3; link Z
+  // (cap 4) carries f3, f4. Levels: X fills at 1 (f0, f1, f2 = 1); then Z has
+  // f3, f4 at 2 each, Y has f3 alone with 9 left: Z binds, f3 = f4 = 2.
+  MaxMinProblem p;
+  const uint32_t x = p.add_link(3.0), y = p.add_link(10.0), z = p.add_link(4.0);
+  p.add_flow(std::vector<uint32_t>{x});
+  p.add_flow(std::vector<uint32_t>{x});
+  p.add_flow(std::vector<uint32_t>{x, y});
+  p.add_flow(std::vector<uint32_t>{y, z});
+  p.add_flow(std::vector<uint32_t>{z});
+  EXPECT_EQ(solve(p), (std::vector<double>{1.0, 1.0, 1.0, 2.0, 2.0}));
+}
+
+TEST(MaxMin, UnsaturatedLinkLeavesSpareCapacity) {
+  // f0 crosses a thin link (1) and a fat one (100); f1 crosses the fat one only
+  // and takes the rest: 99.
+  MaxMinProblem p;
+  const uint32_t thin = p.add_link(1.0), fat = p.add_link(100.0);
+  p.add_flow(std::vector<uint32_t>{fat, thin});
+  p.add_flow(std::vector<uint32_t>{fat});
+  EXPECT_EQ(solve(p), (std::vector<double>{1.0, 99.0}));
+}
+
+TEST(MaxMin, SolverIsReusableAcrossProblems) {
+  MaxMinSolver solver;
+  std::vector<double> rates;
+  MaxMinProblem big;
+  const uint32_t l = big.add_link(8.0);
+  for (int i = 0; i < 4; ++i)
+    big.add_flow(std::vector<uint32_t>{l});
+  solver.solve(big, rates);
+  EXPECT_EQ(rates, (std::vector<double>{2, 2, 2, 2}));
+  MaxMinProblem small;
+  const uint32_t a = small.add_link(1.0), b = small.add_link(3.0);
+  small.add_flow(std::vector<uint32_t>{a});
+  small.add_flow(std::vector<uint32_t>{b});
+  solver.solve(small, rates);
+  EXPECT_EQ(rates, (std::vector<double>{1, 3}));
+  big.clear();
+  EXPECT_EQ(big.link_count(), 0u);
+  EXPECT_EQ(big.flow_count(), 0u);
+}
+
+TEST(MaxMin, FlowWithoutLinksIsRejected) {
+  MaxMinProblem p;
+  p.add_link(1.0);
+  p.add_flow(std::vector<uint32_t>{});
+  MaxMinSolver solver;
+  std::vector<double> rates;
+  EXPECT_THROW(solver.solve(p, rates), std::invalid_argument);
+}
+
+TEST(DrainTime, WholeNumbersAreExact) {
+  // 1000 bytes at 3 B/s: 333.33.. s, rounded up to the picosecond.
+  EXPECT_EQ(drain_time(1000, 3), sim::Time::ps(333'333'333'333'334));
+  EXPECT_EQ(drain_time(45e9, 45e9), sim::Time::s(1));
+}
+
+TEST(DrainTime, FractionsRoundUp) {
+  // 1 byte at 2.5 B/s: exactly 0.4 s; 1.5 bytes at 1 B/s: 1.5 s.
+  EXPECT_GE(drain_time(1.0, 2.5), sim::Time::ms(400));
+  EXPECT_LE(drain_time(1.0, 2.5), sim::Time::ms(400) + sim::Time::ps(1));
+  EXPECT_EQ(drain_time(1.5, 1.0), sim::Time::ps(1'500'000'000'000));
+  // 1e-13 bytes at 1 B/s is 0.1 ps: never zero while bytes remain.
+  EXPECT_EQ(drain_time(1e-13, 1.0), sim::Time::ps(1));
+}
+
+TEST(DrainTime, NothingLeftIsNoTime) {
+  EXPECT_EQ(drain_time(0, 5), sim::Time::zero());
+  EXPECT_EQ(drain_time(-1e-9, 5), sim::Time::zero());
+}
+
+TEST(DrainTime, OverflowThrows) {
+  EXPECT_THROW(drain_time(1e30, 0.5), sim::TimeOverflow);
+}
+
+}  // namespace
+}  // namespace podsim::net
