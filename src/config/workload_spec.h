@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -15,6 +16,8 @@ namespace podsim::config {
 // The dimension index that stands for "the slices" (the DCN dimension); equal
 // to topo::kSliceDim (topo asserts it).
 inline constexpr uint32_t kSliceDimIndex = std::numeric_limits<uint32_t>::max();
+// The name a mesh axis uses for the slices; no torus dimension may take it.
+inline constexpr std::string_view kSliceDimName = "slice";
 
 enum class DType { kBf16, kFp32, kFp8, kInt8, kInt4 };
 
@@ -37,6 +40,8 @@ constexpr double bytes_per_element(DType t) {
 struct MeshAxisDecl {
   std::string name;
   std::vector<uint32_t> dims;  // torus dimension indices, or kSliceDimIndex
+
+  friend bool operator==(const MeshAxisDecl&, const MeshAxisDecl&) = default;
 };
 
 enum class CollectiveKind {
@@ -64,6 +69,8 @@ struct CollectiveSpec {
   uint32_t root = 0;  // broadcast
   int32_t shift = 0;  // permute
   bool compute_reduction = false;
+
+  friend bool operator==(const CollectiveSpec&, const CollectiveSpec&) = default;
 };
 
 struct OperationSpec {
@@ -71,6 +78,8 @@ struct OperationSpec {
   std::vector<size_t> after;  // indices of earlier operations
   uint32_t repeat = 1;
   std::variant<CollectiveSpec> op;
+
+  friend bool operator==(const OperationSpec&, const OperationSpec&) = default;
 };
 
 struct WorkloadSpec {
@@ -79,6 +88,8 @@ struct WorkloadSpec {
   std::string source_file;
   std::vector<MeshAxisDecl> mesh;
   std::vector<OperationSpec> operations;
+
+  friend bool operator==(const WorkloadSpec&, const WorkloadSpec&) = default;
 };
 
 }  // namespace podsim::config

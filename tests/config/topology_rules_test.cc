@@ -244,6 +244,15 @@ TEST(TopologyRulesTest, DimensionNamesMustBeUnique) {
                                        "duplicate dimension name \"x\" (also dims[0])")));
 }
 
+TEST(TopologyRulesTest, SliceIsAReservedDimensionName) {
+  // Workload meshes name the slices "slice"; a torus dimension of that name
+  // would make the mesh ambiguous.
+  auto t = valid_topology();
+  dim(t, 1).set_name("slice");
+  EXPECT_THAT(text_errors(t),
+              ElementsAre(IsDiagnostic("torus.dims[1].name", "\"slice\" is reserved")));
+}
+
 // Twists. valid_topology(): x (4, wraps), y (4, wraps), z (2, line).
 podsim::Topology with_twist(uint32_t dim_index, uint32_t shift_dim, uint32_t offset) {
   auto t = valid_topology();

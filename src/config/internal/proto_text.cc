@@ -46,19 +46,6 @@ std::string quoted_after(const std::string& message, std::string_view marker) {
   return end == std::string::npos ? std::string() : message.substr(begin, end - begin);
 }
 
-// Text of 0-based line `line`, without its newline.
-std::string_view line_text(std::string_view text, int line) {
-  size_t begin = 0;
-  for (int i = 0; i < line; ++i) {
-    begin = text.find('\n', begin);
-    if (begin == std::string_view::npos)
-      return {};
-    ++begin;
-  }
-  const size_t end = text.find('\n', begin);
-  return text.substr(begin, end == std::string_view::npos ? text.size() - begin : end - begin);
-}
-
 // Protobuf reports an unknown field at the token after its name; users expect
 // the name itself. Returns the 0-based column where `name` starts, if it ends
 // just before `column` (whitespace aside), else `column`. Columns count a tab
@@ -89,10 +76,22 @@ bool contains(const pb::TextFormat::ParseLocationRange& range, int line, int col
          before_or_at(line, column, range.end.line, range.end.column);
 }
 
+// Where element `index` of `field` was written (index -1 for a singular
+// field); start.line is -1 when it was not written.
+pb::TextFormat::ParseLocationRange written_at(const ElementLocator& locator,
+                                              const ParseInfoTree& tree,
+                                              const pb::FieldDescriptor& field, int index) {
+  if (!field.is_repeated())
+    return tree.GetLocationRange(&field, -1);
+  const auto& ranges = locator.ranges(tree, field);
+  return static_cast<size_t>(index) < ranges.size() ? ranges[static_cast<size_t>(index)]
+                                                    : pb::TextFormat::ParseLocationRange();
+}
+
 // Path of the innermost message field whose text encloses (line, column).
 // O(depth x fields written).
-FieldPath enclosing_message(const pb::Message& root, const ParseInfoTree& root_tree, int line,
-                            int column) {
+FieldPath enclosing_message(const ElementLocator& locator, const pb::Message& root,
+                            const ParseInfoTree& root_tree, int line, int column) {
   FieldPath path;
   const pb::Message* message = &root;
   const ParseInfoTree* tree = &root_tree;
@@ -107,7 +106,7 @@ FieldPath enclosing_message(const pb::Message& root, const ParseInfoTree& root_t
       const int count = f->is_repeated() ? reflection.FieldSize(*message, f) : 1;
       for (int i = 0; i < count && next == nullptr; ++i) {
         const int index = f->is_repeated() ? i : -1;
-        if (!contains(tree->GetLocationRange(f, index), line, column))
+        if (!contains(written_at(locator, *tree, *f, index), line, column))
           continue;
         path = path(f->name(), index);
         next = f->is_repeated() ? &reflection.GetRepeatedMessage(*message, f, i)
@@ -124,7 +123,7 @@ FieldPath enclosing_message(const pb::Message& root, const ParseInfoTree& root_t
   return path;
 }
 
-Diagnostic to_diagnostic(const RawError& raw, std::string_view text, const std::string& source,
+Diagnostic to_diagnostic(const RawError& raw, const ElementLocator& text, const std::string& source,
                          const pb::Message& message, const ParseInfoTree& tree) {
   Diagnostic d;
   d.file = source;
@@ -133,9 +132,9 @@ Diagnostic to_diagnostic(const RawError& raw, std::string_view text, const std::
   d.message = raw.message;
   const std::string name = quoted_after(raw.message, "has no field named \"");
   if (!name.empty()) {
-    const int column = name_start_column(line_text(text, raw.line), raw.column, name);
+    const int column = name_start_column(text.text().line(raw.line), raw.column, name);
     d.column = column + 1;
-    d.field = enclosing_message(message, tree, raw.line, column)(name).to_string();
+    d.field = enclosing_message(text, message, tree, raw.line, column)(name).to_string();
     d.message = "unknown field: " + quoted_after(raw.message, "Message type \"") +
                 " has no field named \"" + name + "\"";
   }
@@ -144,9 +143,11 @@ Diagnostic to_diagnostic(const RawError& raw, std::string_view text, const std::
 
 }  // namespace
 
-ParsedText::ParsedText(const pb::Descriptor& descriptor, std::unique_ptr<ParseInfoTree> tree,
-                       std::vector<Diagnostic> errors, bool syntax_ok)
+ParsedText::ParsedText(const pb::Descriptor& descriptor, ElementLocator text,
+                       std::unique_ptr<ParseInfoTree> tree, std::vector<Diagnostic> errors,
+                       bool syntax_ok)
     : descriptor_(&descriptor),
+      text_(std::move(text)),
       tree_(std::move(tree)),
       errors_(std::move(errors)),
       syntax_ok_(syntax_ok) {}
@@ -162,7 +163,7 @@ std::optional<SourcePosition> ParsedText::locate(const FieldPath& path) const {
       break;
     // A path naming a whole repeated field points at its first element.
     const int index = field->is_repeated() ? std::max(segment.index, 0) : -1;
-    const pb::TextFormat::ParseLocation where = tree->GetLocation(field, index);
+    const pb::TextFormat::ParseLocation where = written_at(text_, *tree, *field, index).start;
     if (where.line < 0)
       break;
     found = SourcePosition{where.line + 1, where.column + 1};
@@ -181,7 +182,8 @@ ParsedText parse_text_message(std::string_view text, const std::string& source_n
     Diagnostic too_large;
     too_large.file = source_name;
     too_large.message = "file too large for the text format parser (more than 2 GiB)";
-    return ParsedText(*out.GetDescriptor(), std::move(tree), {too_large}, false);
+    return ParsedText(*out.GetDescriptor(), ElementLocator(""), std::move(tree), {too_large},
+                      false);
   }
   CollectingErrorCollector collector;
   pb::TextFormat::Parser parser;
@@ -190,11 +192,13 @@ ParsedText parse_text_message(std::string_view text, const std::string& source_n
   parser.AllowUnknownField(true);  // reported through the collector as warnings
   pb::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
   const bool syntax_ok = parser.Parse(&input, &out);
+  ElementLocator locator(text);
   std::vector<Diagnostic> errors;
   for (const RawError& raw : collector.errors) {
-    errors.push_back(to_diagnostic(raw, text, source_name, out, *tree));
+    errors.push_back(to_diagnostic(raw, locator, source_name, out, *tree));
   }
-  return ParsedText(*out.GetDescriptor(), std::move(tree), std::move(errors), syntax_ok);
+  return ParsedText(*out.GetDescriptor(), std::move(locator), std::move(tree), std::move(errors),
+                    syntax_ok);
 }
 
 }  // namespace podsim::config::internal

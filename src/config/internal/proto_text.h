@@ -19,6 +19,7 @@
 
 #include "config/diagnostics.h"
 #include "config/internal/field_path.h"
+#include "config/internal/text_positions.h"
 
 namespace podsim::config::internal {
 
@@ -29,7 +30,7 @@ struct SourcePosition {
 
 class ParsedText {
  public:
-  ParsedText(const google::protobuf::Descriptor& descriptor,
+  ParsedText(const google::protobuf::Descriptor& descriptor, ElementLocator text,
              std::unique_ptr<google::protobuf::TextFormat::ParseInfoTree> tree,
              std::vector<Diagnostic> errors, bool syntax_ok);
 
@@ -41,11 +42,16 @@ class ParsedText {
 
   // Where `path` was written. When the field itself is absent (left at its
   // default), the position of its nearest enclosing field that is present;
-  // nullopt when not even the first segment was written. O(depth x log fields).
+  // nullopt when not even the first segment was written. An element of a list
+  // (`dims: ["x", "y"]`) is located at its value. O(depth x log fields), plus
+  // once per repeated field on the path, O(text of that field).
   std::optional<SourcePosition> locate(const FieldPath& path) const;
 
  private:
   const google::protobuf::Descriptor* descriptor_;
+  // A copy of the input, to locate list elements. Its cache keys point into
+  // *tree_, which stays put when a ParsedText is moved.
+  ElementLocator text_;
   std::unique_ptr<google::protobuf::TextFormat::ParseInfoTree> tree_;
   std::vector<Diagnostic> errors_;
   bool syntax_ok_;

@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "config/workload_spec.h"
 #include "podsim/topology.pb.h"
 
 namespace podsim::config::internal {
@@ -129,6 +130,10 @@ class TopologyValidator {
     std::map<std::string, int> first_use;
     for (int i = 0; i < t_.torus().dims_size(); ++i) {
       const std::string name = dimension_name(t_.torus().dims(i), i);
+      if (name == kSliceDimName) {
+        issues_.add(root_("torus")("dims", i)("name"),
+                    "\"slice\" is reserved: workload meshes use it for the slices");
+      }
       const auto [it, inserted] = first_use.emplace(name, i);
       if (!inserted) {
         issues_.add(root_("torus")("dims", i)("name"), "duplicate dimension name \"" + name +

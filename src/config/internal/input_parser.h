@@ -1,0 +1,65 @@
+// The steps every loader shares between reading bytes and converting a
+// validated message: pick the format, parse into a generated message, collect
+// the problems parsing found, then add the validator's issues (with
+// line:column for text input) and throw one InputError listing everything.
+//
+// Internal to src/config (it includes protobuf headers). Generic over the
+// message type: topology and workload files share it.
+#pragma once
+
+#include <google/protobuf/message.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/diagnostics.h"
+#include "config/internal/issue_list.h"
+#include "config/internal/proto_text.h"
+
+namespace podsim::config::internal {
+
+enum class InputFormat { kText, kBinary };
+
+// By extension: ".pb" and ".binpb" are binary; ".textproto", ".txtpb",
+// ".pbtxt" and everything else are text, the format people write by hand.
+InputFormat format_of(const std::filesystem::path& path);
+
+// One input parsed into a message, before validation.
+class ParsedInput {
+ public:
+  // Parse `contents` into `out` (which should be empty). Throw InputError when
+  // the input is not a message at all (a text syntax error, malformed wire
+  // format): validating a half-read message would only add noise about fields
+  // the parser never reached. Unknown fields do not throw here; they are
+  // reported by throw_if_invalid() together with the rule violations.
+  static ParsedInput text(std::string_view contents, std::string source,
+                          google::protobuf::Message& out);
+  static ParsedInput binary(std::string_view contents, std::string source,
+                            google::protobuf::Message& out);
+  static ParsedInput parse(InputFormat format, std::string_view contents, std::string source,
+                           google::protobuf::Message& out);
+
+  const std::string& source() const { return source_; }
+
+  // Throws InputError listing the parse problems and then `issues` (each with
+  // the line:column where its field was written, for text input), if there
+  // are any; returns otherwise.
+  void throw_if_invalid(const std::vector<FieldIssue>& issues) const;
+
+ private:
+  ParsedInput(std::string source, std::vector<Diagnostic> problems, std::optional<ParsedText> text);
+
+  std::string source_;
+  std::vector<Diagnostic> problems_;
+  std::optional<ParsedText> text_;  // the location tree, for text input only
+};
+
+// True when `contents` parses into `out` with no problem at all (no syntax or
+// wire error, no unknown field). Rules are not checked. Never throws for bad
+// input; used to guess what a file holds.
+bool parses_cleanly(InputFormat format, std::string_view contents, google::protobuf::Message& out);
+
+}  // namespace podsim::config::internal

@@ -1,0 +1,98 @@
+#include "config/internal/workload_converter.h"
+
+#include <cassert>
+#include <map>
+
+#include "config/internal/workload_mesh.h"
+#include "podsim/workload.pb.h"
+
+namespace podsim::config::internal {
+namespace {
+
+DType to_dtype(podsim::DType d) {
+  switch (d) {
+    case podsim::FP32:
+      return DType::kFp32;
+    case podsim::FP8:
+      return DType::kFp8;
+    case podsim::INT8:
+      return DType::kInt8;
+    case podsim::INT4:
+      return DType::kInt4;
+    default:  // BF16 and unset
+      return DType::kBf16;
+  }
+}
+
+CollectiveKind to_kind(podsim::CollectiveKind k) {
+  switch (k) {
+    case podsim::ALL_GATHER:
+      return CollectiveKind::kAllGather;
+    case podsim::REDUCE_SCATTER:
+      return CollectiveKind::kReduceScatter;
+    case podsim::ALL_TO_ALL:
+      return CollectiveKind::kAllToAll;
+    case podsim::BROADCAST:
+      return CollectiveKind::kBroadcast;
+    case podsim::COLLECTIVE_PERMUTE:
+      return CollectiveKind::kPermute;
+    default:  // ALL_REDUCE; validation rejected unset and unknown kinds
+      assert(k == podsim::ALL_REDUCE);
+      return CollectiveKind::kAllReduce;
+  }
+}
+
+CollectiveAlgorithm to_algorithm(podsim::CollectiveAlgorithm a) {
+  switch (a) {
+    case podsim::BIDIRECTIONAL_RING:
+      return CollectiveAlgorithm::kBidirectionalRing;
+    case podsim::UNIDIRECTIONAL_RING:
+      return CollectiveAlgorithm::kUnidirectionalRing;
+    case podsim::SEQUENTIAL_AXES:
+      return CollectiveAlgorithm::kSequentialAxes;
+    default:  // ALGORITHM_AUTO
+      return CollectiveAlgorithm::kAuto;
+  }
+}
+
+CollectiveSpec to_collective_spec(const Collective& c) {
+  CollectiveSpec spec;
+  spec.kind = to_kind(c.kind());
+  spec.bytes = c.bytes();
+  spec.axes.assign(c.axes().begin(), c.axes().end());
+  spec.dtype = to_dtype(c.dtype());
+  spec.algorithm = to_algorithm(c.algorithm());
+  spec.root = c.root();
+  spec.shift = c.shift();
+  spec.compute_reduction = c.compute_reduction();
+  return spec;
+}
+
+}  // namespace
+
+WorkloadSpec to_workload_spec(const Workload& workload, const PodSpec& pod,
+                              std::string source_file) {
+  WorkloadSpec spec;
+  spec.name = workload.name();
+  spec.description = workload.description();
+  spec.source_file = std::move(source_file);
+  IssueList none;  // validated already
+  const ResolvedMesh mesh(workload.mesh(), pod, FieldPath()("mesh"), none);
+  assert(none.empty());
+  for (const ResolvedAxis& axis : mesh.axes())
+    spec.mesh.push_back(MeshAxisDecl{axis.name, axis.dims});
+  std::map<std::string, size_t> index_of;
+  for (const Operation& op : workload.operations()) {
+    OperationSpec o;
+    o.name = op.name();
+    for (const std::string& name : op.after())
+      o.after.push_back(index_of.at(name));
+    o.repeat = op.repeat() == 0 ? 1 : op.repeat();
+    o.op = to_collective_spec(op.collective());
+    index_of.emplace(o.name, spec.operations.size());
+    spec.operations.push_back(std::move(o));
+  }
+  return spec;
+}
+
+}  // namespace podsim::config::internal

@@ -1,0 +1,38 @@
+#include "config/workload_loader.h"
+
+#include "config/internal/input_parser.h"
+#include "config/internal/workload_converter.h"
+#include "config/internal/workload_validator.h"
+#include "podsim/workload.pb.h"
+
+namespace podsim::config {
+namespace {
+
+using internal::InputFormat;
+using internal::ParsedInput;
+
+WorkloadSpec parse(InputFormat format, std::string_view contents, std::string source_name,
+                   const PodSpec& pod) {
+  Workload message;
+  const ParsedInput parsed = ParsedInput::parse(format, contents, std::move(source_name), message);
+  parsed.throw_if_invalid(internal::validate_workload(message, pod));
+  return internal::to_workload_spec(message, pod, parsed.source());
+}
+
+}  // namespace
+
+WorkloadSpec parse_workload_text(std::string_view text, std::string source_name,
+                                 const PodSpec& pod) {
+  return parse(InputFormat::kText, text, std::move(source_name), pod);
+}
+
+WorkloadSpec parse_workload_binary(std::string_view bytes, std::string source_name,
+                                   const PodSpec& pod) {
+  return parse(InputFormat::kBinary, bytes, std::move(source_name), pod);
+}
+
+WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec& pod) {
+  return parse(internal::format_of(path), read_file_to_string(path), path.string(), pod);
+}
+
+}  // namespace podsim::config

@@ -1,0 +1,52 @@
+// Loading workloads (proto/podsim/workload.proto) into validated specs, and
+// telling workload files from topology files.
+//
+// A workload is checked against the pod it will run on: its mesh names that
+// pod's torus dimensions, and every collective's buffer must divide evenly over
+// the groups that mesh makes. So each loader takes the PodSpec (from
+// load_topology_file() or default_topology()).
+//
+// Every function throws InputError listing every problem found, each with the
+// file, the field path, the reason and, for text input, the line:column
+// (docs/inputs.md lists the rules).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "config/diagnostics.h"
+#include "config/topology_spec.h"
+#include "config/workload_spec.h"
+
+namespace podsim::config {
+
+// Reads and parses a workload file; the extension picks the format as for
+// load_topology_file(). source_file and diagnostics name the file as `path`
+// spells it.
+WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec& pod);
+
+// Protobuf text format. `source_name` names the input in diagnostics and
+// becomes WorkloadSpec::source_file.
+WorkloadSpec parse_workload_text(std::string_view text, std::string source_name,
+                                 const PodSpec& pod);
+
+// Protobuf binary wire format. Unknown fields are errors here too.
+WorkloadSpec parse_workload_binary(std::string_view bytes, std::string source_name,
+                                   const PodSpec& pod);
+
+enum class FileKind { kTopology, kWorkload };
+
+// What an input file holds, so that one command can take both kinds.
+//  - Text files: the "# proto-message: podsim.Topology" (or podsim.Workload)
+//    line among the comment lines that open the file decides. Any other
+//    message name is an InputError.
+//  - Without that line, and for binary files: kWorkload when the contents
+//    parse as a podsim.Workload with no error (syntax, wire format, unknown
+//    field; rules are not checked) but not as a podsim.Topology; otherwise
+//    kTopology, whose loader then reports what is wrong. Input that is both
+//    (empty, or only a name) counts as a topology.
+// Throws InputError when the file cannot be read. Reads the whole file.
+FileKind sniff_file_kind(const std::filesystem::path& path);
+
+}  // namespace podsim::config
