@@ -1,10 +1,11 @@
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
 #include <boost/program_options.hpp>
 #include <exception>
 #include <functional>
 #include <map>
 #include <ostream>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
 #include "cli/context.h"
@@ -24,6 +25,7 @@ const std::map<std::string, Command>& commands() {
   static const std::map<std::string, Command> kCommands = {
       {"validate", {"check topology and workload files; print every error found", cmd_validate}},
       {"topo", {"describe a pod: chips, links, diameter, bisection bandwidth", cmd_topo}},
+      {"run", {"simulate a workload on a pod and report where the time went", cmd_run}},
   };
   return kCommands;
 }
@@ -108,7 +110,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     err << e.what() << '\n';
     return kExitBadInput;
   } catch (const std::exception& e) {
-    err << "podsim: internal error: " << e.what() << "\nThis is a bug in podsim; please report it.\n";
+    err << "podsim: internal error: " << e.what()
+        << "\nThis is a bug in podsim; please report it.\n";
     return kExitInternal;
   }
 }

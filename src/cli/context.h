@@ -2,13 +2,13 @@
 // Results go to `out` (or a file), logs and errors to `err`, never mixed.
 #pragma once
 
+#include <spdlog/logger.h>
+
 #include <memory>
 #include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <spdlog/logger.h>
 
 namespace podsim::cli {
 

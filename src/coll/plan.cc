@@ -133,8 +133,9 @@ class Lowering {
   void lower_ring_family() {
     const bool split = c_.algorithm != CollectiveAlgorithm::kSequentialAxes && ici_.size() > 1;
     const size_t shares = split ? ici_.size() : 1;
-    const uint64_t share_bytes = ceil_div(c_.bytes, shares);
     for (size_t j = 0; j < shares; ++j) {
+      // The shares add up to V exactly; chunks within a share round up.
+      const uint64_t share_bytes = c_.bytes / shares + (j < c_.bytes % shares ? 1 : 0);
       std::vector<std::string> order;
       for (size_t i = 0; i < ici_.size(); ++i) {
         order.push_back(ici_[(i + j) % ici_.size()]);
