@@ -23,9 +23,10 @@ std::string Time::to_string() const {
                                     {1'000'000'000, "ms"},
                                     {1'000'000, "us"},
                                     {1'000, "ns"}};
-  const int64_t mag = ps_ < 0 ? -ps_ : ps_;
+  // Magnitude in unsigned arithmetic: -ps_ would overflow for the minimum value.
+  const uint64_t mag = ps_ < 0 ? 0 - static_cast<uint64_t>(ps_) : static_cast<uint64_t>(ps_);
   for (const auto& u : kUnits) {
-    if (mag >= u.ps) {
+    if (mag >= static_cast<uint64_t>(u.ps)) {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.3f%s", static_cast<double>(ps_) / static_cast<double>(u.ps),
                     u.name);

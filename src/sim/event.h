@@ -1,0 +1,66 @@
+// The small value types shared by the event queue and the simulation: what an
+// event targets, how it is named for cancellation, and what the queue hands back.
+//
+// An event is not an object with behaviour; it is a key (time, priority,
+// insertion sequence) plus a target (an EventHandler and a 64-bit payload).
+// Components implement EventHandler once and tell their events apart by the
+// payload, so scheduling never allocates per event.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "sim/time.h"
+
+namespace podsim::sim {
+
+class Simulation;
+
+// Receives the events a component schedules for itself. `payload` is whatever the
+// component passed when scheduling (an index, a packed id, ...).
+//
+// The destructor is protected and non-virtual: the kernel never owns or deletes
+// a handler; the component that implements it does. Implementations should be
+// `final` (so -Wnon-virtual-dtor stays quiet) and must outlive their events.
+class EventHandler {
+ public:
+  virtual void handle(Simulation& sim, uint64_t payload) = 0;
+
+ protected:
+  EventHandler() = default;
+  EventHandler(const EventHandler&) = default;
+  EventHandler& operator=(const EventHandler&) = default;
+  ~EventHandler() = default;
+};
+
+// Where an event goes when it fires.
+struct EventTarget {
+  EventHandler* handler = nullptr;
+  uint64_t payload = 0;
+
+  friend bool operator==(const EventTarget&, const EventTarget&) = default;
+};
+
+// Names one scheduled event so it can be cancelled. `seq` is the event's
+// insertion sequence, unique within its queue, so an id can never be confused
+// with a later event that reuses the same slot (no generation wrap-around).
+// A default-constructed id names no event.
+struct EventId {
+  static constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
+
+  uint32_t slot = kNoSlot;
+  uint64_t seq = 0;
+
+  constexpr bool valid() const { return slot != kNoSlot; }
+  friend bool operator==(const EventId&, const EventId&) = default;
+};
+
+// An event as the queue returns it: its full ordering key and its target.
+struct Event {
+  Time time;
+  int priority = 0;  // lower runs first among events at the same time
+  uint64_t seq = 0;  // insertion order; breaks every remaining tie
+  EventTarget target;
+};
+
+}  // namespace podsim::sim

@@ -1,0 +1,317 @@
+#include "sim/simulation.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace podsim::sim {
+namespace {
+
+// Records (label, time) of each event it receives; the payload is the label.
+class Recorder final : public EventHandler {
+ public:
+  struct Record {
+    uint64_t label;
+    int64_t time_ps;
+    friend bool operator==(const Record&, const Record&) = default;
+  };
+
+  void handle(Simulation& sim, uint64_t payload) override {
+    records.push_back({payload, sim.now().count_ps()});
+  }
+
+  std::vector<uint64_t> labels() const {
+    std::vector<uint64_t> out;
+    for (const Record& r : records) {
+      out.push_back(r.label);
+    }
+    return out;
+  }
+
+  std::vector<Record> records;
+};
+
+TEST(SimulationTest, RunsEventsInTimeOrderAndAdvancesTheClock) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ns(30), rec, 3);
+  sim.schedule_at(Time::ns(10), rec, 1);
+  sim.schedule_at(Time::ns(20), rec, 2);
+  EXPECT_EQ(sim.pending(), 3u);
+  sim.run();
+  EXPECT_EQ(rec.records, (std::vector<Recorder::Record>{{1, 10'000}, {2, 20'000}, {3, 30'000}}));
+  EXPECT_EQ(sim.now(), Time::ns(30));
+  EXPECT_EQ(sim.events_executed(), 3u);
+  EXPECT_EQ(sim.pending(), 0u);
+}
+
+TEST(SimulationTest, TiesBreakByPriorityThenSchedulingOrder) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ps(5), rec, 0, 1);
+  sim.schedule_at(Time::ps(5), rec, 1, 0);
+  sim.schedule_at(Time::ps(5), rec, 2, -1);
+  sim.schedule_at(Time::ps(5), rec, 3, 0);
+  sim.schedule_at(Time::ps(5), rec, 4, 1);
+  sim.schedule_at(Time::ps(4), rec, 5, 9);  // earlier time beats any priority
+  sim.run();
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{5, 2, 1, 3, 0, 4}));
+}
+
+TEST(SimulationTest, CallablesAndHandlersShareOneOrder) {
+  Simulation sim;
+  std::vector<std::string> order;
+  Recorder rec;
+  sim.schedule_at(Time::ps(1), [&](Simulation&) { order.push_back("a"); });
+  sim.schedule_at(Time::ps(1), rec, 7);
+  sim.schedule_at(Time::ps(1), [&](Simulation& s) {
+    order.push_back("c:" + std::to_string(s.now().count_ps()) + ":" +
+                    std::to_string(rec.records.size()));
+  });
+  sim.run();
+  EXPECT_EQ(order, (std::vector<std::string>{"a", "c:1:1"}));
+}
+
+TEST(SimulationTest, ScheduleInZeroFromAHandlerRunsAfterQueuedSameTimeEvents) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ps(5), [&](Simulation& s) {
+    rec.handle(s, 0);
+    s.schedule_in(Time::zero(), rec, 10);      // FIFO path: after 1 and 2
+    s.schedule_in(Time::zero(), rec, 11, -1);  // higher priority: before 1 and 2
+    s.schedule_in(Time::zero(), rec, 12);      // after 10
+  });
+  sim.schedule_at(Time::ps(5), rec, 1);
+  sim.schedule_at(Time::ps(5), rec, 2);
+  sim.schedule_at(Time::ps(6), rec, 3);
+  sim.run();
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{0, 11, 1, 2, 10, 12, 3}));
+}
+
+TEST(SimulationTest, CancelBeforeRun) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ps(1), rec, 1);
+  const EventId b = sim.schedule_at(Time::ps(2), rec, 2);
+  sim.schedule_at(Time::ps(3), rec, 3);
+  EXPECT_TRUE(sim.is_pending(b));
+  EXPECT_TRUE(sim.cancel(b));
+  EXPECT_FALSE(sim.is_pending(b));
+  EXPECT_FALSE(sim.cancel(b));  // twice is a no-op
+  EXPECT_EQ(sim.pending(), 2u);
+  sim.run();
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{1, 3}));
+  EXPECT_EQ(sim.events_executed(), 2u);  // the cancelled event is not counted
+}
+
+TEST(SimulationTest, CancelFromInsideAHandler) {
+  Simulation sim;
+  Recorder rec;
+  EventId later;
+  sim.schedule_at(Time::ps(1), [&](Simulation& s) { EXPECT_TRUE(s.cancel(later)); });
+  later = sim.schedule_at(Time::ps(2), rec, 2);
+  sim.schedule_at(Time::ps(3), rec, 3);
+  sim.run();
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{3}));
+}
+
+TEST(SimulationTest, CancellingAnEventThatRanOrIsRunningIsANoOp) {
+  Simulation sim;
+  Recorder rec;
+  EventId self;
+  bool cancelled_self = true;
+  self = sim.schedule_at(Time::ps(1), [&](Simulation& s) { cancelled_self = s.cancel(self); });
+  const EventId ran = sim.schedule_at(Time::ps(2), rec, 2);
+  sim.run();
+  EXPECT_FALSE(cancelled_self);
+  EXPECT_FALSE(sim.cancel(ran));
+  EXPECT_FALSE(sim.cancel(EventId{}));
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{2}));
+}
+
+TEST(SimulationTest, CancelAFastPathEvent) {
+  Simulation sim;
+  Recorder rec;
+  // At time zero with priority 0: queued through the same-time FIFO.
+  const EventId at_start = sim.schedule_at(Time::zero(), rec, 0);
+  EXPECT_TRUE(sim.cancel(at_start));
+  sim.schedule_at(Time::ps(4), [&](Simulation& s) {
+    const EventId now_event = s.schedule_in(Time::zero(), rec, 1);  // FIFO path
+    s.schedule_in(Time::zero(), rec, 2);
+    EXPECT_TRUE(s.cancel(now_event));
+  });
+  sim.run();
+  EXPECT_EQ(rec.records, (std::vector<Recorder::Record>{{2, 4}}));
+}
+
+TEST(SimulationTest, CancellingACallableReleasesItsCaptures) {
+  Simulation sim;
+  auto resource = std::make_shared<int>(0);
+  const EventId id = sim.schedule_at(Time::ps(1), [resource](Simulation&) { ++*resource; });
+  EXPECT_EQ(resource.use_count(), 2);
+  EXPECT_TRUE(sim.cancel(id));
+  EXPECT_EQ(resource.use_count(), 1);
+  sim.run();
+  EXPECT_EQ(*resource, 0);
+}
+
+TEST(SimulationTest, SchedulingInThePastThrows) {
+  Simulation sim;
+  Recorder rec;
+  sim.run_until(Time::ps(10));
+  EXPECT_THROW(sim.schedule_at(Time::ps(9), rec), std::logic_error);
+  EXPECT_THROW(sim.schedule_at(Time::ps(9), [](Simulation&) {}), std::logic_error);
+  EXPECT_THROW(sim.schedule_in(Time::ps(-1), rec), std::logic_error);
+  EXPECT_THROW(sim.schedule_in(Time::ps(-1), [](Simulation&) {}), std::logic_error);
+  EXPECT_EQ(sim.pending(), 0u);  // nothing half-scheduled
+  bool threw = false;
+  sim.schedule_in(Time::ps(5), [&](Simulation& s) {
+    try {
+      s.schedule_at(Time::ps(14), rec);
+    } catch (const std::logic_error&) {
+      threw = true;
+    }
+  });
+  sim.run();
+  EXPECT_TRUE(threw);
+  EXPECT_TRUE(rec.records.empty());
+}
+
+TEST(SimulationTest, TimesOutsideTheRangeThrow) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ps(1), rec);
+  sim.run();
+  EXPECT_THROW(sim.schedule_in(Time::max(), rec), TimeOverflow);
+  EXPECT_THROW(sim.schedule_at(Time::ps(1), Simulation::Callback{}), std::invalid_argument);
+  // The end of time itself is a valid event time.
+  sim.schedule_at(Time::max(), rec, 1);
+  sim.schedule_at(Time::max() - Time::ps(1), rec, 2);
+  sim.run();
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{0, 2, 1}));
+  EXPECT_EQ(sim.now(), Time::max());
+}
+
+TEST(SimulationTest, RunUntilIncludesTheLimitAndMovesTheClockThere) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ps(5), rec, 5);
+  sim.schedule_at(Time::ps(10), rec, 10);
+  sim.schedule_at(Time::ps(15), rec, 15);
+  sim.run_until(Time::ps(10));
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{5, 10}));
+  EXPECT_EQ(sim.now(), Time::ps(10));
+  EXPECT_EQ(sim.pending(), 1u);
+  sim.run_until(Time::ps(12));
+  EXPECT_EQ(sim.now(), Time::ps(12));
+  EXPECT_EQ(rec.records.size(), 2u);
+  sim.schedule_in(Time::ps(1), rec, 13);  // relative to the new clock: at 13
+  sim.run();
+  EXPECT_EQ(rec.records, (std::vector<Recorder::Record>{{5, 5}, {10, 10}, {13, 13}, {15, 15}}));
+  EXPECT_THROW(sim.run_until(Time::ps(14)), std::logic_error);
+}
+
+TEST(SimulationTest, RunUntilOnAnEmptySimulationMovesTheClock) {
+  Simulation sim;
+  sim.run_until(Time::us(3));
+  EXPECT_EQ(sim.now(), Time::us(3));
+  EXPECT_EQ(sim.events_executed(), 0u);
+}
+
+TEST(SimulationTest, StopEndsTheRunAfterTheCurrentEvent) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ps(1), rec, 1);
+  sim.schedule_at(Time::ps(2), [&](Simulation& s) {
+    s.stop();
+    s.schedule_in(Time::zero(), rec, 3);  // still queued after the stop
+  });
+  sim.schedule_at(Time::ps(4), rec, 4);
+  sim.run();
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{1}));
+  EXPECT_EQ(sim.now(), Time::ps(2));
+  EXPECT_EQ(sim.events_executed(), 2u);
+  EXPECT_EQ(sim.pending(), 2u);
+  sim.run();  // resumes where it stopped
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{1, 3, 4}));
+}
+
+TEST(SimulationTest, StopDuringRunUntilLeavesTheClockAtTheStoppingEvent) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ps(3), [](Simulation& s) { s.stop(); });
+  sim.schedule_at(Time::ps(5), rec, 5);
+  sim.run_until(Time::ps(100));
+  EXPECT_EQ(sim.now(), Time::ps(3));
+  EXPECT_EQ(sim.pending(), 1u);
+  sim.run_until(Time::ps(100));
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{5}));
+  EXPECT_EQ(sim.now(), Time::ps(100));
+}
+
+TEST(SimulationTest, StopBeforeRunSkipsOneRun) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ps(1), rec, 1);
+  sim.stop();
+  sim.run();
+  EXPECT_TRUE(rec.records.empty());
+  sim.run();
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{1}));
+}
+
+TEST(SimulationTest, RunFromInsideAnEventThrows) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ps(1), [](Simulation& s) { s.run(); });
+  sim.schedule_at(Time::ps(2), rec, 2);
+  EXPECT_THROW(sim.run(), std::logic_error);
+  sim.run();  // the simulation is still usable
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{2}));
+}
+
+TEST(SimulationTest, AHandlerExceptionPropagatesAndTheRunCanResume) {
+  Simulation sim;
+  Recorder rec;
+  sim.schedule_at(Time::ps(1), [](Simulation&) { throw std::runtime_error("boom"); });
+  sim.schedule_at(Time::ps(2), rec, 2);
+  EXPECT_THROW(sim.run(), std::runtime_error);
+  EXPECT_EQ(sim.events_executed(), 1u);
+  EXPECT_EQ(sim.now(), Time::ps(1));
+  sim.run();
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{2}));
+}
+
+TEST(SimulationTest, HandlersReceiveTheirPayloads) {
+  Simulation sim;
+  Recorder rec;
+  const uint64_t big = 0xFFFF'FFFF'FFFF'FFFFull;
+  sim.schedule_in(Time::ns(1), rec, big);
+  sim.schedule_in(Time::ns(2), rec);
+  sim.run();
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{big, 0}));
+}
+
+TEST(SimulationTest, ManyCallablesSchedulingCallables) {
+  // Each callable schedules two more until 2^12 - 1 have run: exercises the
+  // callback slab growing while a callable is running.
+  Simulation sim;
+  int ran = 0;
+  std::function<void(Simulation&, int)> spawn = [&](Simulation& s, int depth) {
+    ++ran;
+    if (depth < 11) {
+      for (int i = 0; i < 2; ++i) {
+        s.schedule_in(Time::ps(i), [&spawn, depth](Simulation& s2) { spawn(s2, depth + 1); });
+      }
+    }
+  };
+  sim.schedule_at(Time::zero(), [&](Simulation& s) { spawn(s, 0); });
+  sim.run();
+  EXPECT_EQ(ran, (1 << 12) - 1);
+}
+
+}  // namespace
+}  // namespace podsim::sim
