@@ -1,0 +1,77 @@
+// The numbers every compute model derives once from a chip spec and its
+// efficiency factors, and the helpers that turn them into an OpTiming.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "chip/compute_model.h"
+#include "chip/ops.h"
+#include "config/topology_spec.h"
+#include "sim/time.h"
+
+namespace podsim::chip {
+
+// The chip spec has no vector-unit figure. podsim takes the vector unit's
+// rate as the bf16 MXU peak / 16: an (8 sublane x 128 lane) unit with four
+// ALUs per lane issuing fused multiply-adds at the MXU clock, 8 x 128 x 4 x 2
+// x 1.5 GHz = 1.23e13 FLOP/s on v5e = 1.97e14 / 16. Not published; this
+// project's estimate. It matters little: an op is vector-bound only above
+// (peak / 16) / HBM bandwidth = 1.23e13 / 8.19e11 = 15 FLOPs per HBM byte on
+// v5e, which norms and activations (a few FLOPs per element) do not reach.
+inline constexpr double kVectorPeakDivisor = 16;
+
+class ChipRates {
+ public:
+  // Throws std::invalid_argument on a bad efficiency or overhead, or a chip
+  // without a bf16 peak, HBM bandwidth or matrix units.
+  ChipRates(const config::ChipSpec& chip, const Efficiency& efficiency);
+
+  // The rate an op of `rate` actually runs at: kBf16 when the chip has no
+  // peak for `rate`.
+  Rate effective(Rate rate) const {
+    return peak_[static_cast<size_t>(rate)] > 0 ? rate : Rate::kBf16;
+  }
+  // Published peak FLOP/s (OP/s for int8) of effective(rate); no efficiency.
+  double peak(Rate rate) const { return peak_[static_cast<size_t>(effective(rate))]; }
+  // How many times the bf16 rate `rate` runs (>= 1): int8 on v5e is 2.
+  double speedup(Rate rate) const { return peak(rate) / peak_[0]; }
+
+  double vector_flops_per_s() const { return vector_flops_per_s_; }  // efficiency applied
+  sim::Bandwidth hbm() const { return hbm_; }                        // efficiency applied
+  const Efficiency& efficiency() const { return efficiency_; }
+
+  uint32_t mxu_count() const { return mxu_count_; }
+  uint32_t mxu_rows() const { return mxu_rows_; }
+  uint32_t mxu_columns() const { return mxu_columns_; }
+  double clock_hz() const { return clock_hz_; }
+
+ private:
+  std::array<double, 3> peak_{};  // indexed by Rate
+  double vector_flops_per_s_ = 0;
+  sim::Bandwidth hbm_;
+  Efficiency efficiency_;
+  uint32_t mxu_count_ = 0;
+  uint32_t mxu_rows_ = 0;
+  uint32_t mxu_columns_ = 0;
+  double clock_hz_ = 0;
+};
+
+// ceil(seconds) in picoseconds. Throws sim::TimeOverflow past ~106 days.
+sim::Time time_from_seconds(double seconds);
+
+// Fills an OpTiming from the parts a model computed: time = busy + overhead,
+// the bound (kOverhead when overhead > busy, else the longer of compute and
+// memory), FLOPs, bytes, achieved rate and MXU utilisation (work.mxu_flops
+// against rates.peak(work.mxu_rate) over time).
+OpTiming assemble_timing(const OpWork& work, const ChipRates& rates, sim::Time compute,
+                         sim::Time memory, sim::Time busy, sim::Time overhead);
+
+// The roofline's case: busy = max(compute, memory).
+inline OpTiming assemble_timing(const OpWork& work, const ChipRates& rates, sim::Time compute,
+                                sim::Time memory, sim::Time overhead) {
+  return assemble_timing(work, rates, compute, memory, std::max(compute, memory), overhead);
+}
+
+}  // namespace podsim::chip

@@ -1,0 +1,101 @@
+// The chip layer: how long one operation takes on one chip.
+//
+// One interface, three models (chosen per run with --compute):
+//  - roofline (default, roofline.h): max(FLOPs / achievable FLOP/s, HBM bytes
+//    / HBM bandwidth) + a per-op overhead, with the matrix units' padding.
+//  - systolic (systolic.h): a cycle model of weight-stationary systolic
+//    arrays (tiling, weight loads, fill and drain, HBM stalls).
+//  - table (table_model.h): measured times from a CSV, interpolated, falling
+//    back to the roofline outside the table.
+// All start from the same work (ops.h). A model holds only numbers derived
+// from the chip spec (no references to it) and is immutable after
+// construction, so one model may serve many simulations and threads; time()
+// does not allocate.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "chip/ops.h"
+#include "config/op_table_spec.h"
+#include "config/topology_spec.h"
+#include "sim/time.h"
+
+namespace podsim::chip {
+
+// What real chips lose against their published figures; ideal by default
+// (the topology's calibration section may set them). Each factor is in
+// (0, 1].
+struct Efficiency {
+  double mxu = 1.0;       // fraction of the MXU peak reached by well-shaped work
+  double hbm = 1.0;       // fraction of the HBM bandwidth reached
+  double vector = 1.0;    // fraction of the vector unit's rate reached
+  sim::Time op_overhead;  // added to every operation (launch, sync); >= 0
+};
+
+struct OpTiming {
+  enum class Bound : uint8_t { kCompute, kMemory, kOverhead };
+  enum class Source : uint8_t {
+    kModel,              // roofline or systolic
+    kTableExact,         // a table row with the op's key
+    kTableInterpolated,  // between two table rows
+    kTableFallback,      // outside the table: the roofline's answer
+  };
+
+  sim::Time time;          // the op's duration, overhead included
+  sim::Time compute_time;  // MXU or vector time alone, whichever is longer
+  sim::Time memory_time;   // HBM time alone
+  // kOverhead when the per-op overhead exceeds both compute and memory time;
+  // otherwise the longer of the two. For table times, the roofline's verdict.
+  Bound bound = Bound::kCompute;
+  double flops = 0;                 // useful FLOPs, MXU and vector (OpWork::flops())
+  uint64_t bytes = 0;               // HBM bytes read and written
+  double achieved_flops_per_s = 0;  // flops / time
+  // Useful MXU FLOPs / (the MXU peak for the op's rate x time): the share of
+  // the matrix units' capacity the op used over its duration, in [0, 1].
+  double mxu_utilisation = 0;
+  uint64_t cycles = 0;  // systolic, ops with MXU work: MXU clock cycles; else 0
+  Source source = Source::kModel;
+  // Table model: set on the first fallback of this op's kind in this model
+  // instance, so the caller can say so once per kind.
+  bool first_fallback = false;
+
+  bool from_table() const {
+    return source == Source::kTableExact || source == Source::kTableInterpolated;
+  }
+};
+
+class ComputeModel {
+ public:
+  virtual ~ComputeModel() = default;
+  ComputeModel(const ComputeModel&) = delete;
+  ComputeModel& operator=(const ComputeModel&) = delete;
+
+  virtual OpTiming time(const Op& op) const = 0;
+  virtual std::string_view name() const = 0;
+
+ protected:
+  ComputeModel() = default;
+};
+
+enum class ComputeModelKind : uint8_t { kRoofline, kSystolic, kTable };
+
+// Builds the model `kind` names. The model copies what it needs from `chip`
+// and `table` (neither must outlive it). Throws std::invalid_argument when an
+// efficiency is outside (0, 1], the overhead is negative, the chip lacks a
+// bf16 peak, HBM bandwidth or matrix units, or kind is kTable without a
+// table.
+std::unique_ptr<ComputeModel> make_compute_model(ComputeModelKind kind,
+                                                 const config::ChipSpec& chip,
+                                                 const Efficiency& efficiency,
+                                                 const config::OpTableSpec* table = nullptr);
+
+std::string_view to_string(ComputeModelKind kind);
+// "roofline", "systolic", "table"
+std::optional<ComputeModelKind> parse_compute_model(std::string_view name);
+
+std::string_view to_string(OpTiming::Bound bound);  // "compute", "memory", "overhead"
+
+}  // namespace podsim::chip

@@ -1,0 +1,39 @@
+#include "chip/roofline.h"
+
+#include <algorithm>
+
+namespace podsim::chip {
+namespace {
+
+// x / ceil_to(x, unit): the used share of x's padded extent.
+double fill(uint64_t x, uint64_t unit) {
+  const uint64_t padded = (x + unit - 1) / unit * unit;
+  return static_cast<double>(x) / static_cast<double>(padded);
+}
+
+}  // namespace
+
+RooflineModel::RooflineModel(const config::ChipSpec& chip, const Efficiency& efficiency)
+    : rates_(chip, efficiency) {}
+
+double RooflineModel::padding(const MxuPass& pass) const {
+  const double m = static_cast<double>(pass.m);
+  const double reuse_rows = static_cast<double>(rates_.mxu_rows()) * rates_.speedup(pass.rate);
+  return fill(pass.k, rates_.mxu_rows()) * fill(pass.n, rates_.mxu_columns()) *
+         (m / std::max(m, reuse_rows));
+}
+
+OpTiming RooflineModel::time(const Op& op) const {
+  const OpWork w = work(op);
+  double mxu_s = 0;
+  for (const MxuPass& pass : mxu_passes(op)) {
+    const double rate = rates_.peak(pass.rate) * rates_.efficiency().mxu * padding(pass);
+    mxu_s += 2.0 * pass.useful_macs() / rate;
+  }
+  const double vector_s = w.vector_flops / rates_.vector_flops_per_s();
+  const sim::Time compute = time_from_seconds(std::max(mxu_s, vector_s));
+  const sim::Time memory = sim::transfer_time(w.hbm_bytes(), rates_.hbm());
+  return assemble_timing(w, rates_, compute, memory, rates_.efficiency().op_overhead);
+}
+
+}  // namespace podsim::chip

@@ -1,0 +1,47 @@
+// The roofline compute model (--compute roofline, the default).
+//
+//   time = max(compute, memory) + efficiency.op_overhead
+//   memory  = HBM bytes / (HBM bandwidth x efficiency.hbm), rounded up
+//   compute = max(MXU time, vector time)   (the two units overlap)
+//   vector time = vector FLOPs / (bf16 peak / kVectorPeakDivisor x
+//                 efficiency.vector)
+//   MXU time = sum over the op's passes (mxu_passes.h) of
+//              2 x useful MACs / (peak(rate) x efficiency.mxu x padding)
+//
+// Padding is what a weight-stationary array (rows R x columns C) wastes on a
+// pass of shape (m, k, n), and matches the systolic model's steady state:
+//   padding = k / ceil_to(k, R) x n / ceil_to(n, C) x m / max(m, R x s)
+// k and n are padded to whole tiles; each weight tile takes R cycles to
+// load (hidden behind the previous tile's stream only if that stream lasts
+// R cycles), and the streamed rows run s = peak(rate) / bf16 peak at a time
+// (2 for int8 on v5e), so fewer than R x s rows leave the array idle: a
+// decode batch of 8 on a 128-wide array uses 8/128 of it. The roofline
+// ignores what only the systolic model counts: the first weight load, fill
+// and drain, and the rounding of tiles over the arrays.
+//
+// O(1) per op, allocation-free: one std::visit and a few divisions.
+#pragma once
+
+#include <string_view>
+
+#include "chip/chip_rates.h"
+#include "chip/compute_model.h"
+#include "chip/mxu_passes.h"
+
+namespace podsim::chip {
+
+class RooflineModel final : public ComputeModel {
+ public:
+  RooflineModel(const config::ChipSpec& chip, const Efficiency& efficiency);
+
+  OpTiming time(const Op& op) const override;
+  std::string_view name() const override { return "roofline"; }
+
+  // The padding factor above, in (0, 1].
+  double padding(const MxuPass& pass) const;
+
+ private:
+  ChipRates rates_;
+};
+
+}  // namespace podsim::chip
