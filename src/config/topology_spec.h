@@ -85,6 +85,9 @@ struct CalibrationSpec {
   double ici_link_efficiency = 1.0;
   double dcn_efficiency = 1.0;
   sim::Time collective_overhead;
+  double mxu_efficiency = 1.0;
+  double hbm_efficiency = 1.0;
+  sim::Time op_overhead;
   std::string source;
 
   friend bool operator==(const CalibrationSpec&, const CalibrationSpec&) = default;

@@ -1,5 +1,6 @@
 #include "config/workload_loader.h"
 
+#include "config/internal/embedded_workload.h"
 #include "config/internal/input_parser.h"
 #include "config/internal/workload_converter.h"
 #include "config/internal/workload_validator.h"
@@ -10,6 +11,8 @@ namespace {
 
 using internal::InputFormat;
 using internal::ParsedInput;
+
+constexpr std::string_view kEmbeddedName = "<embedded:llama3-70b-decode-v5e>";
 
 WorkloadSpec parse(InputFormat format, std::string_view contents, std::string source_name,
                    const PodSpec& pod) {
@@ -33,6 +36,19 @@ WorkloadSpec parse_workload_binary(std::string_view bytes, std::string source_na
 
 WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec& pod) {
   return parse(internal::format_of(path), read_file_to_string(path), path.string(), pod);
+}
+
+WorkloadSpec default_workload(const PodSpec& pod) {
+  return parse_workload_text(internal::embedded_default_workload_text(), std::string(kEmbeddedName),
+                             pod);
+}
+
+std::string default_workload_text() {
+  return std::string(internal::embedded_default_workload_text());
+}
+
+std::string default_workload_topology_name() {
+  return "tpu-v5e-16x16";
 }
 
 }  // namespace podsim::config

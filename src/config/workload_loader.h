@@ -1,10 +1,12 @@
 // Loading workloads (proto/podsim/workload.proto) into validated specs, and
 // telling workload files from topology files.
 //
-// A workload is checked against the pod it will run on: its mesh names that
-// pod's torus dimensions, and every collective's buffer must divide evenly over
-// the groups that mesh makes. So each loader takes the PodSpec (from
-// load_topology_file() or default_topology()).
+// A workload is either a list of collectives on a device mesh or one serving
+// step of a transformer (model + scenario + sharding, WorkloadSpec::serving).
+// It is checked against the pod it will run on: its mesh names that pod's
+// torus dimensions, every collective's buffer and every sharded shape must
+// divide evenly over the groups that mesh makes. So each loader takes the
+// PodSpec (from load_topology_file() or default_topology()).
 //
 // Every function throws InputError listing every problem found, each with the
 // file, the field path, the reason and, for text input, the line:column
@@ -34,6 +36,21 @@ WorkloadSpec parse_workload_text(std::string_view text, std::string source_name,
 // Protobuf binary wire format. Unknown fields are errors here too.
 WorkloadSpec parse_workload_binary(std::string_view bytes, std::string source_name,
                                    const PodSpec& pod);
+
+// The workload compiled into the binary: workloads/llama3-70b-decode-v5e.textproto
+// (one decode step of LLaMA-3-70B, 16-way tensor parallel x 16 replicas),
+// embedded at build time, loaded against `pod`. It is written for the
+// default pod (default_topology(), named default_workload_topology_name());
+// on another pod it may not fit, which is an InputError like any workload's.
+// source_file is "<embedded:llama3-70b-decode-v5e>".
+WorkloadSpec default_workload(const PodSpec& pod);
+
+// The text default_workload() parses, comments included.
+std::string default_workload_text();
+
+// The name of the pod the default workload is written for, "tpu-v5e-16x16":
+// the embedded default pod (default_topology().name).
+std::string default_workload_topology_name();
 
 enum class FileKind { kTopology, kWorkload };
 

@@ -1,7 +1,8 @@
 // Workload loader throughput: parse + validate + convert, and the diagnostics
-// path, in operations per second. Loading happens once per run; these guard
-// against super-linear behaviour on long workloads (validation is linear in
-// the operations; each diagnostic locates its field in the text).
+// path, in operations per second; and the price of loading one serving step.
+// Loading happens once per run; these guard against super-linear behaviour on
+// long workloads (validation is linear in the operations; each diagnostic
+// locates its field in the text).
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -52,5 +53,17 @@ void BM_EveryOperationBad(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_EveryOperationBad)->RangeMultiplier(8)->Range(8, 4096);
+
+// A serving step (the embedded default, LLaMA-3-70B decode on the default
+// pod): parse, the model, sharding and shape rules, conversion. Its cost does
+// not grow with the model; this is the fixed price of a run's input.
+void BM_DefaultServingWorkload(benchmark::State& state) {
+  const podsim::config::PodSpec pod = podsim::config::default_topology();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(podsim::config::default_workload(pod));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DefaultServingWorkload);
 
 }  // namespace

@@ -6,10 +6,14 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
+
+#include "config/dtype.h"
+#include "config/serving_spec.h"
 
 namespace podsim::config {
 
@@ -18,24 +22,6 @@ namespace podsim::config {
 inline constexpr uint32_t kSliceDimIndex = std::numeric_limits<uint32_t>::max();
 // The name a mesh axis uses for the slices; no torus dimension may take it.
 inline constexpr std::string_view kSliceDimName = "slice";
-
-enum class DType { kBf16, kFp32, kFp8, kInt8, kInt4 };
-
-// Bytes per element; int4 packs two to a byte.
-constexpr double bytes_per_element(DType t) {
-  switch (t) {
-    case DType::kFp32:
-      return 4;
-    case DType::kBf16:
-      return 2;
-    case DType::kFp8:
-    case DType::kInt8:
-      return 1;
-    case DType::kInt4:
-      return 0.5;
-  }
-  return 2;
-}
 
 struct MeshAxisDecl {
   std::string name;
@@ -87,7 +73,9 @@ struct WorkloadSpec {
   std::string description;
   std::string source_file;
   std::vector<MeshAxisDecl> mesh;
+  // Exactly one of the two forms: a list of operations, or a serving step.
   std::vector<OperationSpec> operations;
+  std::optional<ServingSpec> serving;
 
   friend bool operator==(const WorkloadSpec&, const WorkloadSpec&) = default;
 };

@@ -4,13 +4,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <optional>
 
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
 #include "test_support.h"
+#include "workload_test_support.h"
 
 namespace podsim::config {
 namespace {
@@ -19,36 +19,11 @@ std::filesystem::path workloads_dir() {
   return testing::source_dir() / "workloads";
 }
 
-// The PATH of the "# topology: PATH" line among the comments that open the
-// file; nullopt without one.
-std::optional<std::string> topology_header(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  const std::string key = "# topology:";
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty())
-      continue;
-    if (line[0] != '#')
-      break;
-    if (line.rfind(key, 0) == 0) {
-      const size_t begin = line.find_first_not_of(' ', key.size());
-      return begin == std::string::npos ? std::string() : line.substr(begin);
-    }
-  }
-  return std::nullopt;
-}
-
-struct Loaded {
-  PodSpec pod;
-  WorkloadSpec workload;
-};
+using Loaded = testing::ShippedWorkload;
+using testing::topology_header;
 
 Loaded load_example(const std::string& name) {
-  const std::filesystem::path file = workloads_dir() / name;
-  const auto topology = topology_header(file);
-  EXPECT_TRUE(topology.has_value()) << name << " has no \"# topology:\" header";
-  PodSpec pod = load_topology_file(testing::source_dir() / topology.value_or(""));
-  WorkloadSpec workload = load_workload_file(file, pod);
-  return {std::move(pod), std::move(workload)};
+  return testing::load_shipped_workload(name);
 }
 
 const CollectiveSpec& collective(const Loaded& l, size_t i) {
@@ -70,8 +45,10 @@ TEST(ShippedWorkloadsTest, EveryFileHasTheHeadersAndLoadsAgainstItsTopology) {
     const Loaded l = load_example(entry.path().filename().string());
     EXPECT_EQ(l.workload.name + ".textproto", entry.path().filename().string());
     EXPECT_FALSE(l.workload.description.empty());
+    // Exactly one form.
+    EXPECT_NE(l.workload.operations.empty(), !l.workload.serving.has_value());
   }
-  EXPECT_GE(files, 5u);
+  EXPECT_GE(files, 15u);
 }
 
 TEST(ShippedWorkloadsTest, AllReduceOfOneGibOverAV5ePod) {

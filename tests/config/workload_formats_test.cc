@@ -146,10 +146,10 @@ TEST(WorkloadBinaryTest, UnknownFieldsAreReportedWithTheirPath) {
   auto w = valid_workload();
   auto* c = w.mutable_operations(1)->mutable_collective();
   c->GetReflection()->MutableUnknownFields(c)->AddVarint(99, 1);
-  w.GetReflection()->MutableUnknownFields(&w)->AddLengthDelimited(5, "x");
+  w.GetReflection()->MutableUnknownFields(&w)->AddLengthDelimited(50, "x");
   EXPECT_THAT(binary_errors(w.SerializeAsString()),
               ElementsAre(AllOf(IsDiagnostic("",
-                                             "unknown field number 5 (length-delimited): "
+                                             "unknown field number 50 (length-delimited): "
                                              "podsim.Workload has no such field"),
                                 At(0, 0)),
                           AllOf(IsDiagnostic("operations[1].collective",

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,25 @@ podsim::Workload valid_workload();
 // The collective of operations[i].
 podsim::Collective& collective(podsim::Workload& w, int i);
 
+// A small valid serving step (the second form) on test_pod():
+//   mesh: "data" over x (4 chips), "model" over y and z (8 chips);
+//   model "tiny": 4 layers, d_model 1024, 16 heads, 4 KV heads (each held by
+//     2 of the 8 tensor chips), head_dim 64, FFN 4096, vocab 32000;
+//   scenario: DECODE, batch 16 (4 per replica), context 1024;
+//   sharding: tensor_axes [model], data_axes [data].
+// Tests break one rule at a time on a copy.
+podsim::Workload valid_serving_workload();
+
+// valid_serving_workload() made a mixture of experts with expert parallelism
+// over the data axis: moe { experts 8, top-2, expert_ffn_dim 2048 } in every
+// layer (ffn_dim 0), expert_axes [data].
+podsim::Workload valid_moe_workload();
+
+// valid_serving_workload() made a pipelined prefill: the "data" axis renamed
+// "stage" and made the pipeline axis (4 stages of 1 layer), PREFILL of
+// batch 8 with prompt_len 512 and context_len 0, in 2 micro-batches.
+podsim::Workload valid_pipeline_workload();
+
 // Prints `workload` as text, parses it against `pod`, and returns the
 // diagnostics of the InputError it must raise (an empty list, and a test
 // failure, if it loads).
@@ -36,5 +57,17 @@ std::vector<Diagnostic> workload_errors(const std::string& text, const PodSpec& 
 
 // Prints `workload` as text and loads it against `pod`.
 WorkloadSpec load_workload(const podsim::Workload& workload, const PodSpec& pod = test_pod());
+
+// The PATH of the "# topology: PATH" line among the comment lines that open
+// `file`; nullopt without one.
+std::optional<std::string> topology_header(const std::filesystem::path& file);
+
+// A shipped workload (workloads/NAME) loaded against the topology its header
+// names.
+struct ShippedWorkload {
+  PodSpec pod;
+  WorkloadSpec workload;
+};
+ShippedWorkload load_shipped_workload(const std::string& name);
 
 }  // namespace podsim::config::testing

@@ -6,36 +6,11 @@
 #include <set>
 #include <string>
 
+#include "config/internal/enum_values.h"
 #include "podsim/workload.pb.h"
 
 namespace podsim::config::internal {
 namespace {
-
-namespace pb = google::protobuf;
-
-// "BF16, FP32, ...": the names of an enum's values, the zero value left out
-// when `skip_zero` (it means "unset").
-std::string value_names(const pb::EnumDescriptor& e, bool skip_zero) {
-  std::string out;
-  for (int i = 0; i < e.value_count(); ++i) {
-    if (skip_zero && e.value(i)->number() == 0)
-      continue;
-    if (!out.empty())
-      out += ", ";
-    out += e.value(i)->name();
-  }
-  return out;
-}
-
-// Binary input (and text written as a number) may carry a value the schema
-// does not define: proto3 keeps it, podsim rejects it.
-bool known_value(const pb::EnumDescriptor& e, int value, const FieldPath& path, IssueList& issues) {
-  if (e.FindValueByNumber(value) != nullptr)
-    return true;
-  issues.add(
-      path, "unknown value " + std::to_string(value) + ": must be one of " + value_names(e, false));
-  return false;
-}
 
 // The smallest whole number of bytes that holds whole elements: int4 packs
 // two elements to a byte, so any byte count is whole int4 elements.
@@ -57,10 +32,6 @@ std::string dtype_label(podsim::DType dtype) {
   for (char& ch : name)
     ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   return name;
-}
-
-std::string plural(uint64_t n, const std::string& word) {
-  return std::to_string(n) + ' ' + word + (n == 1 ? "" : "s");
 }
 
 class CollectiveValidator {
@@ -88,12 +59,7 @@ class CollectiveValidator {
 
  private:
   bool check_kind() {
-    if (c_.kind() == COLLECTIVE_KIND_UNSPECIFIED) {
-      issues_.add(path_("kind"),
-                  "must be set: one of " + value_names(*CollectiveKind_descriptor(), true));
-      return false;
-    }
-    return known_value(*CollectiveKind_descriptor(), c_.kind(), path_("kind"), issues_);
+    return set_and_known(*CollectiveKind_descriptor(), c_.kind(), path_("kind"), issues_);
   }
 
   // Chips in each group: the product of the listed axes' sizes; nullopt when

@@ -67,4 +67,18 @@ std::string format_number(double value) {
   return std::string(buf.data(), result.ptr);
 }
 
+std::string plural(uint64_t n, std::string_view word) {
+  return std::to_string(n) + ' ' + std::string(word) + (n == 1 ? "" : "s");
+}
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) {
+    if (!out.empty())
+      out += ", ";
+    out += n;
+  }
+  return out;
+}
+
 }  // namespace podsim::config::internal

@@ -44,4 +44,10 @@ class IssueList {
 // Shortest text that reads back as the same double: "0", "-5", "1.5", "nan".
 std::string format_number(double value);
 
+// "1 chip", "16 chips": for messages.
+std::string plural(uint64_t n, std::string_view word);
+
+// "x, y, z": names joined for messages (empty names kept).
+std::string join(const std::vector<std::string>& names);
+
 }  // namespace podsim::config::internal

@@ -46,6 +46,9 @@ CalibrationSpec to_calibration_spec(const Calibration& c) {
   cal.ici_link_efficiency = c.ici_link_efficiency() == 0 ? 1.0 : c.ici_link_efficiency();
   cal.dcn_efficiency = c.dcn_efficiency() == 0 ? 1.0 : c.dcn_efficiency();
   cal.collective_overhead = sim::Time::from_ns_rounded(c.collective_overhead_ns());
+  cal.mxu_efficiency = c.mxu_efficiency() == 0 ? 1.0 : c.mxu_efficiency();
+  cal.hbm_efficiency = c.hbm_efficiency() == 0 ? 1.0 : c.hbm_efficiency();
+  cal.op_overhead = sim::Time::from_ns_rounded(c.op_overhead_ns());
   cal.source = c.source();
   return cal;
 }

@@ -289,6 +289,10 @@ class TopologyValidator {
     knob_set = efficiency(path("dcn_efficiency"), c.dcn_efficiency()) || knob_set;
     latency(path("collective_overhead_ns"), c.collective_overhead_ns());
     knob_set = knob_set || c.collective_overhead_ns() != 0;
+    knob_set = efficiency(path("mxu_efficiency"), c.mxu_efficiency()) || knob_set;
+    knob_set = efficiency(path("hbm_efficiency"), c.hbm_efficiency()) || knob_set;
+    latency(path("op_overhead_ns"), c.op_overhead_ns());
+    knob_set = knob_set || c.op_overhead_ns() != 0;
     if (knob_set && c.source().empty()) {
       issues_.add(path("source"),
                   "required when a calibration knob is set: say where the numbers came from");

@@ -3,11 +3,11 @@
 #include <cassert>
 #include <map>
 
+#include "config/internal/serving_converter.h"
 #include "config/internal/workload_mesh.h"
 #include "podsim/workload.pb.h"
 
 namespace podsim::config::internal {
-namespace {
 
 DType to_dtype(podsim::DType d) {
   switch (d) {
@@ -23,6 +23,8 @@ DType to_dtype(podsim::DType d) {
       return DType::kBf16;
   }
 }
+
+namespace {
 
 CollectiveKind to_kind(podsim::CollectiveKind k) {
   switch (k) {
@@ -92,6 +94,8 @@ WorkloadSpec to_workload_spec(const Workload& workload, const PodSpec& pod,
     index_of.emplace(o.name, spec.operations.size());
     spec.operations.push_back(std::move(o));
   }
+  if (workload.has_model())
+    spec.serving = to_serving_spec(workload);
   return spec;
 }
 

@@ -11,14 +11,19 @@
 
 namespace podsim {
 class Workload;
+enum DType : int;
 }  // namespace podsim
 
 namespace podsim::config::internal {
 
 // Defaults are resolved: dtype unset -> bf16, repeat 0 -> 1; mesh dimension
 // names become indices (kSliceDimIndex for "slice"); `after` names become
-// indices of earlier operations.
+// indices of earlier operations. A serving step becomes `serving`
+// (serving_converter.h) and leaves `operations` empty.
 WorkloadSpec to_workload_spec(const podsim::Workload& workload, const PodSpec& pod,
                               std::string source_file);
+
+// BF16 for unset (and for values validation rejected).
+DType to_dtype(podsim::DType d);
 
 }  // namespace podsim::config::internal

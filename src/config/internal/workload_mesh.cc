@@ -9,16 +9,6 @@
 namespace podsim::config::internal {
 namespace {
 
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) {
-    if (!out.empty())
-      out += ", ";
-    out += n;
-  }
-  return out;
-}
-
 std::optional<uint32_t> dimension_index(const PodSpec& pod, const std::string& name) {
   if (name == kSliceDimName)
     return kSliceDimIndex;

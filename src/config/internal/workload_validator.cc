@@ -4,6 +4,9 @@
 #include <string>
 
 #include "config/internal/collective_validator.h"
+#include "config/internal/model_validator.h"
+#include "config/internal/shape_validator.h"
+#include "config/internal/sharding_validator.h"
 #include "config/internal/workload_mesh.h"
 #include "podsim/workload.pb.h"
 
@@ -18,14 +21,53 @@ class WorkloadValidator {
     if (w_.name().empty())
       issues_.add(root_("name"), "must not be empty");
     const ResolvedMesh mesh(w_.mesh(), pod_, root_("mesh"), issues_);
-    if (w_.operations_size() == 0)
-      issues_.add(root_("operations"), "must list at least one operation");
+    check_form();
     for (int i = 0; i < w_.operations_size(); ++i)
       check_operation(i, mesh);
+    check_serving(mesh);
     return issues_.issues();
   }
 
  private:
+  // Exactly one form: operations, or model + scenario + sharding together.
+  void check_form() {
+    std::vector<std::string> given;
+    std::vector<std::string> missing;
+    (w_.has_model() ? given : missing).emplace_back("model");
+    (w_.has_scenario() ? given : missing).emplace_back("scenario");
+    (w_.has_sharding() ? given : missing).emplace_back("sharding");
+    const bool serving = !given.empty();
+    if (w_.operations_size() > 0 && serving) {
+      issues_.add(root_("operations"),
+                  "a workload is either a list of operations or a serving step (model + scenario + "
+                  "sharding), not both; this one also has " +
+                      join(given));
+    } else if (!serving && w_.operations_size() == 0) {
+      issues_.add(root_("operations"),
+                  "must list at least one operation, or give model, scenario and sharding for a "
+                  "serving step");
+    }
+    if (!serving)
+      return;
+    for (const std::string& field : missing) {
+      issues_.add(root_(field),
+                  "missing: a serving step needs model, scenario and sharding "
+                  "together (this workload has " +
+                      join(given) + ")");
+    }
+  }
+
+  // Each part of a serving step that is given is checked; the rules that tie
+  // the parts together need all three.
+  void check_serving(const ResolvedMesh& mesh) {
+    if (w_.has_model())
+      validate_model(w_.model(), root_("model"), issues_);
+    if (w_.has_scenario())
+      validate_scenario(w_.scenario(), root_("scenario"), issues_);
+    if (w_.has_model() && w_.has_scenario() && w_.has_sharding())
+      validate_shapes(w_, validate_sharding(w_, mesh, pod_, issues_), issues_);
+  }
+
   void check_operation(int i, const ResolvedMesh& mesh) {
     const FieldPath path = root_("operations", i);
     const Operation& op = w_.operations(i);

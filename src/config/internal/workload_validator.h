@@ -1,5 +1,9 @@
 // Every rule a workload must satisfy against the pod it runs on, checked once,
-// in one pass that reports all violations (docs/inputs.md lists them).
+// in one pass that reports all violations (docs/inputs.md lists them): the
+// form (operations, or model + scenario + sharding), the mesh, then the rules
+// of whichever form is given (collective_validator.h for operations;
+// model_validator.h, sharding_validator.h and shape_validator.h for a
+// serving step).
 //
 // Internal to src/config: it reads the generated podsim::Workload message.
 // After validate_workload() returns no issues, to_workload_spec() cannot fail.

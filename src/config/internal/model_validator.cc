@@ -1,0 +1,110 @@
+#include "config/internal/model_validator.h"
+
+#include "config/internal/enum_values.h"
+#include "podsim/workload.pb.h"
+
+namespace podsim::config::internal {
+namespace {
+
+// value in [1, max], one issue otherwise.
+bool in_range(const FieldPath& path, uint64_t value, uint64_t max, IssueList& issues) {
+  return issues.at_least(path, value, 1) &&
+         issues.at_most(path, static_cast<double>(value), static_cast<double>(max), "");
+}
+
+void validate_moe(const Moe& moe, uint32_t layers, const FieldPath& path, IssueList& issues) {
+  if (moe.experts() == 0) {
+    issues.add(path("experts"),
+               "must be >= 1 when moe is given (leave moe out for a dense model), got 0");
+  } else {
+    issues.at_most(path("experts"), moe.experts(), kMaxCount, "");
+  }
+  if (moe.experts_per_token() == 0) {
+    issues.add(path("experts_per_token"), "must be >= 1: each token goes to at least one expert");
+  } else if (moe.experts() > 0 && moe.experts_per_token() > moe.experts()) {
+    issues.add(path("experts_per_token"), "must be <= experts (" + std::to_string(moe.experts()) +
+                                              "), got " + std::to_string(moe.experts_per_token()));
+  }
+  issues.at_most(path("shared_experts"), moe.shared_experts(), kMaxCount, "");
+  in_range(path("expert_ffn_dim"), moe.expert_ffn_dim(), kMaxWidth, issues);
+  if (layers > 0 && moe.first_dense_layers() >= layers) {
+    issues.add(path("first_dense_layers"), "must be < layers (" + std::to_string(layers) +
+                                               "), got " +
+                                               std::to_string(moe.first_dense_layers()) +
+                                               ": with every layer dense first, no layer is MoE");
+  }
+  issues.at_most(path("moe_layer_interval"), moe.moe_layer_interval(), kMaxCount, "");
+}
+
+}  // namespace
+
+bool every_layer_is_moe(const Model& model) {
+  return model.has_moe() && model.moe().first_dense_layers() == 0 &&
+         model.moe().moe_layer_interval() <= 1;
+}
+
+void validate_model(const Model& model, const FieldPath& path, IssueList& issues) {
+  if (model.name().empty())
+    issues.add(path("name"), "must not be empty");
+  in_range(path("layers"), model.layers(), kMaxCount, issues);
+  in_range(path("d_model"), model.d_model(), kMaxWidth, issues);
+  const bool heads_ok = in_range(path("heads"), model.heads(), kMaxCount, issues);
+  const bool kv_ok = in_range(path("kv_heads"), model.kv_heads(), kMaxCount, issues);
+  if (heads_ok && kv_ok && model.heads() % model.kv_heads() != 0) {
+    issues.add(path("kv_heads"),
+               plural(model.heads(), "head") + " do not split into equal groups over " +
+                   plural(model.kv_heads(), "KV head") +
+                   ": heads must be a multiple of kv_heads (kv_heads = heads: multi-head; 1: "
+                   "multi-query; in between: grouped-query)");
+  }
+  in_range(path("head_dim"), model.head_dim(), kMaxCount, issues);
+  if (!every_layer_is_moe(model)) {
+    if (model.ffn_dim() == 0) {
+      issues.add(path("ffn_dim"), "must be >= 1: the model has dense FFN layers, got 0");
+    } else {
+      issues.at_most(path("ffn_dim"), static_cast<double>(model.ffn_dim()),
+                     static_cast<double>(kMaxWidth), "");
+    }
+  } else if (model.ffn_dim() != 0) {
+    issues.add(path("ffn_dim"),
+               "every layer is MoE (moe.first_dense_layers 0, moe.moe_layer_interval 1), so a "
+               "dense FFN width would be unused: leave it 0 (the experts' width is "
+               "moe.expert_ffn_dim), got " +
+                   std::to_string(model.ffn_dim()));
+  }
+  in_range(path("vocab"), model.vocab(), kMaxWidth, issues);
+  if (model.has_moe())
+    validate_moe(model.moe(), model.layers(), path("moe"), issues);
+  known_value(*DType_descriptor(), model.weight_dtype(), path("weight_dtype"), issues);
+  known_value(*DType_descriptor(), model.activation_dtype(), path("activation_dtype"), issues);
+  known_value(*DType_descriptor(), model.kv_dtype(), path("kv_dtype"), issues);
+}
+
+void validate_scenario(const Scenario& scenario, const FieldPath& path, IssueList& issues) {
+  const bool phase_ok = set_and_known(*Phase_descriptor(), scenario.phase(), path("phase"), issues);
+  in_range(path("batch"), scenario.batch(), kMaxTokens, issues);
+  if (phase_ok && scenario.phase() == PREFILL && scenario.prompt_len() == 0) {
+    issues.add(path("prompt_len"), "must be >= 1: PREFILL processes each sequence's prompt, got 0");
+  }
+  if (phase_ok && scenario.phase() == DECODE) {
+    if (scenario.context_len() == 0) {
+      issues.add(path("context_len"),
+                 "must be >= 1: DECODE reads the KV cache of the tokens before the one it "
+                 "produces, got 0");
+    }
+    if (scenario.prompt_len() != 0) {
+      issues.add(path("prompt_len"),
+                 "only PREFILL processes a prompt; DECODE would ignore it (the tokens already in "
+                 "the cache are context_len), got " +
+                     std::to_string(scenario.prompt_len()));
+    }
+  }
+  const uint64_t tokens = uint64_t{scenario.prompt_len()} + scenario.context_len();
+  if (tokens > kMaxTokens) {
+    issues.add(path("context_len"),
+               "prompt_len + context_len must be <= " + std::to_string(kMaxTokens) +
+                   " tokens per sequence, got " + std::to_string(tokens));
+  }
+}
+
+}  // namespace podsim::config::internal

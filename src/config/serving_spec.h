@@ -1,0 +1,94 @@
+// Validated, typed description of a serving step (the second workload form in
+// proto/podsim/workload.proto): a model, how it is sharded over the device
+// mesh, and the scenario to play. Produced by the workload loader against a
+// pod, so every axis named here exists and every shape divides evenly.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/dtype.h"
+
+namespace podsim::config {
+
+// Mixture of experts in the FFN of some layers.
+struct MoeSpec {
+  uint32_t experts = 0;            // routed experts
+  uint32_t experts_per_token = 0;  // top-k
+  uint32_t shared_experts = 0;     // always-on experts, each of expert_ffn_dim
+  uint64_t expert_ffn_dim = 0;
+  // Layers [0, first_dense_layers) are dense; after that every
+  // `moe_layer_interval`-th layer is MoE (1: all of them).
+  uint32_t first_dense_layers = 0;
+  uint32_t moe_layer_interval = 1;
+
+  friend bool operator==(const MoeSpec&, const MoeSpec&) = default;
+};
+
+// A decoder-only transformer.
+struct ModelSpec {
+  std::string name;
+  uint32_t layers = 0;
+  uint64_t d_model = 0;
+  uint32_t heads = 0;
+  uint32_t kv_heads = 0;  // == heads: multi-head; 1: multi-query; else grouped-query
+  uint32_t head_dim = 0;
+  uint64_t ffn_dim = 0;   // dense FFN width
+  bool gated_ffn = true;  // SwiGLU-style: three matrices instead of two
+  uint64_t vocab = 0;
+  bool tied_embeddings = false;
+  std::optional<MoeSpec> moe;
+  DType weight_dtype = DType::kBf16;
+  DType activation_dtype = DType::kBf16;
+  DType kv_dtype = DType::kBf16;
+
+  bool is_moe_layer(uint32_t layer) const {
+    return moe && layer >= moe->first_dense_layers &&
+           (layer - moe->first_dense_layers) % moe->moe_layer_interval == 0;
+  }
+
+  friend bool operator==(const ModelSpec&, const ModelSpec&) = default;
+};
+
+enum class Phase { kPrefill, kDecode };
+
+struct ScenarioSpec {
+  Phase phase = Phase::kDecode;
+  uint32_t batch = 1;          // sequences in the step (whole pod)
+  uint32_t prompt_len = 0;     // prefill: tokens per sequence processed
+  uint32_t context_len = 0;    // tokens already in the KV cache per sequence
+  uint32_t micro_batches = 1;  // pipeline micro-batches
+
+  friend bool operator==(const ScenarioSpec&, const ScenarioSpec&) = default;
+};
+
+enum class TensorCollective { kAllReduce, kReduceScatterAllGather };
+enum class KvLayout { kByHeads, kByBatch };
+
+struct ShardingSpec {
+  // Weight-stationary tensor parallelism: none, one axis (1D) or two (2D).
+  std::vector<std::string> tensor_axes;
+  TensorCollective tensor_collective = TensorCollective::kAllReduce;
+  // Weights all-gathered layer by layer over tensor_axes while activations stay
+  // sharded by batch (for large prefill batches).
+  bool weight_gathered = false;
+  KvLayout kv_layout = KvLayout::kByHeads;
+  std::vector<std::string> expert_axes;  // expert parallelism
+  std::vector<std::string> data_axes;    // replicas, batch split over them
+  std::string pipeline_axis;             // empty: no pipeline
+  bool overlap_collectives = true;       // collectives may overlap independent compute
+
+  friend bool operator==(const ShardingSpec&, const ShardingSpec&) = default;
+};
+
+struct ServingSpec {
+  ModelSpec model;
+  ScenarioSpec scenario;
+  ShardingSpec sharding;
+
+  friend bool operator==(const ServingSpec&, const ServingSpec&) = default;
+};
+
+}  // namespace podsim::config

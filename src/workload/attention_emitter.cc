@@ -1,0 +1,77 @@
+// The attention block of one layer for one micro-batch (README.md,
+// "Attention"). Per chip, with rows = tokens of the micro-batch, hd = head_dim:
+//   QKV projection  rows x proj_in x (proj_heads + 2 proj_kv_heads) hd
+//   attention       att_seqs sequences, att_heads heads over att_kv_heads
+//   output          rows x proj_heads hd x proj_in
+// 1D splits heads over T; 2D splits heads over Y and, after the QKV
+// reduce-scatter over X, sequences over X; weight-gathered computes every
+// head for its own sequences. KV by batch trades heads for sequences with an
+// all-to-all over the head axes before attention, and back after it.
+#include "workload/layer_emitter.h"
+
+namespace podsim::workload::internal {
+
+using config::CollectiveKind;
+
+Ref LayerEmitter::attention_core(Ref qkv) {
+  const ShardPlan& p = plan_;
+  const config::ModelSpec& m = p.model;
+  chip::Attention a;
+  a.phase = p.phase == config::Phase::kDecode ? chip::AttentionPhase::kDecode
+                                              : chip::AttentionPhase::kPrefill;
+  a.batch = p.att_seqs;
+  a.q_len = p.q;
+  a.kv_len = p.kv_len;
+  a.heads = p.att_heads;
+  a.kv_heads = p.att_kv_heads;
+  a.head_dim = m.head_dim;
+  a.act = m.activation_dtype;
+  a.kv = m.kv_dtype;
+  a.causal = true;
+  // The new tokens' keys and values, appended to this chip's cache.
+  const uint64_t kv_elements = p.att_seqs * p.q * 2 * p.att_kv_heads * m.head_dim;
+  b_.compute("attn.kv_write", OpClass::kAttention,
+             chip::Copy{chip::bytes_of(kv_elements, m.kv_dtype)}, {qkv});
+  return b_.compute("attn.core", OpClass::kAttention, a, {qkv});
+}
+
+void LayerEmitter::attention(Stream& s, uint32_t layer) {
+  settle(s);
+  layer_ = static_cast<int32_t>(layer);
+  b_.set_context(layer_, s.micro_batch);
+  const ShardPlan& p = plan_;
+  const config::ModelSpec& m = p.model;
+  const uint64_t hd = m.head_dim;
+  const bool two_d = p.scheme == TensorScheme::k2D;
+  const uint64_t qkv_cols = (p.proj_heads + 2 * p.proj_kv_heads) * hd;
+  const uint64_t qkv_weights = m.d_model * (uint64_t{m.heads} + 2ull * m.kv_heads) * hd;
+  const uint64_t out_weights = uint64_t{m.heads} * hd * m.d_model;
+
+  Ref x = projection_input(s, "attn");
+  x = matmul("attn.qkv", OpClass::kAttentionProjection, 1, p.rows, p.proj_in, qkv_cols, x,
+             qkv_weights);
+  // 2D: the QKV outputs are partial sums over X; reduce-scatter them by
+  // sequence, so each chip attends for rows / X tokens.
+  if (two_d)
+    x = act_collective("attn.qkv.scatter_x", CollectiveKind::kReduceScatter, p.rows * qkv_cols, p.x,
+                       x);
+  const AxisGroup& head_axes = two_d ? p.y : p.tensor;
+  const uint64_t head_rows = two_d ? p.rows / p.x.chips : p.rows;
+  if (p.kv_by_batch)
+    x = act_collective("attn.to_batch", CollectiveKind::kAllToAll,
+                       head_rows * (uint64_t{m.heads} + 2ull * m.kv_heads) * hd, head_axes, x);
+  x = attention_core(x);
+  if (p.kv_by_batch)
+    x = act_collective("attn.to_heads", CollectiveKind::kAllToAll, head_rows * m.heads * hd,
+                       head_axes, x);
+  if (two_d)
+    x = act_collective("attn.out.gather_x", CollectiveKind::kAllGather, p.rows * p.proj_heads * hd,
+                       p.x, x);
+  x = matmul("attn.out", OpClass::kAttentionProjection, 1, p.rows, p.proj_heads * hd, p.proj_in, x,
+             out_weights);
+  Layout layout = Layout::kFull;
+  x = reduce_output(x, "attn", layout);
+  residual_add(s, "attn.residual", x, layout);
+}
+
+}  // namespace podsim::workload::internal

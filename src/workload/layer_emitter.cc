@@ -1,0 +1,278 @@
+// Steps shared by every block, and the two ends of the model (embedding, LM
+// head). Formulas are per chip and per micro-batch; README.md has the full
+// schedules.
+#include "workload/layer_emitter.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace podsim::workload::internal {
+namespace {
+
+using config::CollectiveKind;
+
+// Vector FLOPs per output element of the FFN activation: SiLU (negate, exp,
+// add, divide) times the up projection when gated; GELU-like otherwise.
+// Rough counts: vector work is a small share of a layer's time.
+constexpr uint32_t kGatedActivationFlops = 5;
+constexpr uint32_t kActivationFlops = 4;
+// Bytes per token of the LM head's cross-chip argmax: an fp32 value and an
+// int32 index.
+constexpr uint64_t kArgmaxBytesPerToken = 8;
+// Bytes per row of the RMS statistics a 2D norm all-reduces (one fp32 sum).
+constexpr uint64_t kNormStatBytesPerRow = 4;
+
+}  // namespace
+
+uint64_t LayerEmitter::residual_elements(Layout layout) const {
+  const uint64_t d = plan_.model.d_model;
+  const uint64_t t = plan_.tensor.chips;
+  switch (layout) {
+    case Layout::kFull:
+      return plan_.rows * d;
+    case Layout::kTokenScattered:
+      return plan_.rows / t * d;
+    case Layout::kModelScattered:
+      return plan_.rows * (d / t);
+  }
+  return 0;
+}
+
+uint64_t LayerEmitter::residual_bytes(Layout layout) const {
+  return plan_.act_bytes(residual_elements(layout));
+}
+
+uint64_t LayerEmitter::gathered_weight_bytes() const {
+  uint64_t total = 0;
+  for (const auto& [name, slot] : slots_)
+    total += slot.max_bytes;
+  return total;
+}
+
+Ref LayerEmitter::collective(std::string_view name, config::CollectiveKind kind, uint64_t bytes,
+                             const AxisGroup& group, Ref input, config::DType dtype) {
+  if (group.chips <= 1)
+    return input;  // a group of one chip already holds the result
+  config::CollectiveSpec spec;
+  spec.kind = kind;
+  spec.bytes = bytes;
+  spec.axes = group.names;
+  spec.dtype = dtype;
+  return b_.communicate(name, OpClass::kCollective, spec, {input});
+}
+
+Ref LayerEmitter::act_collective(std::string_view name, config::CollectiveKind kind,
+                                 uint64_t elements, const AxisGroup& group, Ref input) {
+  return collective(name, kind, plan_.act_bytes(elements), group, input,
+                    plan_.model.activation_dtype);
+}
+
+Ref LayerEmitter::gather_weights(const std::string& slot, uint64_t full_weight_elements) {
+  if (plan_.scheme != TensorScheme::kWeightGathered || plan_.tensor.chips <= 1 ||
+      full_weight_elements == 0)
+    return kNoRef;
+  WeightSlot& s = slots_[slot];
+  if (s.layer == layer_ && s.gather != kNoRef)
+    return s.gather;  // still holds this layer's weights (layer-major micro-batches)
+  const uint64_t bytes = plan_.weight_bytes(full_weight_elements);
+  // Waits for the last reader of the buffer (write after read): with one
+  // buffer per slot, layer l's gather overlaps the rest of layer l - 1.
+  s.gather = collective(slot + ".gather_weights", CollectiveKind::kAllGather, bytes, plan_.tensor,
+                        s.last_use, plan_.model.weight_dtype);
+  s.layer = layer_;
+  s.max_bytes = std::max(s.max_bytes, bytes);
+  return s.gather;
+}
+
+Ref LayerEmitter::matmul(std::string_view slot, OpClass op_class, uint64_t batch, uint64_t m,
+                         uint64_t k, uint64_t n, Ref input, uint64_t full_weight_elements) {
+  const Ref w = gather_weights(std::string(slot), full_weight_elements);
+  chip::Matmul mm;
+  mm.batch = batch;
+  mm.m = m;
+  mm.k = k;
+  mm.n = n;
+  mm.act = plan_.model.activation_dtype;
+  mm.weight = plan_.model.weight_dtype;
+  const Ref r = b_.compute(slot, op_class, mm, {input, w});
+  if (w != kNoRef)
+    slots_[std::string(slot)].last_use = r;
+  return r;
+}
+
+Ref LayerEmitter::activation(std::string_view name, OpClass op_class, uint64_t rows, uint64_t cols,
+                             Ref input) {
+  const bool gated = plan_.model.gated_ffn;
+  chip::Elementwise e;
+  e.elements = rows * cols;
+  e.flops_per_element = gated ? kGatedActivationFlops : kActivationFlops;
+  e.bytes_in = plan_.act_bytes(rows * cols) * (gated ? 2 : 1);
+  e.bytes_out = plan_.act_bytes(rows * cols);
+  return b_.compute(name, op_class, e, {input});
+}
+
+// RMS norm of the residual stream in its layout. In the model-scattered (2D)
+// layout a row's elements are spread over the tensor group: sum of squares
+// locally, all-reduce of one fp32 per row, then scale locally.
+Ref LayerEmitter::norm(const Stream& s, std::string_view name) {
+  const uint64_t d = plan_.model.d_model;
+  const uint64_t t = plan_.tensor.chips;
+  const config::DType act = plan_.model.activation_dtype;
+  if (s.layout != Layout::kModelScattered) {
+    const uint64_t rows = s.layout == Layout::kFull ? plan_.rows : plan_.rows / t;
+    return b_.compute(name, OpClass::kNorm, chip::Norm{chip::NormKind::kRms, rows, d, act},
+                      {s.residual});
+  }
+  const uint64_t local = plan_.rows * (d / t);
+  const std::string n(name);
+  Ref r = b_.compute(n + ".sumsq", OpClass::kNorm, chip::Reduction{local, plan_.rows, act},
+                     {s.residual});
+  r = collective(n + ".allreduce", CollectiveKind::kAllReduce, plan_.rows * kNormStatBytesPerRow,
+                 plan_.tensor, r, config::DType::kFp32);
+  chip::Elementwise scale;
+  scale.elements = local;
+  scale.flops_per_element = 2;  // times 1 / rms, times gamma
+  scale.bytes_in = plan_.act_bytes(local) + plan_.rows * kNormStatBytesPerRow;
+  scale.bytes_out = plan_.act_bytes(local);
+  return b_.compute(name, OpClass::kNorm, scale, {r, s.residual});
+}
+
+// 1D and weight-gathered projections read full rows (rows x d); 2D ones read
+// rows x d / X, so a model-scattered stream is all-gathered over Y only.
+Ref LayerEmitter::projection_input(const Stream& s, std::string_view prefix) {
+  const std::string p(prefix);
+  const Ref x = norm(s, p + ".norm");
+  switch (s.layout) {
+    case Layout::kFull:
+      return x;  // 2D: the chip slices its d / X columns locally
+    case Layout::kTokenScattered:
+      return act_collective(p + ".gather", CollectiveKind::kAllGather,
+                            plan_.rows * plan_.model.d_model, plan_.tensor, x);
+    case Layout::kModelScattered:
+      return act_collective(p + ".gather_y", CollectiveKind::kAllGather, plan_.rows * plan_.proj_in,
+                            plan_.y, x);
+  }
+  return x;
+}
+
+Ref LayerEmitter::full_rows(const Stream& s, Ref input, uint64_t rows, std::string_view name) {
+  if (s.layout == Layout::kFull)
+    return input;
+  return act_collective(name, CollectiveKind::kAllGather, rows * plan_.model.d_model, plan_.tensor,
+                        input);
+}
+
+// 1D: all-reduce (or reduce-scatter of tokens) of rows x d over T.
+// 2D: reduce-scatter over Y of rows x d / X, leaving rows x d / T.
+// Weight-gathered: the matmul saw whole weights; nothing to reduce.
+Ref LayerEmitter::reduce_output(Ref input, std::string_view prefix, Layout& layout) {
+  const std::string p(prefix);
+  const uint64_t rows_d = plan_.rows * plan_.model.d_model;
+  switch (plan_.scheme) {
+    case TensorScheme::k1D:
+      if (plan_.reduce_scatter) {
+        layout = Layout::kTokenScattered;
+        return act_collective(p + ".reduce_scatter", CollectiveKind::kReduceScatter, rows_d,
+                              plan_.tensor, input);
+      }
+      layout = Layout::kFull;
+      return act_collective(p + ".allreduce", CollectiveKind::kAllReduce, rows_d, plan_.tensor,
+                            input);
+    case TensorScheme::k2D:
+      layout = Layout::kModelScattered;
+      return act_collective(p + ".scatter_y", CollectiveKind::kReduceScatter,
+                            plan_.rows * plan_.proj_in, plan_.y, input);
+    case TensorScheme::kWeightGathered:
+      layout = Layout::kFull;
+      return input;
+  }
+  return input;
+}
+
+void LayerEmitter::residual_add(Stream& s, std::string_view name, Ref block_output,
+                                Layout output_layout) {
+  assert(!s.pending.armed);  // every block settles its stream first
+  s.pending = PendingAdd{true, layer_, std::string(name), block_output, output_layout};
+}
+
+// The sum keeps the stream's scattered layout if either side has one: a
+// chip adds only its own shard (slicing a replicated array is free).
+void LayerEmitter::settle(Stream& s) {
+  if (!s.pending.armed)
+    return;
+  const PendingAdd add_of = std::move(s.pending);
+  s.pending = PendingAdd{};
+  const Layout layout = s.layout != Layout::kFull ? s.layout : add_of.output_layout;
+  const uint64_t elements = residual_elements(layout);
+  const uint64_t bytes = plan_.act_bytes(elements);
+  chip::Elementwise add;
+  add.elements = elements;
+  add.bytes_in = 2 * bytes;
+  add.bytes_out = bytes;
+  b_.set_context(add_of.layer, s.micro_batch);
+  s.residual =
+      b_.compute(add_of.name, OpClass::kElementwise, add, {add_of.block_output, s.residual});
+  s.layout = layout;
+  max_residual_bytes_ = std::max(max_residual_bytes_, bytes);
+}
+
+// The table is stored split by columns (vocab x d / T per chip): each chip
+// looks up its columns of the tokens, then 1D all-gathers them into full
+// rows, 2D keeps them (the model-scattered layout), weight-gathered trades
+// them with an all-to-all for full rows of its own sequences.
+void LayerEmitter::embedding(Stream& s) {
+  layer_ = -1;
+  b_.set_context(-1, s.micro_batch);
+  const uint64_t t = plan_.tensor.chips;
+  const uint64_t d = plan_.model.d_model;
+  const bool wg = plan_.scheme == TensorScheme::kWeightGathered;
+  const uint64_t tokens = wg ? plan_.rows * t : plan_.rows;
+  const chip::Embedding e{tokens, d / t, plan_.model.vocab, plan_.model.weight_dtype};
+  Ref r = b_.compute("embed", OpClass::kEmbedding, e, {});
+  switch (plan_.scheme) {
+    case TensorScheme::k1D:
+      r = act_collective("embed.gather", CollectiveKind::kAllGather, plan_.rows * d, plan_.tensor,
+                         r);
+      s.layout = Layout::kFull;
+      break;
+    case TensorScheme::k2D:
+      s.layout = Layout::kModelScattered;
+      break;
+    case TensorScheme::kWeightGathered:
+      r = act_collective("embed.to_rows", CollectiveKind::kAllToAll, tokens * d, plan_.tensor, r);
+      s.layout = Layout::kFull;
+      break;
+  }
+  s.residual = r;
+  max_residual_bytes_ = std::max(max_residual_bytes_, residual_bytes(s.layout));
+}
+
+// Final norm and vocabulary-parallel LM head (d x V / T per chip) over the
+// tokens that are sampled, then an argmax: local, and an all-reduce of (value,
+// index) per token over T. Weight-gathered gathers the T chips' tokens
+// instead of the V x d weights (the largest gather of the step otherwise).
+void LayerEmitter::lm_head(Stream& s) {
+  settle(s);
+  layer_ = -1;
+  b_.set_context(-1, s.micro_batch);
+  const uint64_t t = plan_.tensor.chips;
+  const uint64_t d = plan_.model.d_model;
+  const config::DType act = plan_.model.activation_dtype;
+  const uint64_t last = plan_.last_rows;
+  Ref x = full_rows(s, s.residual, last, "final.gather");
+  x = b_.compute("final_norm", OpClass::kNorm, chip::Norm{chip::NormKind::kRms, last, d, act}, {x});
+  uint64_t rows = last;
+  if (plan_.scheme == TensorScheme::kWeightGathered) {
+    rows = last * t;
+    x = act_collective("lm_head.gather", CollectiveKind::kAllGather, rows * d, plan_.tensor, x);
+  }
+  const uint64_t vocab = plan_.model.vocab / t;
+  chip::Matmul mm{1, rows, d, vocab, act, plan_.model.weight_dtype};
+  Ref logits = b_.compute("lm_head", OpClass::kLmHead, mm, {x});
+  Ref best = b_.compute("lm_head.argmax", OpClass::kLmHead,
+                        chip::Reduction{rows * vocab, rows, act}, {logits});
+  collective("lm_head.argmax.allreduce", CollectiveKind::kAllReduce, rows * kArgmaxBytesPerToken,
+             plan_.tensor, best, config::DType::kFp32);
+}
+
+}  // namespace podsim::workload::internal

@@ -1,0 +1,108 @@
+// Internal to the workload layer: emits the instructions of one block
+// (embedding, attention, FFN or MoE, LM head) for one micro-batch, following
+// the schedules in README.md. The residual stream of each micro-batch is a
+// Stream; its layout says how the chips of the tensor group hold it between
+// blocks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "workload/program_builder.h"
+#include "workload/shard_plan.h"
+
+namespace podsim::workload::internal {
+
+enum class Layout : uint8_t {
+  kFull,            // rows x d on every chip of the tensor group
+  kTokenScattered,  // 1D reduce-scatter: rows / T tokens x d
+  kModelScattered,  // 2D: rows x d / T (d over X, then Y)
+};
+
+// A block's output waiting to be added to the residual stream. The add is
+// emitted when the stream is next used, so that with several micro-batches a
+// block's closing collective overlaps the other micro-batches' compute
+// instead of blocking the compute unit right away.
+struct PendingAdd {
+  bool armed = false;
+  int32_t layer = -1;
+  std::string name;
+  Ref block_output = kNoRef;
+  Layout output_layout = Layout::kFull;
+};
+
+struct Stream {
+  uint32_t micro_batch = 0;
+  Layout layout = Layout::kFull;
+  Ref residual = kNoRef;  // producer of the residual stream (kNoRef: received)
+  PendingAdd pending;
+};
+
+class LayerEmitter {
+ public:
+  LayerEmitter(const ShardPlan& plan, ProgramBuilder& builder) : plan_(plan), b_(builder) {}
+
+  void embedding(Stream& s);
+  void attention(Stream& s, uint32_t layer);
+  // The dense FFN, or the MoE block on MoE layers.
+  void ffn(Stream& s, uint32_t layer);
+  void lm_head(Stream& s);
+  // Emits the stream's pending residual add, if any. Blocks do it first;
+  // it changes the builder's context, so call it before setting one.
+  void settle(Stream& s);
+
+  // Elements and bytes of a micro-batch's residual stream on one chip in
+  // `layout`.
+  uint64_t residual_elements(Layout layout) const;
+  uint64_t residual_bytes(Layout layout) const;
+  // Largest residual stream seen, and (weight-gathered) the bytes of the
+  // gathered-weight buffers: one per weight slot, as large as its largest use.
+  uint64_t max_residual_bytes() const { return max_residual_bytes_; }
+  uint64_t gathered_weight_bytes() const;
+
+ private:
+  // Common steps (layer_emitter.cc).
+  Ref collective(std::string_view name, config::CollectiveKind kind, uint64_t bytes,
+                 const AxisGroup& group, Ref input, config::DType dtype);
+  Ref act_collective(std::string_view name, config::CollectiveKind kind, uint64_t elements,
+                     const AxisGroup& group, Ref input);
+  // A matmul whose weights live in `slot`; weight-gathered, their all-gather
+  // of `full_weight_elements` comes first (0: replicated weights, never
+  // gathered).
+  Ref matmul(std::string_view slot, OpClass op_class, uint64_t batch, uint64_t m, uint64_t k,
+             uint64_t n, Ref input, uint64_t full_weight_elements);
+  Ref gather_weights(const std::string& slot, uint64_t full_weight_elements);
+  Ref activation(std::string_view name, OpClass op_class, uint64_t rows, uint64_t cols, Ref input);
+  Ref norm(const Stream& s, std::string_view name);
+  // The normed stream, as the first projection of a block reads it.
+  Ref projection_input(const Stream& s, std::string_view prefix);
+  // `rows` full rows (rows x d) on every chip of the tensor group.
+  Ref full_rows(const Stream& s, Ref input, uint64_t rows, std::string_view name);
+  // The row-parallel output's reduction; sets `layout` to what it leaves.
+  Ref reduce_output(Ref input, std::string_view prefix, Layout& layout);
+  // Arms the residual add of a block's output (see PendingAdd).
+  void residual_add(Stream& s, std::string_view name, Ref block_output, Layout output_layout);
+
+  // Blocks (attention_emitter.cc, ffn_emitter.cc).
+  Ref attention_core(Ref qkv);
+  void dense_ffn(Stream& s);
+  void moe(Stream& s);
+  Ref shared_experts(Ref input);
+
+  struct WeightSlot {
+    int32_t layer = -1;      // whose weights the buffer holds
+    Ref gather = kNoRef;     // the all-gather that filled it
+    Ref last_use = kNoRef;   // the last matmul that read it
+    uint64_t max_bytes = 0;  // largest gather into it
+  };
+
+  const ShardPlan& plan_;
+  ProgramBuilder& b_;
+  int32_t layer_ = -1;
+  uint64_t max_residual_bytes_ = 0;
+  std::map<std::string, WeightSlot> slots_;
+};
+
+}  // namespace podsim::workload::internal

@@ -1,0 +1,125 @@
+// lower(): the stage programs, in stage order so that each stage can point
+// its receives at the previous stage's transfers.
+//
+// Instruction order within a stage (compute runs in this order):
+//  - with a pipeline, micro-batch by micro-batch: a stage runs one
+//    micro-batch through all its layers and hands it on before the next, so
+//    the next stage can start early (a forward pipeline then takes about
+//    M + P - 1 micro-batch times, P - 1 of them bubble);
+//  - without one, block by block: each attention or FFN block runs for every
+//    micro-batch before the next block, so one micro-batch's collectives
+//    overlap another's compute.
+#include <algorithm>
+#include <vector>
+
+#include "workload/layer_emitter.h"
+#include "workload/memory.h"
+#include "workload/model_math.h"
+#include "workload/program.h"
+#include "workload/program_builder.h"
+#include "workload/shard_plan.h"
+
+namespace podsim::workload {
+namespace {
+
+using internal::LayerEmitter;
+using internal::Layout;
+using internal::ProgramBuilder;
+using internal::ShardPlan;
+using internal::StageExtent;
+using internal::Stream;
+
+struct StageResult {
+  StageProgram program;
+  MemoryFootprint memory;
+  std::vector<int32_t> transfers;  // per micro-batch; -1 on the last stage
+  std::vector<Layout> layouts;     // the layout each micro-batch leaves in
+};
+
+void run_micro_batch_major(LayerEmitter& em, ProgramBuilder& b, const StageExtent& stage,
+                           std::vector<Stream>& streams, StageResult& out) {
+  for (Stream& s : streams) {
+    if (stage.first)
+      em.embedding(s);
+    for (uint32_t l = stage.first_layer; l < stage.first_layer + stage.layers; ++l) {
+      em.attention(s, l);
+      em.ffn(s, l);
+    }
+    if (stage.last) {
+      em.lm_head(s);
+      continue;
+    }
+    em.settle(s);
+    b.set_context(-1, s.micro_batch);
+    const StageTransfer send{+1, em.residual_bytes(s.layout)};
+    const auto t = b.communicate("stage.send", OpClass::kStageTransfer, send, {s.residual});
+    out.transfers[s.micro_batch] = static_cast<int32_t>(t);
+  }
+}
+
+void run_block_major(LayerEmitter& em, const StageExtent& stage, std::vector<Stream>& streams) {
+  for (Stream& s : streams)
+    em.embedding(s);
+  for (uint32_t l = stage.first_layer; l < stage.first_layer + stage.layers; ++l) {
+    for (Stream& s : streams)
+      em.attention(s, l);
+    for (Stream& s : streams)
+      em.ffn(s, l);
+  }
+  for (Stream& s : streams)
+    em.lm_head(s);
+}
+
+StageResult lower_stage(const ShardPlan& plan, uint32_t stage_index, const StageResult* previous) {
+  const uint32_t stages = static_cast<uint32_t>(plan.pipeline.chips);
+  const StageExtent stage{stage_index * plan.layers_per_stage, plan.layers_per_stage,
+                          stage_index == 0, stage_index + 1 == stages};
+  ProgramBuilder b(plan.overlap);
+  LayerEmitter em(plan, b);
+  StageResult out;
+  out.transfers.assign(plan.micro_batches, -1);
+  std::vector<Stream> streams(plan.micro_batches);
+  for (uint32_t mb = 0; mb < plan.micro_batches; ++mb) {
+    streams[mb].micro_batch = mb;
+    if (previous != nullptr) {
+      streams[mb].layout = previous->layouts[mb];
+      b.expect_receive(mb, previous->transfers[mb]);
+    }
+  }
+  if (stages > 1)
+    run_micro_batch_major(em, b, stage, streams, out);
+  else
+    run_block_major(em, stage, streams);
+  for (const Stream& s : streams)
+    out.layouts.push_back(s.layout);
+
+  out.memory.weight_bytes = internal::stage_weight_bytes(plan, stage) + em.gathered_weight_bytes();
+  out.memory.kv_cache_bytes = internal::stage_kv_cache_bytes(plan, stage);
+  uint64_t working_set = 0;
+  for (const Instruction& ins : b.program().instructions)
+    working_set = std::max(working_set, internal::activation_working_set(ins));
+  out.memory.activation_peak_bytes = plan.micro_batches * em.max_residual_bytes() + working_set;
+  out.program = b.take();
+  return out;
+}
+
+}  // namespace
+
+Program lower(const config::ServingSpec& serving, const MeshAxes& mesh) {
+  const ShardPlan plan = internal::make_plan(serving, mesh);
+  Program program;
+  program.pipeline_axis = serving.sharding.pipeline_axis;
+  StageResult previous;
+  for (uint32_t s = 0; s < plan.pipeline.chips; ++s) {
+    StageResult stage = lower_stage(plan, s, s == 0 ? nullptr : &previous);
+    if (stage.memory.total() > program.memory_per_chip.total())
+      program.memory_per_chip = stage.memory;
+    program.stages.push_back(std::move(stage.program));
+    previous = std::move(stage);
+  }
+  program.model_flops = model_flops(serving);
+  program.tokens = step_tokens(serving.scenario);
+  return program;
+}
+
+}  // namespace podsim::workload

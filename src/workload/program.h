@@ -1,0 +1,117 @@
+// The workload layer: a serving step lowered into an SPMD program.
+//
+// lower() turns model + sharding + scenario into one program per pipeline
+// stage; every chip of a stage runs that stage's program on its own shard
+// (SPMD). A program is a list of instructions with explicit dependencies:
+//  - compute instructions (chip::Op, with their true per-shard shapes) run on
+//    the chip's one compute unit in program order: each waits for the previous
+//    compute instruction and for its own dependencies;
+//  - collectives over mesh axes (config::CollectiveSpec) and stage transfers
+//    (pipeline activations) start as soon as their dependencies are done and
+//    run alongside compute, so a collective overlaps whatever compute does
+//    not depend on it. With overlap disabled in the sharding, lowering makes
+//    every compute instruction depend on the collectives issued before it.
+// The engine (src/engine) plays programs on the pod.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "chip/ops.h"
+#include "config/serving_spec.h"
+#include "config/workload_spec.h"
+
+namespace podsim::workload {
+
+// What an instruction is, for the breakdown by op class.
+enum class OpClass : uint8_t {
+  kEmbedding,
+  kNorm,
+  kAttentionProjection,  // Q/K/V and output projections
+  kAttention,            // scores, softmax, values against the KV cache
+  kFfn,                  // dense FFN matmuls and activation
+  kMoeRouter,
+  kExpertFfn,  // routed and shared experts
+  kLmHead,
+  kElementwise,  // residual adds and other vector work
+  kCollective,
+  kStageTransfer,
+};
+const char* to_string(OpClass c);
+
+// Activations sent to the chip at the same coordinates in the next
+// (direction +1) or previous (-1) pipeline stage; the matching receive is a
+// dependency of the receiving stage's instruction (see Instruction::recv_from).
+struct StageTransfer {
+  int32_t direction = +1;
+  uint64_t bytes = 0;
+};
+
+using Body = std::variant<chip::Op, config::CollectiveSpec, StageTransfer>;
+
+struct Instruction {
+  std::string name;    // "L12.attn.qkv", "embed", "lm_head", ...
+  int32_t layer = -1;  // -1 outside the layer stack
+  OpClass op_class = OpClass::kElementwise;
+  uint32_t micro_batch = 0;
+  Body body;
+  // Earlier instructions of the same stage program that must finish first.
+  std::vector<uint32_t> deps;
+  // For the first instruction a stage runs on a micro-batch: the index, in the
+  // previous stage's program, of the StageTransfer that delivers its input
+  // (-1: none).
+  int32_t recv_from = -1;
+};
+
+struct StageProgram {
+  std::vector<Instruction> instructions;
+};
+
+// Bytes one chip holds, per kind, at the peak of the step.
+struct MemoryFootprint {
+  uint64_t weight_bytes = 0;
+  uint64_t kv_cache_bytes = 0;
+  uint64_t activation_peak_bytes = 0;
+  uint64_t total() const { return weight_bytes + kv_cache_bytes + activation_peak_bytes; }
+};
+
+struct Program {
+  std::vector<StageProgram> stages;  // index = pipeline stage (1 without a pipeline)
+  std::string pipeline_axis;         // empty without a pipeline
+  MemoryFootprint memory_per_chip;   // the largest over stages
+  // Useful FLOPs of the whole step over the whole pod (no padding, no
+  // recomputation), for model FLOP utilisation.
+  double model_flops = 0;
+  uint64_t tokens = 0;  // tokens the step produces (decode) or processes (prefill)
+};
+
+// Mesh axis sizes the lowering needs (names as in the workload's mesh).
+struct MeshAxes {
+  std::vector<std::string> names;
+  std::vector<uint32_t> sizes;
+  // Size of one axis; 1 for an empty name. Throws std::out_of_range on an unknown one.
+  uint32_t size(std::string_view name) const;
+  // Product of the sizes of the named axes.
+  uint64_t product(const std::vector<std::string>& axes) const;
+};
+
+// A shape the sharding cannot split evenly (heads over the tensor axes,
+// layers over pipeline stages, ...). `field` is the workload field path to
+// blame, e.g. "model.kv_heads"; the caller adds the file.
+class ShapeError : public std::runtime_error {
+ public:
+  ShapeError(std::string field, const std::string& message)
+      : std::runtime_error(message), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
+};
+
+Program lower(const config::ServingSpec& serving, const MeshAxes& mesh);
+
+}  // namespace podsim::workload

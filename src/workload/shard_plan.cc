@@ -1,0 +1,296 @@
+#include "workload/shard_plan.h"
+
+#include <algorithm>
+
+#include "chip/ops.h"
+
+namespace podsim::workload::internal {
+namespace {
+
+using config::ModelSpec;
+using config::Phase;
+
+std::string list(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i ? ", " : "") + names[i];
+  return out + "]";
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+AxisGroup group(const MeshAxes& mesh, std::vector<std::string> names) {
+  AxisGroup g;
+  g.chips = mesh.product(names);
+  g.names = std::move(names);
+  return g;
+}
+
+// The axes of `from` that are not in any of `minus`.
+std::vector<std::string> difference(const std::vector<std::string>& from,
+                                    std::initializer_list<const std::vector<std::string>*> minus) {
+  std::vector<std::string> out;
+  for (const std::string& a : from) {
+    if (std::none_of(minus.begin(), minus.end(), [&](const auto* m) { return contains(*m, a); }))
+      out.push_back(a);
+  }
+  return out;
+}
+
+// "64 heads do not divide evenly over the 48 chips of tensor axes [x, y]".
+void require_divides(uint64_t value, uint64_t parts, const char* field, const std::string& what,
+                     const std::string& over) {
+  if (parts == 0 || value % parts != 0)
+    throw ShapeError(field,
+                     std::to_string(value) + " " + what + " do not divide evenly over " + over);
+}
+
+void require_positive(uint64_t value, const char* field, const char* what) {
+  if (value == 0)
+    throw ShapeError(field, std::string(what) + " must be at least 1");
+}
+
+// KV heads per chip when heads are split over `chips`: K / n when n divides
+// K, else 1 with each KV head replicated on n / K chips (those chips' query
+// heads all belong to it).
+uint64_t kv_heads_per_chip(uint64_t kv_heads, uint64_t chips, const std::string& over) {
+  if (kv_heads % chips == 0)
+    return kv_heads / chips;
+  if (chips % kv_heads == 0)
+    return 1;
+  throw ShapeError("model.kv_heads", std::to_string(kv_heads) +
+                                         " KV heads neither divide evenly over nor replicate "
+                                         "evenly across " +
+                                         over);
+}
+
+void check_model(const ModelSpec& m) {
+  require_positive(m.layers, "model.layers", "layers");
+  require_positive(m.d_model, "model.d_model", "d_model");
+  require_positive(m.heads, "model.heads", "heads");
+  require_positive(m.kv_heads, "model.kv_heads", "kv_heads");
+  require_positive(m.head_dim, "model.head_dim", "head_dim");
+  require_positive(m.vocab, "model.vocab", "vocab");
+  require_divides(m.heads, m.kv_heads, "model.kv_heads", "query heads",
+                  "the " + std::to_string(m.kv_heads) + " KV heads (grouped-query attention)");
+  bool any_dense = false;
+  bool any_moe = false;
+  for (uint32_t l = 0; l < m.layers; ++l)
+    (m.is_moe_layer(l) ? any_moe : any_dense) = true;
+  if (any_dense)
+    require_positive(m.ffn_dim, "model.ffn_dim", "ffn_dim");
+  if (any_moe) {
+    require_positive(m.moe->experts, "model.moe.experts", "experts");
+    require_positive(m.moe->experts_per_token, "model.moe.experts_per_token", "experts_per_token");
+    require_positive(m.moe->expert_ffn_dim, "model.moe.expert_ffn_dim", "expert_ffn_dim");
+    if (m.moe->experts_per_token > m.moe->experts)
+      throw ShapeError("model.moe.experts_per_token", "experts_per_token exceeds experts");
+  }
+}
+
+void check_roles(const config::ShardingSpec& s) {
+  const std::string& p = s.pipeline_axis;
+  if (!p.empty() &&
+      (contains(s.tensor_axes, p) || contains(s.data_axes, p) || contains(s.expert_axes, p)))
+    throw ShapeError("sharding.pipeline_axis",
+                     "pipeline axis " + p + " is also a tensor, data or expert axis");
+  for (const std::string& a : s.tensor_axes) {
+    if (contains(s.data_axes, a))
+      throw ShapeError("sharding.data_axes", "axis " + a + " is both a tensor and a data axis");
+  }
+  if (s.tensor_axes.size() > 2 && !s.weight_gathered)
+    throw ShapeError("sharding.tensor_axes",
+                     "weight-stationary tensor parallelism takes one axis (1D) or two (2D), not " +
+                         std::to_string(s.tensor_axes.size()));
+}
+
+void plan_1d(ShardPlan& p, uint64_t b_mb) {
+  const ModelSpec& m = p.model;
+  const std::string over = p.tensor.describe("tensor");
+  const uint64_t t = p.tensor.chips;
+  require_divides(m.heads, t, "model.heads", "heads", over);
+  p.proj_kv_heads = kv_heads_per_chip(m.kv_heads, t, over);
+  require_divides(m.d_model, t, "model.d_model", "d_model columns (embedding table)", over);
+  require_divides(m.vocab, t, "model.vocab", "vocabulary entries (LM head)", over);
+  p.seqs = b_mb;
+  p.proj_in = m.d_model;
+  p.proj_heads = m.heads / t;
+  p.ffn_cols = m.ffn_dim / t;
+  if (p.reduce_scatter)
+    require_divides(b_mb * p.q, t, "scenario.batch",
+                    "tokens per micro-batch (reduce-scatter splits tokens)", over);
+  if (p.kv_by_batch) {
+    require_divides(b_mb, t, "scenario.batch", "sequences per micro-batch (KV cache by batch)",
+                    over);
+    p.att_seqs = b_mb / t;
+    p.att_heads = m.heads;
+    p.att_kv_heads = m.kv_heads;
+  } else {
+    p.att_seqs = b_mb;
+    p.att_heads = p.proj_heads;
+    p.att_kv_heads = p.proj_kv_heads;
+  }
+}
+
+void plan_2d(ShardPlan& p, uint64_t b_mb) {
+  const ModelSpec& m = p.model;
+  const std::string over = p.tensor.describe("tensor");
+  const std::string over_y = p.y.describe("tensor");
+  require_divides(m.heads, p.y.chips, "model.heads", "heads", over_y);
+  p.proj_kv_heads = kv_heads_per_chip(m.kv_heads, p.y.chips, over_y);
+  require_divides(m.d_model, p.tensor.chips, "model.d_model", "d_model columns", over);
+  require_divides(m.vocab, p.tensor.chips, "model.vocab", "vocabulary entries (LM head)", over);
+  require_divides(b_mb, p.x.chips, "scenario.batch",
+                  "sequences per micro-batch (2D attention splits sequences over the first "
+                  "tensor axis)",
+                  p.x.describe("tensor"));
+  p.seqs = b_mb;
+  p.proj_in = m.d_model / p.x.chips;
+  p.proj_heads = m.heads / p.y.chips;
+  p.ffn_cols = m.ffn_dim / p.y.chips;
+  const uint64_t seqs_x = b_mb / p.x.chips;
+  if (p.kv_by_batch) {
+    require_divides(seqs_x, p.y.chips, "scenario.batch",
+                    "sequences per micro-batch and first-axis chip (KV cache by batch)", over_y);
+    p.att_seqs = seqs_x / p.y.chips;
+    p.att_heads = m.heads;
+    p.att_kv_heads = m.kv_heads;
+  } else {
+    p.att_seqs = seqs_x;
+    p.att_heads = p.proj_heads;
+    p.att_kv_heads = p.proj_kv_heads;
+  }
+}
+
+void plan_weight_gathered(ShardPlan& p, uint64_t b_mb) {
+  const ModelSpec& m = p.model;
+  const std::string over = p.tensor.describe("tensor");
+  const uint64_t t = p.tensor.chips;
+  require_divides(b_mb, t, "scenario.batch",
+                  "sequences per micro-batch (weight-gathered: activations split by sequence)",
+                  over);
+  require_divides(m.d_model, t, "model.d_model", "d_model rows of every weight matrix", over);
+  require_divides(m.vocab, t, "model.vocab", "vocabulary entries (LM head)", over);
+  p.seqs = b_mb / t;
+  p.proj_in = m.d_model;
+  p.proj_heads = m.heads;
+  p.proj_kv_heads = m.kv_heads;
+  p.ffn_cols = m.ffn_dim;
+  p.att_seqs = p.seqs;
+  p.att_heads = m.heads;
+  p.att_kv_heads = m.kv_heads;
+}
+
+void plan_moe(ShardPlan& p, const config::ShardingSpec& s, const MeshAxes& mesh) {
+  const config::MoeSpec& moe = *p.model.moe;
+  const std::vector<std::string> none;
+  const bool wg = p.scheme == TensorScheme::kWeightGathered;
+  // Chips along data axes (and, weight-gathered, tensor axes) hold different
+  // tokens; along the other expert axes they hold the same ones and split them.
+  p.expert_split =
+      group(mesh, difference(s.expert_axes, {&s.data_axes, wg ? &s.tensor_axes : &none}));
+  p.expert_tensor = group(mesh, wg ? none : difference(s.tensor_axes, {&s.expert_axes}));
+  require_divides(moe.experts, p.expert.chips, "model.moe.experts", "experts",
+                  p.expert.describe("expert"));
+  require_divides(moe.expert_ffn_dim, p.expert_tensor.chips, "model.moe.expert_ffn_dim",
+                  "expert FFN columns", p.expert_tensor.describe("tensor"));
+  require_divides(p.rows, p.expert_split.chips, "scenario.batch",
+                  "tokens per micro-batch and chip (chips along these expert axes hold the same "
+                  "tokens and split them)",
+                  p.expert_split.describe("expert"));
+  p.moe_rows = p.rows / p.expert_split.chips;
+  p.experts_local = moe.experts / p.expert.chips;
+  p.expert_cols = moe.expert_ffn_dim / p.expert_tensor.chips;
+  p.shared_cols = moe.shared_experts * p.expert_cols;
+}
+
+}  // namespace
+
+std::string AxisGroup::describe(std::string_view role) const {
+  return "the " + std::to_string(chips) + " chips of " + std::string(role) +
+         (names.size() == 1 ? " axis " + names[0] : " axes " + list(names));
+}
+
+uint64_t ShardPlan::act_bytes(uint64_t elements) const {
+  return chip::bytes_of(elements, model.activation_dtype);
+}
+
+uint64_t ShardPlan::weight_bytes(uint64_t elements) const {
+  return chip::bytes_of(elements, model.weight_dtype);
+}
+
+ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
+  const config::ShardingSpec& s = serving.sharding;
+  const config::ScenarioSpec& sc = serving.scenario;
+  ShardPlan p;
+  p.model = serving.model;
+  p.phase = sc.phase;
+  p.overlap = s.overlap_collectives;
+  check_model(p.model);
+  check_roles(s);
+  p.scheme = s.weight_gathered           ? TensorScheme::kWeightGathered
+             : s.tensor_axes.size() == 2 ? TensorScheme::k2D
+                                         : TensorScheme::k1D;
+  p.tensor = group(mesh, s.tensor_axes);
+  // With one tensor chip there is nothing to scatter.
+  p.reduce_scatter = p.scheme == TensorScheme::k1D && p.tensor.chips > 1 &&
+                     s.tensor_collective == config::TensorCollective::kReduceScatterAllGather;
+  p.kv_by_batch =
+      p.scheme != TensorScheme::kWeightGathered && s.kv_layout == config::KvLayout::kByBatch;
+  if (p.scheme == TensorScheme::k2D) {
+    p.x = group(mesh, {s.tensor_axes[0]});
+    p.y = group(mesh, {s.tensor_axes[1]});
+  }
+  p.data = group(mesh, s.data_axes);
+  p.expert = group(mesh, s.expert_axes);
+  p.pipeline = group(mesh, s.pipeline_axis.empty() ? std::vector<std::string>{}
+                                                   : std::vector<std::string>{s.pipeline_axis});
+
+  require_positive(sc.batch, "scenario.batch", "batch");
+  require_positive(sc.micro_batches, "scenario.micro_batches", "micro_batches");
+  if (sc.phase == Phase::kPrefill)
+    require_positive(sc.prompt_len, "scenario.prompt_len", "prefill prompt_len");
+  require_divides(
+      p.model.layers, p.pipeline.chips, "model.layers", "layers",
+      "the " + std::to_string(p.pipeline.chips) + " stages of pipeline axis " + s.pipeline_axis);
+  require_divides(sc.batch, p.data.chips, "scenario.batch", "sequences", p.data.describe("data"));
+  const uint64_t b_local = sc.batch / p.data.chips;
+  require_divides(b_local, sc.micro_batches, "scenario.micro_batches", "sequences per replica",
+                  "the " + std::to_string(sc.micro_batches) + " micro-batches");
+  const uint64_t b_mb = b_local / sc.micro_batches;
+  p.layers_per_stage = static_cast<uint32_t>(p.model.layers / p.pipeline.chips);
+  p.micro_batches = sc.micro_batches;
+  p.q = sc.phase == Phase::kDecode ? 1 : sc.prompt_len;
+  p.kv_len = sc.context_len + p.q;
+
+  switch (p.scheme) {
+    case TensorScheme::k1D:
+      plan_1d(p, b_mb);
+      break;
+    case TensorScheme::k2D:
+      plan_2d(p, b_mb);
+      break;
+    case TensorScheme::kWeightGathered:
+      plan_weight_gathered(p, b_mb);
+      break;
+  }
+  bool any_dense = false;
+  bool any_moe = false;
+  for (uint32_t l = 0; l < p.model.layers; ++l)
+    (p.model.is_moe_layer(l) ? any_moe : any_dense) = true;
+  // 1D splits F over T; 2D over Y and then X (F / T per chip after the
+  // reduce-scatter); weight-gathered stores 1 / T of each matrix, which
+  // d_model % T already guarantees.
+  if (any_dense && p.scheme != TensorScheme::kWeightGathered)
+    require_divides(p.model.ffn_dim, p.tensor.chips, "model.ffn_dim", "FFN columns",
+                    p.tensor.describe("tensor"));
+  p.rows = p.seqs * p.q;
+  p.last_rows = sc.phase == Phase::kDecode ? p.rows : p.seqs;
+  if (any_moe)
+    plan_moe(p, s, mesh);
+  return p;
+}
+
+}  // namespace podsim::workload::internal

@@ -1,0 +1,91 @@
+// Internal to the workload layer: how one serving step splits over the mesh.
+//
+// make_plan() reads the sharding against the mesh once, checks that every
+// shape divides evenly over the chips it is split across (ShapeError naming
+// the workload field otherwise), and records the per-chip sizes the lowering
+// emits. Symbols (README.md in this folder gives the schedules):
+//   T = chips of the tensor axes, X and Y = its two axes in 2D,
+//   D = chips of the data axes, E = chips of the expert axes,
+//   P = pipeline stages, M = micro-batches,
+//   B_local = batch / D sequences per replica, B_mb = B_local / M,
+//   q = new tokens per sequence (1 decode, prompt_len prefill).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/serving_spec.h"
+#include "workload/program.h"
+
+namespace podsim::workload::internal {
+
+// A set of mesh axes and the number of chips they span together.
+struct AxisGroup {
+  std::vector<std::string> names;
+  uint64_t chips = 1;
+
+  // "the 16 chips of tensor axes [x, y]", for error messages.
+  std::string describe(std::string_view role) const;
+};
+
+enum class TensorScheme : uint8_t {
+  k1D,              // one tensor axis (or none): Megatron-style
+  k2D,              // two tensor axes: d_model over X, heads and FFN over Y
+  kWeightGathered,  // weights gathered per layer, activations split by sequence
+};
+
+struct ShardPlan {
+  config::ModelSpec model;
+  config::Phase phase = config::Phase::kDecode;
+  TensorScheme scheme = TensorScheme::k1D;
+  bool reduce_scatter = false;  // 1D: RS + AG instead of all-reduce
+  bool kv_by_batch = false;     // attention by sequence after an all-to-all
+  bool overlap = true;          // sharding.overlap_collectives
+
+  AxisGroup tensor;         // T
+  AxisGroup x, y;           // 2D only: the first and second tensor axis
+  AxisGroup data;           // D
+  AxisGroup expert;         // E
+  AxisGroup expert_split;   // R: expert axes whose chips hold the same tokens
+  AxisGroup expert_tensor;  // T_e: tensor axes the expert FFNs are split over
+  AxisGroup pipeline;       // P
+  uint32_t layers_per_stage = 0;
+  uint32_t micro_batches = 1;
+
+  // One micro-batch on one chip, before any scattering of the residual stream.
+  uint64_t seqs = 0;       // sequences: B_mb (weight-gathered: B_mb / T)
+  uint64_t q = 0;          // new tokens per sequence
+  uint64_t rows = 0;       // seqs * q tokens
+  uint64_t kv_len = 0;     // keys per sequence after the step: context_len + q
+  uint64_t last_rows = 0;  // tokens the LM head scores: rows (decode), seqs (prefill)
+
+  // Projections (per chip).
+  uint64_t proj_in = 0;        // contraction from the residual: d (1D, WG), d / X (2D)
+  uint64_t proj_heads = 0;     // query heads: H / T (1D), H / Y (2D), H (WG)
+  uint64_t proj_kv_heads = 0;  // KV heads, replicated when fewer than the chips
+  uint64_t ffn_cols = 0;       // dense FFN width: F / T (1D), F / Y (2D), F (WG)
+
+  // Attention (per chip).
+  uint64_t att_seqs = 0;
+  uint64_t att_heads = 0;
+  uint64_t att_kv_heads = 0;
+
+  // Mixture of experts (per chip; 0 without MoE layers).
+  uint64_t moe_rows = 0;       // tokens this chip routes: rows / R
+  uint64_t experts_local = 0;  // experts / E
+  uint64_t expert_cols = 0;    // expert_ffn_dim / T_e
+  uint64_t shared_cols = 0;    // shared_experts * expert_ffn_dim / T_e
+
+  uint32_t ffn_matrices() const { return model.gated_ffn ? 3 : 2; }
+  // Bytes of `elements` activations / weights.
+  uint64_t act_bytes(uint64_t elements) const;
+  uint64_t weight_bytes(uint64_t elements) const;
+};
+
+// Throws ShapeError for a shape that does not divide, or an axis used in two
+// conflicting roles; std::out_of_range for an axis the mesh does not have.
+ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh);
+
+}  // namespace podsim::workload::internal
