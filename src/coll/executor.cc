@@ -9,7 +9,6 @@
 namespace podsim::coll {
 namespace {
 
-constexpr uint32_t kNoRoute = std::numeric_limits<uint32_t>::max();
 // Tags pack (lane, part, src, dst): chip ids fit in 20 bits (the loader caps
 // pods at 2^20 chips), the part of a split block in 2, lanes in the last 22.
 constexpr int kChipBits = 20;
@@ -51,17 +50,8 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, Plan p
   if (chip_count_ > (uint32_t{1} << kChipBits)) {
     throw std::invalid_argument("CollectiveRun: pod too large for 20-bit chip ids");
   }
-  lane_index_.resize(plan_.shares.size());
-  for (uint32_t s = 0; s < plan_.shares.size(); ++s) {
-    for (uint32_t p = 0; p < plan_.shares[s].phases.size(); ++p) {
-      lane_index_[s].push_back(static_cast<uint32_t>(lanes_.size()));
-      for (uint32_t l = 0; l < plan_.shares[s].phases[p].lanes.size(); ++l) {
-        lanes_.push_back({s, p, l});
-      }
-    }
-  }
+  build_lanes();
   states_.resize(lanes_.size() * chip_count_);
-  route_slot_.assign(lanes_.size() * chip_count_, kNoRoute);
   phase_at_.assign(plan_.shares.size() * chip_count_, 0);
   lanes_left_.assign(plan_.shares.size() * chip_count_, 0);
   shares_left_.assign(chip_count_, static_cast<uint16_t>(plan_.shares.size()));
@@ -73,9 +63,57 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, Plan p
   }
 }
 
-bool CollectiveRun::serial(uint32_t lane) const {
-  const Pattern p = phase_of(lane).pattern;
-  return p != Pattern::kDirect && p != Pattern::kShift;
+void CollectiveRun::build_lanes() {
+  lane_index_.resize(plan_.shares.size());
+  for (uint32_t s = 0; s < plan_.shares.size(); ++s) {
+    for (uint32_t p = 0; p < plan_.shares[s].phases.size(); ++p) {
+      const Phase& ph = plan_.shares[s].phases[p];
+      lane_index_[s].push_back(static_cast<uint32_t>(lanes_.size()));
+      for (uint32_t l = 0; l < ph.lanes.size(); ++l) {
+        LaneInfo li;
+        li.share = s;
+        li.phase = p;
+        li.lane = l;
+        li.pattern = ph.pattern;
+        li.serial = ph.pattern != Pattern::kDirect && ph.pattern != Pattern::kShift;
+        li.chunk_bytes = ph.lanes[l].chunk_bytes;
+        if (ph.pattern != Pattern::kDirect) {
+          const int64_t offset = ph.pattern == Pattern::kShift ? ph.shift : ph.lanes[l].direction;
+          li.peers = peer_table(ph.group_set, offset, ph.wraps);
+        }
+        lanes_.push_back(li);
+      }
+    }
+  }
+}
+
+uint32_t CollectiveRun::peer_table(uint32_t group_set, int64_t offset, bool wraps) {
+  const PeerKey key{group_set, offset, wraps};
+  for (uint32_t t = 0; t < peer_keys_.size(); ++t) {
+    if (peer_keys_[t] == key) {
+      return t;
+    }
+  }
+  const GroupSet& gs = plan_.group_sets[group_set];
+  std::vector<topo::LinkId> route;
+  for (topo::ChipId c = 0; c < chip_count_; ++c) {
+    const auto& group = gs.groups[gs.group_of[c]];
+    const auto n = static_cast<uint32_t>(group.size());
+    const int64_t to = static_cast<int64_t>(gs.position[c]) + offset;
+    if (!wraps && (to < 0 || to >= n)) {
+      // Off the end of a line: role() gives such a member no step that way.
+      peers_.push_back(Peer{c, 0, 0});
+      continue;
+    }
+    const topo::ChipId peer = group[mod(to, n)];
+    route.clear();
+    topo::route_into(pod_, c, peer, route);
+    peers_.push_back(
+        Peer{peer, static_cast<uint32_t>(peer_links_.size()), static_cast<uint32_t>(route.size())});
+    peer_links_.insert(peer_links_.end(), route.begin(), route.end());
+  }
+  peer_keys_.push_back(key);
+  return static_cast<uint32_t>(peer_keys_.size() - 1);
 }
 
 CollectiveRun::Role CollectiveRun::role(uint32_t lane, topo::ChipId chip) const {
@@ -147,36 +185,24 @@ CollectiveRun::Role CollectiveRun::role(uint32_t lane, topo::ChipId chip) const 
   return r;
 }
 
-topo::ChipId CollectiveRun::target(uint32_t lane, topo::ChipId chip, uint32_t step) const {
-  const Phase& ph = phase_of(lane);
-  const GroupSet& gs = plan_.group_sets[ph.group_set];
+topo::ChipId CollectiveRun::direct_target(uint32_t lane, topo::ChipId chip, uint32_t step) const {
+  const GroupSet& gs = group_set_of(lane);
   const auto& group = gs.groups[gs.group_of[chip]];
   const auto n = static_cast<uint32_t>(group.size());
-  const int64_t p = gs.position[chip];
-  const int d = lane_of(lane).direction;
-  switch (ph.pattern) {
-    case Pattern::kDirect:
-      // Staggered: everyone starts with its next neighbour, so no chip is
-      // the first target of all the others.
-      return group[mod(p + 1 + step, n)];
-    case Pattern::kShift:
-      return group[mod(p + ph.shift, n)];
-    default:
-      return group[mod(p + d, n)];
-  }
+  // Staggered: everyone starts with its next neighbour, so no chip is the
+  // first target of all the others.
+  return group[mod(static_cast<int64_t>(gs.position[chip]) + 1 + step, n)];
 }
 
 uint32_t CollectiveRun::needed_receipts(uint32_t lane, topo::ChipId chip, uint32_t step) const {
-  const Phase& ph = phase_of(lane);
-  switch (ph.pattern) {
+  switch (lanes_[lane].pattern) {
     case Pattern::kRing:
     case Pattern::kLineGather:
       return step;
     case Pattern::kLineScatter: {
       // Position q sends steps q..N-2, each forwarding the predecessor's
       // previous step; position 0 starts the partial sums.
-      const Phase& p = phase_of(lane);
-      const GroupSet& gs = plan_.group_sets[p.group_set];
+      const GroupSet& gs = group_set_of(lane);
       const auto n = static_cast<uint32_t>(gs.groups[gs.group_of[chip]].size());
       const uint32_t pos = gs.position[chip];
       const uint32_t q = lane_of(lane).direction > 0 ? pos : n - 1 - pos;
@@ -192,28 +218,18 @@ uint32_t CollectiveRun::needed_receipts(uint32_t lane, topo::ChipId chip, uint32
   return 0;
 }
 
-const std::vector<topo::LinkId>& CollectiveRun::route(uint32_t lane, topo::ChipId src,
-                                                      topo::ChipId dst, topo::TieBreak tie) {
-  uint32_t* slot = nullptr;
-  uint32_t found = kNoRoute;
+std::span<const topo::LinkId> CollectiveRun::direct_route(topo::ChipId src, topo::ChipId dst,
+                                                          topo::TieBreak tie) {
   const uint64_t key =
       (uint64_t{tie == topo::TieBreak::kMinus} << 63) | (uint64_t{src} << 32) | dst;
-  if (phase_of(lane).pattern != Pattern::kDirect) {
-    slot = &route_slot_[static_cast<size_t>(lane) * chip_count_ + src];
-    found = *slot;
-  } else if (const auto it = route_by_pair_.find(key); it != route_by_pair_.end()) {
-    found = it->second;
+  auto [it, added] =
+      direct_route_of_.try_emplace(key, static_cast<uint32_t>(direct_routes_.size()));
+  if (added) {
+    // Moving the outer vector moves each route's buffer, not its elements, so
+    // spans handed out earlier stay valid.
+    direct_routes_.push_back(topo::route(pod_, src, dst, tie));
   }
-  if (found == kNoRoute) {
-    found = static_cast<uint32_t>(route_store_.size());
-    route_store_.push_back(topo::route(pod_, src, dst, tie));
-    if (slot != nullptr) {
-      *slot = found;
-    } else {
-      route_by_pair_.emplace(key, found);
-    }
-  }
-  return route_store_[found];
+  return direct_routes_[it->second];
 }
 
 void CollectiveRun::start(sim::Simulation& sim) {
@@ -264,45 +280,46 @@ void CollectiveRun::enter_phase(sim::Simulation& sim, topo::ChipId chip, uint32_
 }
 
 void CollectiveRun::try_send(sim::Simulation& sim, uint32_t lane, topo::ChipId chip) {
-  const LaneRef& ref = lanes_[lane];
-  const size_t sc = static_cast<size_t>(ref.share) * chip_count_ + chip;
-  if (joined_[chip] == 0 || phase_at_[sc] != ref.phase) {
+  const LaneInfo& li = lanes_[lane];
+  const size_t sc = static_cast<size_t>(li.share) * chip_count_ + chip;
+  if (joined_[chip] == 0 || phase_at_[sc] != li.phase) {
     return;  // not in this phase yet: receipts wait in the counters
   }
   MemberState& st = state(lane, chip);
-  const bool one_at_a_time = serial(lane);
-  const bool direct = phase_of(lane).pattern == Pattern::kDirect;
   while (!st.done && st.next_step < st.end_step) {
-    if (one_at_a_time && st.outstanding > 0) {
+    if (li.serial && st.outstanding > 0) {
       return;
     }
     if (st.received < needed_receipts(lane, chip, st.next_step)) {
       return;
     }
-    const topo::ChipId dst = target(lane, chip, st.next_step);
-    ++st.next_step;
-    if (direct && topo::route_has_tie(pod_, chip, dst)) {
-      send(sim, lane, chip, dst, kPlusHalf);
-      send(sim, lane, chip, dst, kMinusHalf);
+    const uint32_t step = st.next_step++;
+    if (li.peers != kNoPeers) {
+      const Peer& peer = peers_[static_cast<size_t>(li.peers) * chip_count_ + chip];
+      send(sim, lane, chip, peer.chip, kWhole, peer_route(peer));
+      continue;
+    }
+    const topo::ChipId dst = direct_target(lane, chip, step);
+    if (topo::route_has_tie(pod_, chip, dst)) {
+      send(sim, lane, chip, dst, kPlusHalf, direct_route(chip, dst, topo::TieBreak::kPlus));
+      send(sim, lane, chip, dst, kMinusHalf, direct_route(chip, dst, topo::TieBreak::kMinus));
     } else {
-      send(sim, lane, chip, dst, kWhole);
+      send(sim, lane, chip, dst, kWhole, direct_route(chip, dst, topo::TieBreak::kPlus));
     }
   }
 }
 
 void CollectiveRun::send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, topo::ChipId dst,
-                         int part) {
+                         int part, std::span<const topo::LinkId> route) {
   const auto p = static_cast<Part>(part);
-  const uint64_t bytes = part_bytes(lane_of(lane).chunk_bytes, p);
-  const auto& links =
-      route(lane, src, dst, p == kMinusHalf ? topo::TieBreak::kMinus : topo::TieBreak::kPlus);
-  for (const topo::LinkId id : links) {
+  const uint64_t bytes = part_bytes(lanes_[lane].chunk_bytes, p);
+  for (const topo::LinkId id : route) {
     link_bytes_[id] += bytes;
   }
   ++state(lane, src).outstanding;
   ++transfers_started_;
   bytes_sent_ += bytes;
-  network_.start(sim, net::Transfer{src, dst, bytes, links}, *this, make_tag(lane, p, src, dst));
+  network_.start(sim, net::Transfer{src, dst, bytes, route}, *this, make_tag(lane, p, src, dst));
 }
 
 void CollectiveRun::delivered(sim::Simulation& sim, uint64_t tag) {
@@ -311,7 +328,7 @@ void CollectiveRun::delivered(sim::Simulation& sim, uint64_t tag) {
   const auto src = static_cast<topo::ChipId>((tag >> kChipBits) & kChipMask);
   const auto dst = static_cast<topo::ChipId>(tag & kChipMask);
   ++transfers_delivered_;
-  bytes_received_ += part_bytes(lane_of(lane).chunk_bytes, part);
+  bytes_received_ += part_bytes(lanes_[lane].chunk_bytes, part);
 
   MemberState& s = state(lane, src);
   --s.outstanding;
@@ -341,7 +358,7 @@ void CollectiveRun::receipt(sim::Simulation& sim, uint32_t lane, topo::ChipId ch
 }
 
 void CollectiveRun::check_lane_done(sim::Simulation& sim, uint32_t lane, topo::ChipId chip) {
-  const LaneRef& ref = lanes_[lane];
+  const LaneInfo& ref = lanes_[lane];
   const size_t sc = static_cast<size_t>(ref.share) * chip_count_ + chip;
   if (joined_[chip] == 0 || phase_at_[sc] != ref.phase) {
     return;
@@ -367,7 +384,11 @@ void CollectiveRun::check_lane_done(sim::Simulation& sim, uint32_t lane, topo::C
 
 void CollectiveRun::chip_finished(sim::Simulation& sim, topo::ChipId chip) {
   chip_end_[chip] = sim.now();
-  if (++chips_done_ < chip_count_) {
+  ++chips_done_;
+  if (on_chip_done_) {
+    on_chip_done_(sim, chip);
+  }
+  if (chips_done_ < expected_chips()) {
     return;
   }
   end_ = sim.now();

@@ -9,11 +9,17 @@
 //    sends have been delivered; it enters the next phase of a share when
 //    every lane of the current one is done.
 // State is a few counters per (lane, chip) in flat vectors: O(lanes x chips)
-// memory, O(1) work per delivered transfer plus the network's own.
+// memory, O(1) work per delivered transfer plus the network's own. Every
+// pattern but all-to-all sends each step of a lane to the same chip, so the
+// constructor resolves those targets and routes once, into peer tables shared
+// by lanes with the same group set and direction: O(tables x chips x hops),
+// and the hot path does no route or group lookups.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -44,13 +50,22 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
 
   // Called once when every chip is done (from an event, never re-entrantly).
   void set_on_done(std::function<void(sim::Simulation&)> fn) { on_done_ = std::move(fn); }
+  // Called as each chip finishes its part, synchronously, at the simulated
+  // time it finishes (the engine moves that chip on to its next instruction).
+  void set_on_chip_done(std::function<void(sim::Simulation&, topo::ChipId)> fn) {
+    on_chip_done_ = std::move(fn);
+  }
+  // How many chips will join (default: every chip of the pod). A run over a
+  // subset -- one pipeline stage, one simulated replica -- is done when that
+  // many have finished; the groups of chips that never join stay idle.
+  void set_participants(uint32_t chips) { participants_ = chips; }
 
   // Every chip joins now.
   void start(sim::Simulation& sim);
   // One chip reaches the collective in its program. Each chip joins once.
   void join(sim::Simulation& sim, topo::ChipId chip);
 
-  bool done() const { return chips_done_ == chip_count_; }
+  bool done() const { return chips_done_ == expected_chips(); }
   sim::Time start_time() const { return start_; }
   sim::Time end_time() const { return end_; }
   sim::Time chip_done_time(topo::ChipId chip) const { return chip_end_[chip]; }
@@ -66,10 +81,24 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
   void handle(sim::Simulation& sim, uint64_t payload) override;
 
  private:
-  struct LaneRef {
-    uint32_t share;
-    uint32_t phase;
-    uint32_t lane;
+  static constexpr uint32_t kNoPeers = std::numeric_limits<uint32_t>::max();
+  // What the hot path needs of a lane, flattened out of the plan (share ->
+  // phase -> lane) into one record per lane id.
+  struct LaneInfo {
+    uint32_t share = 0;
+    uint32_t phase = 0;
+    uint32_t lane = 0;  // index within the phase
+    Pattern pattern = Pattern::kRing;
+    bool serial = true;  // one transfer in flight at a time
+    uint64_t chunk_bytes = 0;
+    uint32_t peers = kNoPeers;  // index of its peer table; kNoPeers for kDirect
+  };
+  // Where a chip sends in a pattern whose every step goes to one chip (all but
+  // kDirect): that chip and the route there, a slice of peer_links_.
+  struct Peer {
+    topo::ChipId chip = 0;
+    uint32_t route_begin = 0;
+    uint32_t route_size = 0;
   };
   // Counters of one chip in one lane. The expectations are filled in when the
   // chip enters the phase; receipts may be counted before that.
@@ -91,27 +120,38 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
     uint32_t expect_delivered = 0;  // transfers sent (a split all-to-all block counts twice)
   };
 
+  void build_lanes();
+  // One peer table per distinct (group set, offset along the group); offset
+  // is the lane's direction, or the shift of kShift. O(chips x hops) each.
+  // Off the end of a line (wraps false) there is no peer and no route.
+  uint32_t peer_table(uint32_t group_set, int64_t offset, bool wraps);
+  std::span<const topo::LinkId> peer_route(const Peer& p) const {
+    return {peer_links_.data() + p.route_begin, p.route_size};
+  }
   Role role(uint32_t lane, topo::ChipId chip) const;
-  topo::ChipId target(uint32_t lane, topo::ChipId chip, uint32_t step) const;
+  topo::ChipId direct_target(uint32_t lane, topo::ChipId chip, uint32_t step) const;
   uint32_t needed_receipts(uint32_t lane, topo::ChipId chip, uint32_t step) const;
-  bool serial(uint32_t lane) const;
 
   void enter_phase(sim::Simulation& sim, topo::ChipId chip, uint32_t share);
   void try_send(sim::Simulation& sim, uint32_t lane, topo::ChipId chip);
   void receipt(sim::Simulation& sim, uint32_t lane, topo::ChipId chip);
   void check_lane_done(sim::Simulation& sim, uint32_t lane, topo::ChipId chip);
   void chip_finished(sim::Simulation& sim, topo::ChipId chip);
-  const std::vector<topo::LinkId>& route(uint32_t lane, topo::ChipId src, topo::ChipId dst,
-                                         topo::TieBreak tie);
+  std::span<const topo::LinkId> direct_route(topo::ChipId src, topo::ChipId dst,
+                                             topo::TieBreak tie);
   // part: the whole chunk, or one half of a block split between the two
   // ways round (see executor.cc).
-  void send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, topo::ChipId dst, int part);
+  void send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, topo::ChipId dst, int part,
+            std::span<const topo::LinkId> route);
 
   MemberState& state(uint32_t lane, topo::ChipId chip) {
     return states_[static_cast<size_t>(lane) * chip_count_ + chip];
   }
   const Phase& phase_of(uint32_t lane) const {
     return plan_.shares[lanes_[lane].share].phases[lanes_[lane].phase];
+  }
+  const GroupSet& group_set_of(uint32_t lane) const {
+    return plan_.group_sets[phase_of(lane).group_set];
   }
   const Lane& lane_of(uint32_t lane) const { return phase_of(lane).lanes[lanes_[lane].lane]; }
 
@@ -121,7 +161,7 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
   ExecutorOptions options_;
   uint32_t chip_count_ = 0;
 
-  std::vector<LaneRef> lanes_;                     // every (share, phase, lane)
+  std::vector<LaneInfo> lanes_;                    // every (share, phase, lane)
   std::vector<std::vector<uint32_t>> lane_index_;  // [share][phase] -> first lane id
   std::vector<MemberState> states_;                // lane x chip
   std::vector<uint16_t> phase_at_;                 // share x chip: current phase
@@ -130,13 +170,24 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
   std::vector<uint8_t> joined_;
   std::vector<sim::Time> chip_end_;
   uint32_t chips_done_ = 0;
+  uint32_t participants_ = 0;  // 0: every chip
+  uint32_t expected_chips() const { return participants_ != 0 ? participants_ : chip_count_; }
+  std::function<void(sim::Simulation&, topo::ChipId)> on_chip_done_;
 
   // Routes, kept for the whole run because the network holds spans into them.
-  // Serial patterns send every step to one target: their route is cached per
-  // (lane, chip); all-to-all looks routes up by (src, dst).
-  std::vector<std::vector<topo::LinkId>> route_store_;
-  std::vector<uint32_t> route_slot_;  // lane x chip, kNoRoute until first use
-  std::unordered_map<uint64_t, uint32_t> route_by_pair_;
+  // Peer tables are built once, in the constructor (so peer_links_ never
+  // reallocates); all-to-all looks routes up by (tie, src, dst) as it goes.
+  struct PeerKey {
+    uint32_t group_set = 0;
+    int64_t offset = 0;
+    bool wraps = false;
+    friend bool operator==(const PeerKey&, const PeerKey&) = default;
+  };
+  std::vector<PeerKey> peer_keys_;  // one per table
+  std::vector<Peer> peers_;         // table x chip
+  std::vector<topo::LinkId> peer_links_;
+  std::vector<std::vector<topo::LinkId>> direct_routes_;
+  std::unordered_map<uint64_t, uint32_t> direct_route_of_;
 
   std::vector<uint64_t> link_bytes_;
   uint64_t transfers_started_ = 0;

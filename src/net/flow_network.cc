@@ -1,14 +1,17 @@
 #include "net/flow_network.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
+#include <limits>
 
 #include "sim/simulation.h"
 
 namespace podsim::net {
 namespace {
 
-constexpr uint64_t kKindBits = 1;
+constexpr uint64_t kKindBits = 2;
+constexpr uint64_t kKindMask = (uint64_t{1} << kKindBits) - 1;
 
 }  // namespace
 
@@ -20,8 +23,9 @@ FlowNetwork::FlowNetwork(const topo::Pod& pod, const Options& options)
 }
 
 sim::EventId FlowNetwork::schedule(sim::Simulation& sim, sim::Time at, uint32_t slot,
-                                   EventKind kind) {
-  return sim.schedule_at(at, *this, (uint64_t{slot} << kKindBits) | static_cast<uint64_t>(kind));
+                                   EventKind kind, int priority) {
+  return sim.schedule_at(at, *this, (uint64_t{slot} << kKindBits) | static_cast<uint64_t>(kind),
+                         priority);
 }
 
 void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& sink, uint64_t tag) {
@@ -32,34 +36,57 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
   f.tag = tag;
   f.bytes = t.bytes;
   f.latency = table_.route_latency(route);
-  f.hops.clear();
+  f.hop_count = 0;
   if (route.empty() || t.bytes == 0) {  // nothing to drain: only the latency to pay
     f.phase = Phase::kLatency;
     f.event = schedule(sim, sim.now() + f.latency, slot, EventKind::kDelivered);
     return;
   }
   f.phase = Phase::kDraining;
+  f.hop_count = static_cast<uint32_t>(route.size());
+  if (f.hop_count > kNearHops) {
+    if (slot >= far_hops_.size())
+      far_hops_.resize(slot + 1);
+    far_hops_[slot].resize(f.hop_count);
+  }
+  const std::span<Hop> h = hops(slot);
+  for (uint32_t i = 0; i < f.hop_count; ++i)
+    h[i] = Hop{route[i], 0};
   f.remaining = static_cast<double>(t.bytes);
   f.rate = 0;
   f.updated = sim.now();
   f.event = sim::EventId{};
-  for (const topo::LinkId id : route)
-    f.hops.push_back(Hop{id, 0});
-  attach(slot, sim.now());
-
-  begin_walk();
-  visit_flow(slot);
-  expand_walk();
-  rebalance(sim);
+  if (attach(slot, sim.now())) {
+    // Its links were free: a component of its own, solved on the spot (the
+    // ring-step case: no walk, no resolve event).
+    plan(sim, slot, bottleneck(slot), true);
+    ++counters_.solves;
+    ++counters_.solved_flows;
+    return;
+  }
+  // Any one of its links leads the walk to the flow and so to all the others.
+  mark_dirty(sim, route.front());
 }
 
 void FlowNetwork::handle(sim::Simulation& sim, uint64_t payload) {
   const auto slot = static_cast<uint32_t>(payload >> kKindBits);
-  if (static_cast<EventKind>(payload & 1) == EventKind::kDrained) {
-    drained(sim, slot);
-  } else {
-    deliver(sim, slot);
+  switch (static_cast<EventKind>(payload & kKindMask)) {
+    case EventKind::kDrained:
+      drained(sim, slot);
+      break;
+    case EventKind::kDelivered:
+      deliver(sim, slot);
+      break;
+    case EventKind::kResolve:
+      resolve(sim);
+      break;
   }
+}
+
+void FlowNetwork::mark_dirty(sim::Simulation& sim, topo::LinkId id) {
+  if (dirty_.empty())
+    schedule(sim, sim.now(), 0, EventKind::kResolve, kResolvePriority);
+  dirty_.push_back(id);
 }
 
 void FlowNetwork::drained(sim::Simulation& sim, uint32_t slot) {
@@ -70,16 +97,17 @@ void FlowNetwork::drained(sim::Simulation& sim, uint32_t slot) {
   f.event = schedule(sim, sim.now() + f.latency, slot, EventKind::kDelivered);
   detach(slot, sim.now());
   // The flows left on its links (and whatever they connect to) share the
-  // capacity it frees.
-  begin_walk();
-  for (const Hop& h : flows_[slot].hops)
-    visit_link(h.link);
-  expand_walk();
-  rebalance(sim);
+  // capacity it frees, from the resolve at the end of this instant.
+  for (const Hop& h : hops(slot)) {
+    if (!links_[h.link].members.empty())
+      mark_dirty(sim, h.link);
+  }
 }
 
 void FlowNetwork::deliver(sim::Simulation& sim, uint32_t slot) {
   Flow& f = flows_[slot];
+  if (f.phase == Phase::kAlone)  // still alone on its links: leave them as of its drain
+    detach(slot, f.drain_at);
   TransferSink* sink = f.sink;
   const uint64_t tag = f.tag;
   f.phase = Phase::kFree;
@@ -87,34 +115,78 @@ void FlowNetwork::deliver(sim::Simulation& sim, uint32_t slot) {
   sink->delivered(sim, tag);
 }
 
-void FlowNetwork::attach(uint32_t slot, sim::Time now) {
-  Flow& f = flows_[slot];
-  for (uint32_t i = 0; i < f.hops.size(); ++i) {
-    LinkState& link = links_[f.hops[i].link];
-    if (link.members.empty())
+void FlowNetwork::resolve(sim::Simulation& sim) {
+  resolving_.swap(dirty_);  // anything marked from here on schedules a new resolve
+  ++counters_.resolves;
+  next_epoch();  // one epoch per batch: each link and flow is walked at most once
+  for (const topo::LinkId id : resolving_) {
+    if (links_[id].mark == epoch_)
+      continue;  // already solved with an earlier seed's component
+    begin_component();
+    visit_link(id);
+    expand_component();
+    solve_component(sim);
+  }
+  resolving_.clear();
+}
+
+void FlowNetwork::next_epoch() {
+  if (++epoch_ != 0)
+    return;
+  // 2^32 resolves later: clear every mark so that no stale one can match.
+  for (LinkState& link : links_)
+    link.mark = 0;
+  for (uint32_t slot = 0; slot < flows_.capacity(); ++slot)
+    flows_[slot].mark = 0;
+  epoch_ = 1;
+}
+
+bool FlowNetwork::attach(uint32_t slot, sim::Time now) {
+  const std::span<Hop> route = hops(slot);
+  bool free = true;
+  for (uint32_t i = 0; i < route.size(); ++i) {
+    LinkState& link = links_[route[i].link];
+    // A kAlone flow is the only member of its links until someone joins, so
+    // one look at a lone member finds it; if it has drained, it leaves now.
+    if (link.members.size() == 1) {
+      const uint32_t other = link.members.front().flow;
+      Flow& o = flows_[other];
+      if (o.phase == Phase::kAlone && o.drain_at <= now) {
+        detach(other, o.drain_at);
+        o.phase = Phase::kLatency;  // its delivery event stands
+      }
+    }
+    if (link.members.empty()) {
       link.busy_since = now;
-    f.hops[i].pos = static_cast<uint32_t>(link.members.size());
+    } else {
+      free = false;
+    }
+    route[i].pos = static_cast<uint32_t>(link.members.size());
     link.members.push_back(Member{slot, i});
   }
+  return free;
 }
 
-void FlowNetwork::detach(uint32_t slot, sim::Time now) {
-  const Flow& f = flows_[slot];
-  for (const Hop& h : f.hops) {
+void FlowNetwork::detach(uint32_t slot, sim::Time drained_at) {
+  const uint64_t bytes = flows_[slot].bytes;
+  for (const Hop& h : hops(slot)) {
     LinkState& link = links_[h.link];
-    link.bytes += f.bytes;
-    // Swap-remove: the last member takes this one's place and learns its new index.
-    const Member last = link.members.back();
-    link.members[h.pos] = last;
-    flows_[last.flow].hops[last.hop].pos = h.pos;
+    link.bytes += bytes;
+    // Swap-remove: the last member takes this one's place and learns its new
+    // index. A lone member (the common case) is last: the list's storage is
+    // not even read.
+    if (h.pos + 1 != link.members.size()) {
+      const Member last = link.members.back();
+      link.members[h.pos] = last;
+      hops(last.flow)[last.hop].pos = h.pos;
+    }
     link.members.pop_back();
     if (link.members.empty())
-      link.busy += now - link.busy_since;
+      link.busy += drained_at - link.busy_since;
   }
 }
 
-void FlowNetwork::begin_walk() {
-  ++epoch_;
+void FlowNetwork::begin_component() {
   walk_flows_.clear();
   walk_links_.clear();
 }
@@ -138,10 +210,10 @@ void FlowNetwork::visit_link(topo::LinkId id) {
     visit_flow(m.flow);
 }
 
-void FlowNetwork::expand_walk() {
+void FlowNetwork::expand_component() {
   // walk_flows_ doubles as the breadth-first queue: it grows while we scan it.
   for (size_t i = 0; i < walk_flows_.size(); ++i) {
-    for (const Hop& h : flows_[walk_flows_[i]].hops)
+    for (const Hop& h : hops(walk_flows_[i]))
       visit_link(h.link);
   }
 }
@@ -154,41 +226,71 @@ void FlowNetwork::advance(Flow& f, sim::Time now) const {
   }
 }
 
-void FlowNetwork::rebalance(sim::Simulation& sim) {
-  if (walk_flows_.empty())
+double FlowNetwork::bottleneck(uint32_t slot) const {
+  double rate = std::numeric_limits<double>::infinity();
+  for (const Hop& h : hops(slot))
+    rate = std::min(rate, links_[h.link].capacity);
+  return rate;
+}
+
+void FlowNetwork::solve_rates() {
+  if (walk_flows_.size() == 1) {  // a component of one flow: its bottleneck, O(hops)
+    rates_.assign(1, bottleneck(walk_flows_.front()));
     return;
+  }
   problem_.clear();
   for (const topo::LinkId id : walk_links_)
     problem_.add_link(links_[id].capacity);
   for (const uint32_t slot : walk_flows_) {
-    for (const Hop& h : flows_[slot].hops)
+    for (const Hop& h : hops(slot))
       problem_.push_link(links_[h.link].local);
     problem_.end_flow();
   }
   solver_.solve(problem_, rates_);
+}
+
+void FlowNetwork::solve_component(sim::Simulation& sim) {
+  if (walk_flows_.empty())
+    return;
+  solve_rates();
   ++counters_.solves;
   counters_.solved_flows += walk_flows_.size();
 
   const sim::Time now = sim.now();
+  const bool alone = walk_flows_.size() == 1;
+  const Phase planned = alone ? Phase::kAlone : Phase::kDraining;
   for (size_t i = 0; i < walk_flows_.size(); ++i) {
     const uint32_t slot = walk_flows_[i];
     Flow& f = flows_[slot];
+    // Walks reach a kAlone flow only through a link someone joined this
+    // instant, and that join detached it if it had drained.
+    assert(f.phase == Phase::kDraining || (f.phase == Phase::kAlone && f.drain_at > now));
     advance(f, now);
     const double rate = rates_[i];
     if (f.event.valid()) {
-      // Unchanged rate: the planned drain stands. Due now: it drains this
-      // instant whatever its new rate, so leave the event be.
-      if (rate == f.rate || f.event_time == now) {
+      // Unchanged rate and role: the planned event stands. A drain due now
+      // happens this instant whatever its new rate, so it stands too.
+      if ((rate == f.rate && f.phase == planned) || f.drain_at == now) {
         f.rate = rate;
         continue;
       }
       sim.cancel(f.event);
       ++counters_.reschedules;
     }
-    f.rate = rate;
-    f.event_time = now + drain_time(f.remaining, rate);
-    f.event = schedule(sim, f.event_time, slot, EventKind::kDrained);
+    plan(sim, slot, rate, alone);
   }
+}
+
+void FlowNetwork::plan(sim::Simulation& sim, uint32_t slot, double rate, bool alone) {
+  // A flow alone in its component keeps its rate until someone joins it: it
+  // is planned straight to delivery. Others drain through an event, so that
+  // their component is re-solved when they leave it.
+  Flow& f = flows_[slot];
+  f.rate = rate;
+  f.phase = alone ? Phase::kAlone : Phase::kDraining;
+  f.drain_at = sim.now() + drain_time(f.remaining, rate);
+  f.event = alone ? schedule(sim, f.drain_at + f.latency, slot, EventKind::kDelivered)
+                  : schedule(sim, f.drain_at, slot, EventKind::kDrained);
 }
 
 LinkStats FlowNetwork::link_stats(const sim::Simulation& sim) const {
@@ -200,16 +302,25 @@ LinkStats FlowNetwork::link_stats(const sim::Simulation& sim) const {
     stats.bytes.push_back(link.bytes);
     stats.busy.push_back(link.members.empty() ? link.busy : link.busy + (now - link.busy_since));
   }
-  // Flows still draining have moved part of their bytes over every hop.
+  // Flows still draining have moved part of their bytes over every hop. A
+  // kAlone flow past its drain has moved them all, and its links (it is their
+  // only member) have been idle since.
   for (uint32_t slot = 0; slot < flows_.capacity(); ++slot) {
     const Flow& f = flows_[slot];
-    if (f.phase != Phase::kDraining)
+    if (f.phase != Phase::kDraining && f.phase != Phase::kAlone)
       continue;
+    if (f.phase == Phase::kAlone && f.drain_at <= now) {
+      for (const Hop& h : hops(slot)) {
+        stats.bytes[h.link] += f.bytes;
+        stats.busy[h.link] -= now - f.drain_at;
+      }
+      continue;
+    }
     const double elapsed_s = static_cast<double>((now - f.updated).count_ps()) * 1e-12;
     const double left = std::max(0.0, f.remaining - f.rate * elapsed_s);
     const auto moved = static_cast<uint64_t>(std::clamp(
         std::floor(static_cast<double>(f.bytes) - left), 0.0, static_cast<double>(f.bytes)));
-    for (const Hop& h : f.hops)
+    for (const Hop& h : hops(slot))
       stats.bytes[h.link] += moved;
   }
   return stats;

@@ -11,30 +11,57 @@
 // delivered at once (through an event).
 //
 // Incremental rates. Flows linked through shared links form a component; rates
-// in one component do not depend on any other. When a flow starts, its
-// component is found by a breadth-first walk over links and flows (marks are
-// epoch numbers, so nothing is cleared); when a flow drains, the components
-// of the flows still on its links are walked. Only those flows are brought up
-// to date (remaining bytes advanced at their old rates) and re-solved (see
-// maxmin.h), and only flows whose rate changed get their drain event
-// cancelled and planned anew. A flow alone on its links (a ring step) costs
-// O(route length) per event; disjoint flows never touch each other, so the
-// cost does not grow with the pod.
+// in one component do not depend on any other. Only components that a
+// starting or draining flow touches are walked (breadth-first over links and
+// flows; marks are epoch numbers, so nothing is cleared), brought up to date
+// (remaining bytes advanced at their old rates) and re-solved (see maxmin.h);
+// only flows whose rate changed get their pending event cancelled and planned
+// anew. Disjoint flows never touch each other, so the cost does not grow with
+// the pod.
+//
+// One solve per instant. A start that joins busy links, and a drain, do not
+// re-solve at once: they mark links dirty, and a single resolve event at the
+// same simulated time, with a late priority (kResolvePriority), walks every
+// dirty component once. So F flows that start (or drain) at the same instant
+// cost one solve of their component, O((L + H) log L) for its L links and H
+// (flow, link) incidences, instead of F solves of a growing component
+// (O(F^2 x hops) for an all-to-all). No simulated time passes between a start
+// and the resolve: a flow has rate zero until then, which moves no byte. The
+// priority only decides how much gets batched; correctness does not depend on
+// it (a start after the resolve of its instant schedules another one).
+//
+// Flows alone in their component skip their drain event: their rate cannot
+// change until another flow joins one of their links, so the delivery is
+// planned directly at drain + latency (one event per transfer, not two) and
+// the flow stays on its links, marked kAlone, until then. A flow that starts
+// on free links is such a component at once and is planned on the spot, with
+// no walk and no resolve: a ring step costs O(hops) and one event. A flow
+// that later joins one of a kAlone flow's links either finds it already
+// drained (it is then detached as of its drain time) or converts it back into
+// an ordinary draining flow of the joint component at the next resolve.
 //
 // Rounding. Rates are doubles (bytes/s); remaining bytes are doubles advanced
-// as rate x elapsed ps. A drain event is planned at ceil(remaining x 1e12 /
-// rate) ps, exact integer arithmetic when both are whole (a flow alone on its
-// links drains in exactly sim::transfer_time(bytes, bandwidth)); rounding up
-// means a flow never drains before its bytes could have moved (to double
-// precision, ~1e-16 relative). When the event fires the flow has drained,
-// whatever tiny residue the doubles show.
+// as rate x elapsed ps. A drain is planned at ceil(remaining x 1e12 / rate)
+// ps, exact integer arithmetic when both are whole (a flow alone on its links
+// drains in exactly sim::transfer_time(bytes, bandwidth)); rounding up means a
+// flow never drains before its bytes could have moved (to double precision,
+// ~1e-16 relative). When the drain comes the flow has drained, whatever tiny
+// residue the doubles show.
 //
-// Memory: one record per flow in flight (reused), one per link; per-link member
-// lists with back-indices (swap-remove in O(1)). No allocation per event in
-// steady state; no ordered maps anywhere.
+// Memory: one 128-byte record per flow in flight (reused; routes longer than
+// kNearHops keep their hops in a side vector), one 64-byte record per link
+// with its member list (back-indices, swap-remove in O(1)). The records are
+// laid out so that a delivery reads one cache line of the flow and one per
+// link: on a 4096-chip pod the flows in flight do not fit in cache, and those
+// misses, not arithmetic, set the speed. No allocation per event in steady
+// state; no ordered maps anywhere.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <span>
 #include <vector>
 
 #include "net/link_table.h"
@@ -47,6 +74,10 @@ namespace podsim::net {
 
 class FlowNetwork final : public Network, private sim::EventHandler {
  public:
+  // The resolve event runs after every other event of its instant that uses a
+  // lower priority (the default is 0).
+  static constexpr int kResolvePriority = std::numeric_limits<int>::max();
+
   FlowNetwork(const topo::Pod& pod, const Options& options);
 
   void start(sim::Simulation& sim, const Transfer& t, TransferSink& sink, uint64_t tag) override;
@@ -58,67 +89,111 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   // What the incremental solver has done so far: tests check that disjoint
   // flows leave each other alone, benchmarks report the work per event.
   struct Counters {
+    uint64_t resolves = 0;      // resolve events
     uint64_t solves = 0;        // components re-solved
     uint64_t solved_flows = 0;  // flows in those components, summed
-    uint64_t reschedules = 0;   // pending drain events cancelled and planned anew
+    uint64_t reschedules = 0;   // pending events of draining flows cancelled and planned anew
   };
   const Counters& counters() const { return counters_; }
 
  private:
-  enum class Phase : uint8_t { kFree, kDraining, kLatency };
-  enum class EventKind : uint64_t { kDrained = 0, kDelivered = 1 };
+  enum class Phase : uint8_t {
+    kFree,
+    kDraining,  // shares its component; `event` is its drain (invalid until first solved)
+    kAlone,     // alone in its component; `event` is its delivery, at drain_at + latency
+    kLatency,   // drained and off its links; `event` is its delivery
+  };
+  enum class EventKind : uint64_t { kDrained = 0, kDelivered = 1, kResolve = 2 };
   struct Hop {
     topo::LinkId link = 0;
     uint32_t pos = 0;  // index of this flow's entry in the link's member list
   };
-  struct Flow {
+  // Hops kept in the flow record itself; longer routes go to far_hops_.
+  static constexpr uint32_t kNearHops = 2;
+  // Two cache lines. The first holds everything a delivery reads (for a
+  // route of up to kNearHops links, every ring step), so delivering a kAlone
+  // flow reads one line; the second what solving and planning use.
+  struct alignas(64) Flow {
+    Phase phase = Phase::kFree;
+    uint32_t hop_count = 0;
     TransferSink* sink = nullptr;
     uint64_t tag = 0;
     uint64_t bytes = 0;
+    sim::Time drain_at;  // planned drain (kDraining once solved, kAlone)
+    sim::Time latency;   // of the whole route
+    std::array<Hop, kNearHops> near_hops{};
+
     double remaining = 0;  // bytes not yet drained at `updated`
     double rate = 0;       // bytes/s since `updated`
     sim::Time updated;
-    sim::Time latency;   // of the whole route
-    sim::EventId event;  // drain (while draining) or delivery
-    sim::Time event_time;
-    uint64_t mark = 0;  // component-walk epoch
-    Phase phase = Phase::kFree;
-    std::vector<Hop> hops;
+    sim::EventId event;
+    uint32_t mark = 0;  // component-walk epoch
   };
+  static_assert(offsetof(Flow, remaining) == 64 && sizeof(Flow) == 128);
   struct Member {
     uint32_t flow = 0;
     uint32_t hop = 0;  // index into the flow's hops
   };
-  struct LinkState {
-    double capacity = 0;  // effective bandwidth, bytes/s
+  // One cache line: what a start or a delivery reads and writes of a link.
+  struct alignas(64) LinkState {
     std::vector<Member> members;
-    uint64_t mark = 0;     // component-walk epoch
-    uint32_t local = 0;    // index in the current component's problem
+    double capacity = 0;   // effective bandwidth, bytes/s
     uint64_t bytes = 0;    // of flows that have fully drained across it
     sim::Time busy;        // closed busy periods
     sim::Time busy_since;  // start of the open period, while members is non-empty
+    uint32_t mark = 0;     // component-walk epoch
+    uint32_t local = 0;    // index in the current component's problem
   };
+  static_assert(sizeof(LinkState) == 64);
+
+  std::span<Hop> hops(uint32_t slot) {
+    Flow& f = flows_[slot];
+    return f.hop_count <= kNearHops ? std::span<Hop>(f.near_hops.data(), f.hop_count)
+                                    : std::span<Hop>(far_hops_[slot]);
+  }
+  std::span<const Hop> hops(uint32_t slot) const {
+    const Flow& f = flows_[slot];
+    return f.hop_count <= kNearHops ? std::span<const Hop>(f.near_hops.data(), f.hop_count)
+                                    : std::span<const Hop>(far_hops_[slot]);
+  }
 
   void handle(sim::Simulation& sim, uint64_t payload) override;
   void drained(sim::Simulation& sim, uint32_t slot);
   void deliver(sim::Simulation& sim, uint32_t slot);
-  void attach(uint32_t slot, sim::Time now);
-  void detach(uint32_t slot, sim::Time now);
+  void resolve(sim::Simulation& sim);
+  // Joins the flow to its links, first detaching a drained kAlone flow found
+  // alone on one of them. Returns whether every link was free. O(hops).
+  bool attach(uint32_t slot, sim::Time now);
+  // Leaves the flow's links; `drained_at` closes their busy periods.
+  void detach(uint32_t slot, sim::Time drained_at);
+  void mark_dirty(sim::Simulation& sim, topo::LinkId id);
 
-  // The component walk: begin, seed with flows or links, expand to closure.
-  void begin_walk();
+  // The component walk: seed with a link, expand to closure.
+  void begin_component();
   void visit_flow(uint32_t slot);
   void visit_link(topo::LinkId id);
-  void expand_walk();
+  void expand_component();
   // Advances, re-solves and re-plans every flow of the walked component.
-  void rebalance(sim::Simulation& sim);
+  void solve_component(sim::Simulation& sim);
+  void solve_rates();
+  // Gives the flow its new rate and plans its drain (or, alone, its delivery).
+  void plan(sim::Simulation& sim, uint32_t slot, double rate, bool alone);
+  double bottleneck(uint32_t slot) const;
   void advance(Flow& f, sim::Time now) const;
-  sim::EventId schedule(sim::Simulation& sim, sim::Time at, uint32_t slot, EventKind kind);
+  // The next component-walk epoch; on wrap-around every mark is cleared.
+  void next_epoch();
+  sim::EventId schedule(sim::Simulation& sim, sim::Time at, uint32_t slot, EventKind kind,
+                        int priority = 0);
 
   LinkTable table_;
   std::vector<LinkState> links_;  // indexed by LinkId
   SlotPool<Flow> flows_;
-  uint64_t epoch_ = 0;
+  std::vector<std::vector<Hop>> far_hops_;  // by flow slot: routes longer than kNearHops
+  uint32_t epoch_ = 0;
+  // Links touched by starts and drains since the last resolve; the resolve
+  // event is pending whenever this is non-empty.
+  std::vector<topo::LinkId> dirty_;
+  std::vector<topo::LinkId> resolving_;   // the batch being resolved
   std::vector<uint32_t> walk_flows_;      // component flows, in walk order
   std::vector<topo::LinkId> walk_links_;  // component links, local index order
   MaxMinProblem problem_;

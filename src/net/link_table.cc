@@ -55,11 +55,9 @@ sim::Bandwidth effective_bandwidth(const topo::Link& link, const Options& option
 LinkTable::LinkTable(const topo::Pod& pod, const Options& options) : pod_(pod) {
   validate(options);
   const auto links = pod.links();
-  bandwidth_.reserve(links.size());
-  latency_.reserve(links.size());
+  entries_.reserve(links.size());
   for (const topo::Link& link : links) {
-    bandwidth_.push_back(effective_bandwidth(link, options));
-    latency_.push_back(link.latency);
+    entries_.push_back(Entry{link.src, link.dst, link.latency, effective_bandwidth(link, options)});
   }
 }
 
@@ -74,7 +72,7 @@ std::span<const topo::LinkId> LinkTable::resolve(const Transfer& t,
   for (const topo::LinkId id : t.route) {
     if (id >= size())
       bad_route(t, "names link " + std::to_string(id) + ", which does not exist");
-    const topo::Link& link = pod_.link(id);
+    const Entry& link = entries_[id];
     if (link.src != at) {
       bad_route(t, "is not a walk: link " + std::to_string(id) + " does not leave vertex " +
                        std::to_string(at));
@@ -89,14 +87,14 @@ std::span<const topo::LinkId> LinkTable::resolve(const Transfer& t,
 sim::Time LinkTable::route_latency(std::span<const topo::LinkId> route) const {
   sim::Time total;
   for (const topo::LinkId id : route)
-    total += latency_[id];
+    total += entries_[id].latency;
   return total;
 }
 
 sim::Bandwidth LinkTable::bottleneck(std::span<const topo::LinkId> route) const {
-  sim::Bandwidth slowest = bandwidth_[route.front()];
+  sim::Bandwidth slowest = entries_[route.front()].bandwidth;
   for (const topo::LinkId id : route)
-    slowest = std::min(slowest, bandwidth_[id]);
+    slowest = std::min(slowest, entries_[id].bandwidth);
   return slowest;
 }
 

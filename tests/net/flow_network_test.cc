@@ -1,4 +1,10 @@
 // The flow model's incremental re-solving: what it touches and reschedules.
+//
+// A flow that starts on free links is solved on the spot. Other starts, and
+// drains, are batched: one resolve event at the end of each instant re-solves
+// every component they touched, once. The tests below call
+// sim.run_until(now) after starting flows to let that resolve run, so that
+// each start's solve can be counted on its own.
 #include "net/flow_network.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +21,10 @@ Options flow_options() {
   return o;
 }
 
+sim::Time stream(uint64_t bytes) {
+  return sim::transfer_time(bytes, sim::Bandwidth::bytes_per_s(kLinkBps));
+}
+
 TEST(FlowNetwork, FinishingOneOfTwoDisjointFlowsLeavesTheOtherAlone) {
   const topo::Pod line9 = line(9);
   FlowNetwork network(line9, flow_options());
@@ -23,19 +33,34 @@ TEST(FlowNetwork, FinishingOneOfTwoDisjointFlowsLeavesTheOtherAlone) {
   network.start(sim, transfer(0, 1, kMiB), sink, 0);       // short
   network.start(sim, transfer(4, 6, 64 * kMiB), sink, 1);  // long, other links
   const auto before = network.counters();
+  EXPECT_EQ(before.resolves, 0u);  // both started on free links: solved at once
   EXPECT_EQ(before.solves, 2u);
-  EXPECT_EQ(before.solved_flows, 2u);  // each start saw a component of one flow
+  EXPECT_EQ(before.solved_flows, 2u);  // two components of one flow each
 
   // Run past the short flow's delivery: nothing about the long one may change.
-  sim.run_until(sim::transfer_time(kMiB, sim::Bandwidth::bytes_per_s(kLinkBps)) + kHop);
+  sim.run_until(stream(kMiB) + kHop);
   ASSERT_EQ(sink.deliveries().size(), 1u);
   EXPECT_EQ(network.counters().reschedules, 0u);
-  EXPECT_EQ(network.counters().solves, 2u);  // the drain found no one to re-solve
+  EXPECT_EQ(network.counters().solves, 2u);  // the short one drained alone: nothing to re-solve
 
   sim.run();
-  EXPECT_EQ(sink.time_of(1),
-            sim::transfer_time(64 * kMiB, sim::Bandwidth::bytes_per_s(kLinkBps)) + 2 * kHop);
+  EXPECT_EQ(sink.time_of(1), stream(64 * kMiB) + 2 * kHop);
   EXPECT_EQ(network.counters().reschedules, 0u);
+}
+
+TEST(FlowNetwork, FlowsAloneOnTheirLinksCostOneEventEach) {
+  // No drain events and no resolve: one delivery per flow.
+  const topo::Pod line9 = line(9);
+  FlowNetwork network(line9, flow_options());
+  sim::Simulation sim;
+  RecordingSink sink;
+  network.start(sim, transfer(0, 3, kMiB), sink, 0);
+  network.start(sim, transfer(5, 4, 2 * kMiB), sink, 1);
+  sim.run();
+  EXPECT_EQ(sim.events_executed(), 2u);
+  EXPECT_EQ(network.counters().resolves, 0u);
+  EXPECT_EQ(sink.time_of(0), stream(kMiB) + 3 * kHop);
+  EXPECT_EQ(sink.time_of(1), stream(2 * kMiB) + kHop);
 }
 
 TEST(FlowNetwork, SharingFlowsAreReplannedOnlyWhenTheirRateChanges) {
@@ -44,13 +69,18 @@ TEST(FlowNetwork, SharingFlowsAreReplannedOnlyWhenTheirRateChanges) {
   sim::Simulation sim;
   RecordingSink sink;
   network.start(sim, transfer(0, 1, 64 * kMiB), sink, 0);  // alone: full rate
+  sim.run_until(sim::Time::zero());
   EXPECT_EQ(network.counters().reschedules, 0u);
   network.start(sim, transfer(0, 1, 4 * kMiB), sink, 1);  // halves the first
+  sim.run_until(sim::Time::zero());
   EXPECT_EQ(network.counters().reschedules, 1u);
   EXPECT_EQ(network.counters().solved_flows, 1u + 2u);
   sim.run();
   // The small one's drain doubled the large one's rate: one more replan.
   EXPECT_EQ(network.counters().reschedules, 2u);
+  // 4 MiB at half rate, then the remaining 60 MiB alone.
+  EXPECT_EQ(sink.time_of(1), stream(8 * kMiB) + kHop);
+  EXPECT_EQ(sink.time_of(0), stream(68 * kMiB) + kHop);
 }
 
 TEST(FlowNetwork, RingStepsAreComponentsOfOneFlow) {
@@ -64,9 +94,104 @@ TEST(FlowNetwork, RingStepsAreComponentsOfOneFlow) {
   }
   sim.run();
   EXPECT_EQ(sink.deliveries().size(), 16u);
+  EXPECT_EQ(network.counters().resolves, 0u);
   EXPECT_EQ(network.counters().solves, 16u);  // one per start, none per drain
   EXPECT_EQ(network.counters().solved_flows, 16u);
   EXPECT_EQ(network.counters().reschedules, 0u);
+}
+
+TEST(FlowNetwork, SimultaneousStartsCostOneSolve) {
+  // Eight flows start on link 0 -> 1 at the same instant. The first finds the
+  // link free and is solved alone on the spot; the other seven join it and
+  // the instant's resolve solves the eight once (one start at a time would
+  // solve 2 + 3 + ... + 8 flows).
+  const topo::Pod line9 = line(9);
+  FlowNetwork network(line9, flow_options());
+  sim::Simulation sim;
+  RecordingSink sink;
+  for (uint64_t i = 0; i < 8; ++i)
+    network.start(sim, transfer(0, 1, kMiB), sink, i);
+  EXPECT_EQ(network.counters().solves, 1u);
+  sim.run_until(sim::Time::zero());
+  EXPECT_EQ(network.counters().resolves, 1u);
+  EXPECT_EQ(network.counters().solves, 2u);
+  EXPECT_EQ(network.counters().solved_flows, 1u + 8u);
+  EXPECT_EQ(network.counters().reschedules, 1u);  // the first, no longer alone
+  sim.run();
+  // They drain together, at an eighth of the link each: the drains leave an
+  // empty component, so nothing more is solved.
+  for (uint64_t i = 0; i < 8; ++i)
+    EXPECT_EQ(sink.time_of(i), stream(8 * kMiB) + kHop);
+  EXPECT_EQ(network.counters().solves, 2u);
+  EXPECT_EQ(network.counters().reschedules, 1u);
+}
+
+TEST(FlowNetwork, SimultaneousDrainsCostOneSolve) {
+  // A large flow and four small ones share link 0 -> 1. The small ones drain
+  // at the same instant; the large one is re-solved once, not four times.
+  const topo::Pod line9 = line(9);
+  FlowNetwork network(line9, flow_options());
+  sim::Simulation sim;
+  RecordingSink sink;
+  network.start(sim, transfer(0, 1, 10 * kMiB), sink, 4);  // alone, for now
+  for (uint64_t i = 0; i < 4; ++i)
+    network.start(sim, transfer(0, 1, kMiB), sink, i);
+  sim.run_until(sim::Time::zero());
+  const auto shared = network.counters();
+  EXPECT_EQ(shared.solved_flows, 1u + 5u);
+  EXPECT_EQ(shared.reschedules, 1u);  // the large one joins the component
+  sim.run();
+  EXPECT_EQ(network.counters().solves, shared.solves + 1);
+  EXPECT_EQ(network.counters().solved_flows, shared.solved_flows + 1);
+  EXPECT_EQ(network.counters().reschedules, 2u);  // the large one, alone at full rate
+  // 5 x 1 MiB cross while all five share; the large one's last 9 MiB alone.
+  EXPECT_EQ(sink.time_of(0), stream(5 * kMiB) + kHop);
+  EXPECT_EQ(sink.time_of(4), stream(14 * kMiB) + kHop);
+}
+
+TEST(FlowNetwork, JoiningALoneFlowAfterItsDrainTakesTheWholeLink) {
+  // The first flow drains at T and is delivered at T + 1 us. A second flow on
+  // the same link starting at T + 0.5 us must not share with it.
+  const topo::Pod line9 = line(9);
+  FlowNetwork network(line9, flow_options());
+  sim::Simulation sim;
+  RecordingSink sink;
+  network.start(sim, transfer(0, 1, kMiB), sink, 0);
+  const sim::Time later = stream(kMiB) + sim::Time::ns(500);
+  sim.run_until(later);
+  EXPECT_TRUE(sink.deliveries().empty());
+  const topo::LinkId link = *line9.link_from(0, 0, +1);
+  const LinkStats mid = network.link_stats(sim);
+  EXPECT_EQ(mid.bytes[link], kMiB);
+  EXPECT_EQ(mid.busy[link], stream(kMiB));  // idle since the drain
+  network.start(sim, transfer(0, 1, 2 * kMiB), sink, 1);
+  sim.run();
+  EXPECT_EQ(sink.time_of(0), stream(kMiB) + kHop);
+  EXPECT_EQ(sink.time_of(1), later + stream(2 * kMiB) + kHop);
+  const LinkStats end = network.link_stats(sim);
+  EXPECT_EQ(end.bytes[link], 3 * kMiB);
+  EXPECT_EQ(end.busy[link], stream(kMiB) + stream(2 * kMiB));
+  EXPECT_EQ(network.counters().reschedules, 0u);
+}
+
+TEST(FlowNetwork, JoiningALoneFlowBeforeItsDrainSharesTheLink) {
+  // The first flow is planned alone; a second joins half way through its
+  // bytes and shares one of its links until it has drained its own.
+  const topo::Pod line9 = line(9);
+  FlowNetwork network(line9, flow_options());
+  sim::Simulation sim;
+  RecordingSink sink;
+  network.start(sim, transfer(0, 2, 2 * kMiB), sink, 0);
+  const sim::Time half = stream(kMiB);
+  sim.run_until(half);
+  network.start(sim, transfer(1, 2, kMiB / 2), sink, 1);  // shares link 1 -> 2 only
+  sim.run();
+  EXPECT_EQ(network.counters().reschedules, 2u);  // joined, then alone again
+  // The second drains 512 KiB at half rate (as long as 1 MiB alone); the
+  // first has 512 KiB left then. Doubles may round each step by a picosecond.
+  const auto ps = [](sim::Time t) { return static_cast<double>(t.count_ps()); };
+  EXPECT_NEAR(ps(sink.time_of(1)), ps(half + stream(kMiB) + kHop), 2);
+  EXPECT_NEAR(ps(sink.time_of(0)), ps(half + stream(kMiB) + stream(kMiB / 2) + 2 * kHop), 2);
 }
 
 TEST(FlowNetwork, ComponentWalkStopsAtTheComponent) {
@@ -77,9 +202,10 @@ TEST(FlowNetwork, ComponentWalkStopsAtTheComponent) {
   RecordingSink sink;
   for (uint64_t i = 0; i < 8; ++i)
     network.start(sim, transfer(0, 1, kMiB), sink, i);
+  sim.run_until(sim::Time::zero());
   const auto crowded = network.counters();
-  EXPECT_EQ(crowded.solved_flows, 1u + 2u + 3u + 4u + 5u + 6u + 7u + 8u);
   network.start(sim, transfer(5, 8, kMiB), sink, 8);
+  sim.run_until(sim::Time::zero());
   EXPECT_EQ(network.counters().solves, crowded.solves + 1);
   EXPECT_EQ(network.counters().solved_flows, crowded.solved_flows + 1);
   sim.run();
@@ -95,8 +221,10 @@ TEST(FlowNetwork, ChainOfSharedLinksIsOneComponent) {
   RecordingSink sink;
   network.start(sim, transfer(0, 1, kMiB), sink, 0);
   network.start(sim, transfer(0, 2, kMiB), sink, 1);
+  sim.run_until(sim::Time::zero());
   const uint64_t before = network.counters().solved_flows;
   network.start(sim, transfer(1, 2, kMiB), sink, 2);
+  sim.run_until(sim::Time::zero());
   EXPECT_EQ(network.counters().solved_flows, before + 3);
   sim.run();
 }
