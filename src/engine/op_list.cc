@@ -65,6 +65,7 @@ class OpListRun {
     }
     result.events = sim_.events_executed();
     result.fingerprint = sim_.fingerprint();
+    result.link_stats = network_->link_stats(sim_);
     return result;
   }
 
@@ -77,6 +78,7 @@ class OpListRun {
     uint32_t runs_done = 0;
     uint64_t transfers = 0;
     std::vector<uint64_t> link_bytes;
+    std::vector<RunSpan> runs;
     sim::Time start;
     sim::Time end;
     bool started = false;
@@ -89,6 +91,7 @@ class OpListRun {
       st.started = true;
       st.start = sim_.now();
     }
+    st.runs.push_back({sim_.now(), sim_.now()});
     const sim::Time overhead = pod_.spec().calibration.collective_overhead;
     sim_.schedule_in(overhead, [this, i](sim::Simulation& s) { launch(s, i); });
   }
@@ -112,6 +115,7 @@ class OpListRun {
       st.link_bytes[l] += bytes[l];
     }
     st.transfers += st.current->transfers_delivered();
+    st.runs.back().end = s.now();
     // `current` stays alive: this call comes from inside its own callback. The
     // next launch (a later event) replaces it.
     if (++st.runs_done < workload_.operations[i].repeat) {
@@ -141,6 +145,7 @@ class OpListRun {
     r.start = st.start;
     r.end = st.end;
     r.transfers = st.transfers;
+    r.runs = st.runs;
     if (!st.finished) {
       return r;
     }

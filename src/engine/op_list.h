@@ -20,6 +20,13 @@
 
 namespace podsim::engine {
 
+// One run of an operation: from its start (the pod's collective overhead
+// comes first) to the end of its collective.
+struct RunSpan {
+  sim::Time start;
+  sim::Time end;
+};
+
 struct OperationResult {
   std::string name;
   config::CollectiveKind kind = config::CollectiveKind::kAllReduce;
@@ -38,6 +45,8 @@ struct OperationResult {
   double link_util_max = 0;
   uint32_t links_used = 0;
   uint64_t transfers = 0;
+  // Each run, in order (for traces).
+  std::vector<RunSpan> runs;
 };
 
 struct OpListResult {
@@ -45,6 +54,7 @@ struct OpListResult {
   sim::Time makespan;
   uint64_t events = 0;
   uint64_t fingerprint = 0;  // of the event stream: equal inputs, equal value
+  net::LinkStats link_stats;  // bytes and busy time per LinkId over the whole run
 };
 
 // Runs every operation of `workload` on `pod`. Throws std::logic_error when

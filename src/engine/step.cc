@@ -1,0 +1,435 @@
+#include "engine/step.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+
+#include "coll/executor.h"
+#include "coll/plan.h"
+#include "engine/breakdown.h"
+#include "sim/simulation.h"
+
+namespace podsim::engine {
+namespace {
+
+using workload::Instruction;
+
+bool is_compute(const Instruction& ins) { return std::holds_alternative<chip::Op>(ins.body); }
+
+std::string collective_key(const config::CollectiveSpec& c) {
+  std::string k = std::to_string(static_cast<int>(c.kind)) + "/" + std::to_string(c.bytes) + "/" +
+                  std::to_string(static_cast<int>(c.algorithm)) + "/" + std::to_string(c.root) +
+                  "/" + std::to_string(c.shift) + "/" + (c.compute_reduction ? "r" : "") + "/";
+  for (const auto& a : c.axes) {
+    k += a;
+    k += ',';
+  }
+  return k;
+}
+
+// Torus dimensions (and kSliceDim) that the named mesh axes span.
+void add_axis_dims(const topo::DeviceMesh& mesh, const std::vector<std::string>& names,
+                   std::set<uint32_t>& dims) {
+  for (const auto& a : mesh.axes()) {
+    if (std::find(names.begin(), names.end(), a.name) != names.end()) {
+      dims.insert(a.dims.begin(), a.dims.end());
+    }
+  }
+}
+
+// Static facts about one stage's program, shared by all its chips.
+struct StageInfo {
+  std::vector<std::vector<uint32_t>> dependents;
+  std::vector<uint32_t> base_deps;  // dependencies + an incoming stage transfer
+  std::vector<uint32_t> compute_order;
+  std::vector<chip::OpTiming> timing;  // per instruction (compute only)
+  std::vector<int32_t> plan;           // per instruction (collectives): index into plans
+  // recv_into[t] = instruction of the *receiving* stage fed by transfer t of this stage.
+  std::vector<int32_t> recv_into;
+  uint32_t chips = 0;  // simulated chips in this stage
+};
+
+struct ChipState {
+  topo::ChipId chip = 0;
+  uint32_t stage = 0;
+  std::vector<uint32_t> deps_left;
+  std::vector<Span> spans;
+  std::vector<uint8_t> done;
+  uint32_t next_compute = 0;
+  uint32_t finished = 0;
+  bool busy = false;
+};
+
+class StepRun final : public sim::EventHandler, public net::TransferSink {
+ public:
+  StepRun(const topo::Pod& pod, const topo::DeviceMesh& mesh, const workload::Program& program,
+          const chip::ComputeModel& compute, const StepOptions& options)
+      : pod_(pod),
+        mesh_(mesh),
+        program_(program),
+        network_(net::make_network(pod, options.network)),
+        progress_(options.progress),
+        sim_index_(pod.chip_count(), -1) {
+    exec_options_.reduce_bandwidth = pod.spec().chip.hbm_bandwidth;
+    choose_chips(options.fold_replicas);
+    prepare_stages(compute);
+    for (const auto& c : chips_) {
+      instructions_ += program_.stages[c.stage].instructions.size();
+    }
+  }
+
+  StepResult run() {
+    for (uint32_t i = 0; i < chips_.size(); ++i) {
+      const auto& prog = program_.stages[chips_[i].stage].instructions;
+      for (uint32_t k = 0; k < prog.size(); ++k) {
+        if (chips_[i].deps_left[k] == 0 && !is_compute(prog[k])) {
+          start(i, k);
+        }
+      }
+      try_compute(i);
+    }
+    sim_.run();
+    if (progress_) {
+      progress_(completed_, instructions_);
+    }
+    check_finished();
+    StepResult r = summarize();
+    r.link_stats = network_->link_stats(sim_);
+    return r;
+  }
+
+  void handle(sim::Simulation&, uint64_t payload) override {
+    complete(static_cast<uint32_t>(payload >> 32), static_cast<uint32_t>(payload));
+  }
+
+  void delivered(sim::Simulation&, uint64_t tag) override {
+    const auto sender = static_cast<uint32_t>(tag >> 32);
+    const auto k = static_cast<uint32_t>(tag);
+    const ChipState& s = chips_[sender];
+    const auto& t = std::get<workload::StageTransfer>(
+        program_.stages[s.stage].instructions[k].body);
+    const topo::ChipId dst = stage_neighbour(s.chip, t.direction);
+    const int32_t receiver = sim_index_[dst];
+    const int32_t target = stages_[s.stage].recv_into[k];
+    complete(sender, k);
+    if (receiver >= 0 && target >= 0) {
+      satisfy(static_cast<uint32_t>(receiver), static_cast<uint32_t>(target));
+    }
+  }
+
+ private:
+  void choose_chips(bool fold) {
+    std::set<uint32_t> spanned;
+    for (const auto& stage : program_.stages) {
+      for (const auto& ins : stage.instructions) {
+        if (const auto* c = std::get_if<config::CollectiveSpec>(&ins.body)) {
+          add_axis_dims(mesh_, c->axes, spanned);
+        }
+      }
+    }
+    if (!program_.pipeline_axis.empty()) {
+      add_axis_dims(mesh_, {program_.pipeline_axis}, spanned);
+    }
+    const bool symmetric = !pod_.has_twists() && !pod_.has_failed_links();
+    for (topo::ChipId c = 0; c < pod_.chip_count(); ++c) {
+      bool keep = true;
+      if (fold && symmetric) {
+        for (uint32_t d = 0; d < pod_.dim_count() && keep; ++d) {
+          keep = spanned.count(d) != 0 || pod_.coord(c, d) == 0;
+        }
+        keep = keep && (spanned.count(topo::kSliceDim) != 0 || pod_.slice_of(c) == 0);
+      }
+      if (keep) {
+        sim_index_[c] = static_cast<int32_t>(chips_.size());
+        ChipState s;
+        s.chip = c;
+        s.stage = program_.pipeline_axis.empty()
+                      ? 0
+                      : mesh_.index_in_group(c, std::vector<std::string>{program_.pipeline_axis});
+        chips_.push_back(std::move(s));
+      }
+    }
+  }
+
+  void prepare_stages(const chip::ComputeModel& compute) {
+    stages_.resize(program_.stages.size());
+    std::map<std::string, int32_t> plan_of;
+    for (size_t s = 0; s < program_.stages.size(); ++s) {
+      const auto& prog = program_.stages[s].instructions;
+      StageInfo& info = stages_[s];
+      info.dependents.resize(prog.size());
+      info.base_deps.assign(prog.size(), 0);
+      info.timing.resize(prog.size());
+      info.plan.assign(prog.size(), -1);
+      info.recv_into.assign(prog.size(), -1);
+      for (uint32_t k = 0; k < prog.size(); ++k) {
+        const Instruction& ins = prog[k];
+        for (const uint32_t d : ins.deps) {
+          info.dependents[d].push_back(k);
+        }
+        info.base_deps[k] = static_cast<uint32_t>(ins.deps.size()) + (ins.recv_from >= 0 ? 1 : 0);
+        if (const auto* op = std::get_if<chip::Op>(&ins.body)) {
+          info.compute_order.push_back(k);
+          info.timing[k] = compute.time(*op);  // the same on every chip of the stage
+        } else if (const auto* c = std::get_if<config::CollectiveSpec>(&ins.body)) {
+          const std::string key = collective_key(*c);
+          auto it = plan_of.find(key);
+          if (it == plan_of.end()) {
+            it = plan_of.emplace(key, static_cast<int32_t>(plans_.size())).first;
+            plans_.push_back(coll::lower(pod_, mesh_, *c));
+          }
+          info.plan[k] = it->second;
+        }
+      }
+    }
+    // Wire each stage's incoming transfers to the sender's instruction.
+    for (size_t s = 0; s < program_.stages.size(); ++s) {
+      const auto& prog = program_.stages[s].instructions;
+      for (uint32_t k = 0; k < prog.size(); ++k) {
+        if (prog[k].recv_from < 0) {
+          continue;
+        }
+        // The sender is the neighbouring stage whose transfer points here.
+        for (const int dir : {+1, -1}) {
+          const int64_t from = static_cast<int64_t>(s) - dir;
+          if (from < 0 || from >= static_cast<int64_t>(program_.stages.size())) {
+            continue;
+          }
+          const auto& sp = program_.stages[from].instructions;
+          const auto t = static_cast<size_t>(prog[k].recv_from);
+          if (t < sp.size()) {
+            if (const auto* st = std::get_if<workload::StageTransfer>(&sp[t].body);
+                st != nullptr && st->direction == dir) {
+              stages_[from].recv_into[t] = static_cast<int32_t>(k);
+            }
+          }
+        }
+      }
+    }
+    runs_.resize(program_.stages.size());
+    for (size_t s = 0; s < program_.stages.size(); ++s) {
+      runs_[s].resize(program_.stages[s].instructions.size());
+    }
+    for (auto& c : chips_) {
+      ++stages_[c.stage].chips;
+      c.deps_left = stages_[c.stage].base_deps;
+      c.spans.resize(program_.stages[c.stage].instructions.size());
+      c.done.assign(program_.stages[c.stage].instructions.size(), 0);
+    }
+  }
+
+  topo::ChipId stage_neighbour(topo::ChipId chip, int direction) const {
+    const std::vector<std::string> axis{program_.pipeline_axis};
+    const auto group = mesh_.group_of(chip, axis);
+    const int64_t at = static_cast<int64_t>(mesh_.index_in_group(chip, axis)) + direction;
+    if (at < 0 || at >= static_cast<int64_t>(group.size())) {
+      throw StuckError("stage transfer from chip " + std::to_string(chip) +
+                       " leaves the pipeline axis '" + program_.pipeline_axis + "'");
+    }
+    return group[static_cast<size_t>(at)];
+  }
+
+  void start(uint32_t i, uint32_t k) {
+    ChipState& s = chips_[i];
+    const Instruction& ins = program_.stages[s.stage].instructions[k];
+    s.spans[k].start = sim_.now();
+    if (std::holds_alternative<config::CollectiveSpec>(ins.body)) {
+      auto& run = runs_[s.stage][k];
+      if (!run) {
+        const uint32_t stage = s.stage;
+        run = std::make_unique<coll::CollectiveRun>(
+            pod_, *network_, plans_[static_cast<size_t>(stages_[stage].plan[k])], exec_options_);
+        run->set_participants(stages_[stage].chips);
+        run->set_on_chip_done([this, k](sim::Simulation&, topo::ChipId chip) {
+          complete(static_cast<uint32_t>(sim_index_[chip]), k);
+        });
+        // A finished run's per-chip state is dead weight (hundreds of runs in
+        // a deep model): free it, from an event of its own, since on_done is
+        // called from inside the run.
+        run->set_on_done([this, stage, k](sim::Simulation& sim) {
+          sim.schedule_in(sim::Time::zero(),
+                          [this, stage, k](sim::Simulation&) { runs_[stage][k].reset(); });
+        });
+      }
+      run->join(sim_, s.chip);
+      return;
+    }
+    const auto& t = std::get<workload::StageTransfer>(ins.body);
+    network_->start(sim_, net::Transfer{s.chip, stage_neighbour(s.chip, t.direction), t.bytes, {}},
+                    *this, (uint64_t{i} << 32) | k);
+  }
+
+  void try_compute(uint32_t i) {
+    ChipState& s = chips_[i];
+    const StageInfo& info = stages_[s.stage];
+    if (s.busy || s.next_compute >= info.compute_order.size()) {
+      return;
+    }
+    const uint32_t k = info.compute_order[s.next_compute];
+    if (s.deps_left[k] != 0) {
+      return;
+    }
+    ++s.next_compute;
+    s.busy = true;
+    s.spans[k].start = sim_.now();
+    sim_.schedule_in(info.timing[k].time, *this, (uint64_t{i} << 32) | k);
+  }
+
+  void satisfy(uint32_t i, uint32_t k) {
+    ChipState& s = chips_[i];
+    if (--s.deps_left[k] != 0) {
+      return;
+    }
+    if (is_compute(program_.stages[s.stage].instructions[k])) {
+      try_compute(i);
+    } else {
+      start(i, k);
+    }
+  }
+
+  void complete(uint32_t i, uint32_t k) {
+    ChipState& s = chips_[i];
+    s.spans[k].end = sim_.now();
+    s.done[k] = 1;
+    ++s.finished;
+    if ((++completed_ & (kProgressInterval - 1)) == 0 && progress_) {
+      progress_(completed_, instructions_);
+    }
+    if (is_compute(program_.stages[s.stage].instructions[k])) {
+      s.busy = false;
+    }
+    for (const uint32_t j : stages_[s.stage].dependents[k]) {
+      satisfy(i, j);
+    }
+    try_compute(i);
+  }
+
+  // Names what a stuck step is stuck on: per unfinished chip (at most a few),
+  // the instructions that are ready or running but never finished, or, in a
+  // dependency cycle, the first ones still waiting.
+  void check_finished() const {
+    std::string stuck;
+    int chips_listed = 0;
+    for (const auto& s : chips_) {
+      const auto& prog = program_.stages[s.stage].instructions;
+      if (s.finished == prog.size() || chips_listed == 4) {
+        continue;
+      }
+      ++chips_listed;
+      std::string lines;
+      int listed = 0;
+      for (uint32_t k = 0; k < prog.size() && listed < 4; ++k) {
+        if (s.done[k] == 0 && s.deps_left[k] == 0) {
+          lines += "\n  chip " + std::to_string(s.chip) + ": " + prog[k].name +
+                   " started and never finished";
+          ++listed;
+        }
+      }
+      for (uint32_t k = 0; k < prog.size() && listed < 4; ++k) {
+        if (s.done[k] == 0 && s.deps_left[k] > 0) {
+          lines += "\n  chip " + std::to_string(s.chip) + ": " + prog[k].name + " waits on " +
+                   std::to_string(s.deps_left[k]) + " unfinished dependencies";
+          ++listed;
+        }
+      }
+      stuck += lines;
+    }
+    if (!stuck.empty()) {
+      throw StuckError("the step cannot finish; stuck instructions:" + stuck);
+    }
+  }
+
+  StepResult summarize() const;
+
+  const topo::Pod& pod_;
+  const topo::DeviceMesh& mesh_;
+  const workload::Program& program_;
+  std::unique_ptr<net::Network> network_;
+  std::function<void(uint64_t, uint64_t)> progress_;
+  uint64_t completed_ = 0;     // instructions completed, over all simulated chips
+  uint64_t instructions_ = 0;  // instructions to complete, over all simulated chips
+  sim::Simulation sim_;
+  coll::ExecutorOptions exec_options_;
+  std::vector<int32_t> sim_index_;  // chip -> index into chips_, -1 when folded away
+  std::vector<ChipState> chips_;
+  std::vector<StageInfo> stages_;
+  std::vector<coll::Plan> plans_;
+  std::vector<std::vector<std::unique_ptr<coll::CollectiveRun>>> runs_;
+
+};
+
+StepResult StepRun::summarize() const {
+  StepResult r;
+  r.simulated_chips = static_cast<uint32_t>(chips_.size());
+  r.represented_chips = pod_.chip_count();
+  r.events = sim_.events_executed();
+  r.fingerprint = sim_.fingerprint();
+  r.min_chip_end = sim::Time::max();
+  double sum_end_ps = 0;
+  for (uint32_t i = 0; i < chips_.size(); ++i) {
+    sim::Time end = sim::Time::zero();
+    for (const Span& sp : chips_[i].spans) {
+      end = std::max(end, sp.end);
+    }
+    if (end > r.step_time || i == 0) {
+      r.step_time = end;
+      r.critical_chip = chips_[i].chip;
+      r.critical_stage = chips_[i].stage;
+    }
+    r.min_chip_end = std::min(r.min_chip_end, end);
+    sum_end_ps += static_cast<double>(end.count_ps());
+    r.chips.push_back(chips_[i].chip);
+    r.chip_stage.push_back(chips_[i].stage);
+    r.spans.push_back(chips_[i].spans);
+  }
+  if (chips_.empty()) {
+    r.min_chip_end = sim::Time::zero();
+    return r;
+  }
+  r.mean_chip_end = sim::Time::ps(static_cast<int64_t>(sum_end_ps / static_cast<double>(chips_.size())));
+
+  // The critical chip's breakdown, by layer and by op class.
+  const ChipState& c = chips_[static_cast<size_t>(sim_index_[r.critical_chip])];
+  const auto& prog = program_.stages[c.stage].instructions;
+  const StageInfo& info = stages_[c.stage];
+  std::vector<TimedInstruction> timed(prog.size());
+  std::map<std::string, uint32_t> layer_index;
+  std::map<std::string, uint32_t> class_index;
+  auto group = [](std::map<std::string, uint32_t>& index, std::vector<GroupTime>& groups,
+                  const std::string& key) {
+    const auto [it, added] = index.emplace(key, static_cast<uint32_t>(groups.size()));
+    if (added) {
+      GroupTime g;
+      g.key = key;
+      groups.push_back(std::move(g));
+    }
+    return it->second;
+  };
+  for (uint32_t k = 0; k < prog.size(); ++k) {
+    TimedInstruction& t = timed[k];
+    t.span = c.spans[k];
+    t.layer_group = group(layer_index, r.by_layer, breakdown_layer_key(prog[k]));
+    t.class_group = group(class_index, r.by_op_class, workload::to_string(prog[k].op_class));
+    if (is_compute(prog[k])) {
+      t.kind = info.timing[k].bound == chip::OpTiming::Bound::kMemory
+                   ? TimedInstruction::Kind::kMemoryBound
+                   : TimedInstruction::Kind::kComputeBound;
+      r.hbm_bytes += static_cast<double>(info.timing[k].bytes);
+      r.flops += info.timing[k].flops;
+    } else {
+      t.kind = TimedInstruction::Kind::kCommunication;
+    }
+  }
+  r.critical = sweep_breakdown(timed, r.step_time, r.by_layer, r.by_op_class);
+  return r;
+}
+
+}  // namespace
+
+StepResult run_step(const topo::Pod& pod, const topo::DeviceMesh& mesh,
+                    const workload::Program& program, const chip::ComputeModel& compute,
+                    const StepOptions& options) {
+  return StepRun(pod, mesh, program, compute, options).run();
+}
+}  // namespace podsim::engine

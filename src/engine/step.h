@@ -1,0 +1,114 @@
+// The engine for serving steps: plays a workload::Program on every chip of
+// the pod, on one event kernel, with the chosen compute and network models.
+//
+// Each chip runs its stage's program: compute instructions in program order
+// on its one compute unit, each also waiting for its dependencies;
+// collectives and stage transfers start as soon as their dependencies are
+// done and run alongside compute. A collective instance is shared by every
+// chip of the stage (coll::CollectiveRun); a chip continues past it as soon as
+// its own part is done.
+//
+// Replica folding. Chips that differ only in coordinates no collective and no
+// stage transfer ever spans (data-parallel replicas, and torus dimensions the
+// mesh leaves out) run identical programs on disjoint links; on a torus that
+// is the same along those dimensions (no twists or failed links) their
+// timelines are identical by symmetry. The engine then simulates one replica
+// and reports it for all, which is exact (tests compare folded and full
+// runs); `fold_replicas = false` simulates every chip.
+//
+// When the simulation ends with work left (a dependency cycle, a collective
+// some chip never joins) run_step() throws StuckError naming the stuck
+// instructions instead of hanging.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "chip/compute_model.h"
+#include "net/network.h"
+#include "sim/time.h"
+#include "topo/mesh.h"
+#include "topo/pod.h"
+#include "workload/program.h"
+
+namespace podsim::engine {
+
+class StuckError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct StepOptions {
+  net::Options network;
+  bool fold_replicas = true;
+  // Called as instructions complete, with the number done and the total over
+  // the simulated chips: every kProgressInterval completions and once at
+  // the end. For progress reports only; it must not touch the simulation.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+// Completions between two progress calls: a power of two, so the check is a
+// mask, and rare enough that the call costs nothing next to the events.
+inline constexpr uint64_t kProgressInterval = 4096;
+
+// One instruction's time on one chip.
+struct Span {
+  sim::Time start;
+  sim::Time end;
+};
+
+// Where one chip's time went, in the sense of the breakdown: every instant of
+// [0, end] is exactly one of compute-bound, memory-bound, exposed collective
+// or idle; collective time under compute is counted again as overlapped.
+struct ChipBreakdown {
+  sim::Time end;
+  sim::Time compute;
+  sim::Time memory;
+  sim::Time collective_exposed;
+  sim::Time idle;
+  sim::Time collective_overlapped;
+};
+
+struct GroupTime {
+  std::string key;  // a layer ("L12", "embed", "head") or an op class
+  sim::Time compute;
+  sim::Time memory;
+  sim::Time collective_exposed;
+  sim::Time collective_overlapped;
+};
+
+struct StepResult {
+  sim::Time step_time;  // the last chip's end
+  topo::ChipId critical_chip = 0;
+  uint32_t critical_stage = 0;
+  ChipBreakdown critical;           // the critical chip's breakdown
+  std::vector<GroupTime> by_layer;  // critical chip, in program order of first appearance
+  std::vector<GroupTime> by_op_class;
+  // Spread over simulated chips.
+  sim::Time min_chip_end;
+  sim::Time mean_chip_end;
+  uint32_t simulated_chips = 0;
+  uint32_t represented_chips = 0;  // chips the simulated ones stand for
+  // Per-chip totals of the critical chip.
+  double hbm_bytes = 0;  // HBM bytes its compute moved
+  double flops = 0;      // FLOPs its compute did (padding excluded)
+  uint64_t events = 0;
+  uint64_t fingerprint = 0;
+  // Bytes and busy time per LinkId over the step, simulated chips' traffic
+  // only (engine/link_usage.h unfolds replicas).
+  net::LinkStats link_stats;
+  // Spans of every simulated chip: spans[i][k] for simulated chip i
+  // (chips[i]) and instruction k of its stage's program.
+  std::vector<topo::ChipId> chips;
+  std::vector<uint32_t> chip_stage;
+  std::vector<std::vector<Span>> spans;
+};
+
+StepResult run_step(const topo::Pod& pod, const topo::DeviceMesh& mesh,
+                    const workload::Program& program, const chip::ComputeModel& compute,
+                    const StepOptions& options);
+
+}  // namespace podsim::engine
