@@ -119,6 +119,18 @@ TEST(TransferTimeTest, Uses128BitIntermediates) {
                TimeOverflow);
 }
 
+TEST(TransferTimeTest, SixtyFourBitFastPathAgreesAtItsBoundary) {
+  // Byte counts up to 2^64 / 1e12 = 18'446'744 take a 64-bit path, larger ones
+  // 128 bits; both must round up the same way. Expected values by hand:
+  // ceil(b * 1e12 / 3) for b = 18'446'744 and 18'446'745.
+  EXPECT_EQ(transfer_time(18'446'744, Bandwidth::bytes_per_s(3)),
+            Time::ps(6'148'914'666'666'666'667));
+  EXPECT_EQ(transfer_time(18'446'745, Bandwidth::bytes_per_s(3)),
+            Time::ps(6'148'915'000'000'000'000));
+  // A small transfer whose time would not fit in int64 still throws.
+  EXPECT_THROW(transfer_time(10'000'000, Bandwidth::bytes_per_s(1)), TimeOverflow);
+}
+
 TEST(TransferTimeTest, OverflowAndZeroBandwidthThrow) {
   EXPECT_THROW(transfer_time(uint64_t{1} << 63, Bandwidth::bytes_per_s(1)), TimeOverflow);
   EXPECT_THROW(transfer_time(1, Bandwidth()), std::invalid_argument);
