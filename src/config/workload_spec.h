@@ -44,6 +44,7 @@ enum class CollectiveAlgorithm {
   kBidirectionalRing,   // force both directions on every axis
   kUnidirectionalRing,  // one direction only
   kSequentialAxes,      // several axes one after another with the whole buffer
+  kDirect,              // all-to-all: every pair directly along its route
 };
 
 struct CollectiveSpec {

@@ -113,9 +113,27 @@ TEST(ClosedForm, AllToAllOn3DTorus) {
   // dimension-ordered routes (ties split both ways round) meets the formula's
   // bandwidth term exactly; the run ends 3 us (3 hop latencies, 0.45%) later.
   const uint64_t bytes = 64 * 64 * kMiB;
-  const Outcome o = run(pod, one_axis_per_dim(pod),
-                        collective(CollectiveKind::kAllToAll, bytes, {"x", "y", "z"}));
-  expect_within(o.seconds, static_cast<double>(bytes) * 4 / (4 * 64 * kW), 0.02, "3D all-to-all");
+  const double formula = static_cast<double>(bytes) * 4 / (4 * 64 * kW);
+  // The default: one direct exchange per axis, the buffer split over the axes.
+  const Outcome phased = run(pod, one_axis_per_dim(pod),
+                             collective(CollectiveKind::kAllToAll, bytes, {"x", "y", "z"}));
+  expect_within(phased.seconds, formula, 0.02, "3D all-to-all, per-axis phases");
+  // DIRECT: every pair at once along its dimension-ordered route.
+  auto direct = collective(CollectiveKind::kAllToAll, bytes, {"x", "y", "z"});
+  direct.algorithm = config::CollectiveAlgorithm::kDirect;
+  const Outcome d = run(pod, one_axis_per_dim(pod), direct);
+  expect_within(d.seconds, formula, 0.02, "3D all-to-all, direct");
+  // Same bytes on the wire, far fewer flows at once.
+  EXPECT_LT(phased.transfers_started, d.transfers_started);
+}
+
+TEST(ClosedForm, AllToAllOverTwoAxesOfA2DTorus) {
+  const topo::Pod pod(pod_spec({{8, true}, {16, true}}));
+  const uint64_t bytes = 128 * 128 * 64 * 1024;  // 64 KiB per pair
+  const Outcome o =
+      run(pod, one_axis_per_dim(pod), collective(CollectiveKind::kAllToAll, bytes, {"x", "y"}));
+  // V x max(dims) / (4 x N x W): the longer axis sets the time.
+  expect_within(o.seconds, static_cast<double>(bytes) * 16 / (4 * 128 * kW), 0.10, "2D all-to-all");
 }
 
 TEST(ClosedForm, PermuteIsOneHop) {

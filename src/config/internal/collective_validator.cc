@@ -47,6 +47,9 @@ class CollectiveValidator {
     const std::optional<uint64_t> group = group_size();
     if (!kind_ok)
       return;
+    if (c_.algorithm() == podsim::DIRECT && c_.kind() != podsim::ALL_TO_ALL) {
+      issues_.add(path_("algorithm"), "DIRECT applies to ALL_TO_ALL only");
+    }
     check_ignored_fields();
     if (c_.bytes() == 0) {
       issues_.add(path_("bytes"), "must be > 0");

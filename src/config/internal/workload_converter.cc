@@ -52,6 +52,8 @@ CollectiveAlgorithm to_algorithm(podsim::CollectiveAlgorithm a) {
       return CollectiveAlgorithm::kUnidirectionalRing;
     case podsim::SEQUENTIAL_AXES:
       return CollectiveAlgorithm::kSequentialAxes;
+    case podsim::DIRECT:
+      return CollectiveAlgorithm::kDirect;
     default:  // ALGORITHM_AUTO
       return CollectiveAlgorithm::kAuto;
   }
