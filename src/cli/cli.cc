@@ -26,6 +26,8 @@ const std::map<std::string, Command>& commands() {
       {"validate", {"check topology and workload files; print every error found", cmd_validate}},
       {"topo", {"describe a pod: chips, links, diameter, bisection bandwidth", cmd_topo}},
       {"run", {"simulate a workload on a pod and report where the time went", cmd_run}},
+      {"compare",
+       {"compare two result CSVs; exit 1 when a value moved beyond tolerance", cmd_compare}},
   };
   return kCommands;
 }
@@ -48,12 +50,13 @@ void print_usage(std::ostream& out) {
 
 }  // namespace
 
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            bool err_is_terminal) {
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_st>(err);
   auto log = std::make_shared<spdlog::logger>("podsim", sink);
   log->set_pattern("podsim: %l: %v");
   log->set_level(spdlog::level::warn);
-  Context ctx{out, err, log};
+  Context ctx{out, err, log, err_is_terminal};
 
   try {
     size_t i = 0;

@@ -22,8 +22,16 @@ namespace {
 void validate_file(Context& ctx, const std::string& file, const config::PodSpec& pod) {
   if (config::sniff_file_kind(file) == config::FileKind::kWorkload) {
     const config::WorkloadSpec workload = config::load_workload_file(file, pod);
-    ctx.out << file << ": ok (workload '" << workload.name << "', " << workload.operations.size()
-            << (workload.operations.size() == 1 ? " operation" : " operations") << ")\n";
+    ctx.out << file << ": ok (workload '" << workload.name << "', ";
+    if (workload.serving) {
+      const auto& sc = workload.serving->scenario;
+      ctx.out << workload.serving->model.name << ' '
+              << (sc.phase == config::Phase::kPrefill ? "prefill" : "decode") << ", batch "
+              << sc.batch << ")\n";
+    } else {
+      ctx.out << workload.operations.size()
+              << (workload.operations.size() == 1 ? " operation" : " operations") << ")\n";
+    }
     return;
   }
   const config::PodSpec topology = config::load_topology_file(file);

@@ -16,6 +16,8 @@ struct Context {
   std::ostream& out;
   std::ostream& err;
   std::shared_ptr<spdlog::logger> log;
+  // Whether `err` is a terminal: progress lines are drawn only there.
+  bool err_is_terminal = false;
 };
 
 // Thrown for bad command-line usage; main maps it to exit code 2 and prints the
@@ -27,6 +29,8 @@ class UsageError : public std::runtime_error {
 
 // The entry point, separated from main() so tests can drive the whole command
 // line in-process. args excludes the program name. Returns the exit code.
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+// err_is_terminal: main passes isatty(2), so long runs may show progress.
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            bool err_is_terminal = false);
 
 }  // namespace podsim::cli

@@ -1,5 +1,7 @@
 // podsim's entry point: everything happens in run_cli(), which tests drive
 // in-process; main only adapts argv and guards against the unexpected.
+#include <unistd.h>
+
 #include <exception>
 #include <iostream>
 #include <string>
@@ -12,7 +14,7 @@ int main(int argc, char** argv) {
   try {
     std::ios::sync_with_stdio(false);
     const std::vector<std::string> args(argv + 1, argv + argc);
-    const int code = podsim::cli::run_cli(args, std::cout, std::cerr);
+    const int code = podsim::cli::run_cli(args, std::cout, std::cerr, isatty(STDERR_FILENO) != 0);
     std::cout.flush();
     return code;
   } catch (...) {

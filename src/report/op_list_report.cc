@@ -43,6 +43,9 @@ void render_json(const RunInputs& in, const engine::OpListResult& r, std::ostrea
     j.end_object();
   }
   j.end_array();
+  if (in.link_stats) {
+    write_link_stats(j, *in.link_stats);
+  }
   j.end_object();
   j.finish();
 }

@@ -3,16 +3,19 @@
 // JSON: {"topology", "workload", "network", "chips", "makespan_us", "events",
 // "collectives": [{"name", "kind", "bytes", "axes", "group_size", "repeat",
 // "start_us", "end_us", "time_us", "algbw_gbps", "busbw_gbps",
-// "link_util_mean", "link_util_max", "links_used", "transfers"}]}.
+// "link_util_mean", "link_util_max", "links_used", "transfers"}]}, and with
+// --link-stats a "link_stats" object (report/link_report.h).
 // CSV: one row per operation with the run's inputs echoed in every row.
 // docs/outputs.md documents every key and column.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "engine/op_list.h"
 #include "report/format.h"
+#include "report/link_report.h"
 
 namespace podsim::report {
 
@@ -23,6 +26,8 @@ struct RunInputs {
   std::string workload_file;
   std::string network;  // model name
   uint64_t chips = 0;
+  // Set with --link-stats: per-link utilisation, written into the JSON only.
+  std::optional<LinkReport> link_stats;
 };
 
 void render_op_list(const RunInputs& in, const engine::OpListResult& r, Format format,

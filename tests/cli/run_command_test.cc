@@ -119,12 +119,80 @@ TEST(RunCommand, IsDeterministic) {
 }
 
 TEST(RunCommand, UsageErrors) {
-  EXPECT_EQ(run({"run"}).code, kExitBadInput);
   const std::string w = (root() / "workloads/allreduce-1gib-v5e-16x16.textproto").string();
   EXPECT_EQ(run({"run", "-w", w, "--network", "wormhole"}).code, kExitBadInput);
   EXPECT_EQ(run({"run", "-w", w, "--switching", "teleport"}).code, kExitBadInput);
   EXPECT_EQ(run({"run", "-w", w, "--packet-bytes", "0"}).code, kExitBadInput);
   EXPECT_EQ(run({"run", "-w", w, "--format", "yaml"}).code, kExitBadInput);
+  EXPECT_EQ(run({"run", "--compute", "abacus"}).code, kExitBadInput);
+  EXPECT_EQ(run({"run", "--compute", "table"}).code, kExitBadInput);  // needs --op-table
+}
+
+TEST(RunCommand, NoArgumentsRunsTheEmbeddedDefault) {
+  const Result r = run({"run", "--format", "json"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("\"model\": \"LLaMA-3-70B\""), std::string::npos) << r.out.substr(0, 400);
+  EXPECT_NE(r.out.find("\"phase\": \"decode\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"topology\": \"tpu-v5e-16x16\""), std::string::npos);
+  for (const char* key : {"step_time_us", "compute_us", "memory_us", "collective_exposed_us",
+                          "idle_us", "collective_overlapped_us", "tokens_per_s",
+                          "tokens_per_s_per_chip", "mfu", "hbm_used_bytes",
+                          "hbm_capacity_bytes", "fits", "by_layer", "by_op_class"}) {
+    std::string quoted = "\"";
+    quoted += key;
+    quoted += '"';
+    EXPECT_NE(r.out.find(quoted), std::string::npos) << key;
+  }
+  // The four parts add up to the step time.
+  const double parts = json_number(r.out, "compute_us") + json_number(r.out, "memory_us") +
+                       json_number(r.out, "collective_exposed_us") + json_number(r.out, "idle_us");
+  EXPECT_NEAR(parts, json_number(r.out, "step_time_us"), 1e-3);
+}
+
+TEST(RunCommand, ShippedServingWorkloadsRunInEveryFormat) {
+  for (const char* w : {"llama3-8b-decode-v5e", "mixtral-8x7b-decode-v5e"}) {
+    const auto file = root() / "workloads" / (std::string(w) + ".textproto");
+    std::ifstream in(file);
+    std::string line;
+    std::string topology;
+    while (std::getline(in, line)) {
+      if (line.rfind("# topology: ", 0) == 0) {
+        topology = line.substr(12);
+      }
+    }
+    ASSERT_FALSE(topology.empty()) << w;
+    for (const char* f : {"table", "json", "csv"}) {
+      const Result r = run({"run", "-w", file.string(), "-t", (root() / topology).string(), "-f", f});
+      EXPECT_EQ(r.code, kExitOk) << w << " " << f << ": " << r.err;
+      EXPECT_FALSE(r.out.empty());
+    }
+  }
+}
+
+TEST(RunCommand, ConfigurationThatDoesNotFitExits1UnlessAllowed) {
+  // The 8B decode workload cannot hold its weights in 1.6 GB per chip.
+  const std::string w = (root() / "workloads/llama3-8b-decode-v5e.textproto").string();
+  const auto tiny = std::filesystem::temp_directory_path() / "podsim_tiny_pod.textproto";
+  {
+    // The v5e 4x4 slice the workload is written for, with a tenth of the HBM.
+    std::ifstream in(root() / "topologies/v5e-4x4.textproto");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string t = text.str();
+    const auto at = t.find("hbm_bytes:");
+    ASSERT_NE(at, std::string::npos);
+    const auto end = t.find('\n', at);
+    t.replace(at, end - at, "hbm_bytes: 1600000000");
+    std::ofstream(tiny) << t;
+  }
+  const Result r = run({"run", "-w", w, "-t", tiny.string(), "-f", "json"});
+  EXPECT_EQ(r.code, kExitCheckFailed) << r.err;
+  EXPECT_NE(r.out.find("\"fits\": false"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("step_time_us"), std::string::npos);
+  const Result allowed = run({"run", "-w", w, "-t", tiny.string(), "-f", "json", "--allow-oom"});
+  EXPECT_EQ(allowed.code, kExitOk) << allowed.err;
+  EXPECT_NE(allowed.out.find("\"fits\": false"), std::string::npos);
+  EXPECT_NE(allowed.out.find("step_time_us"), std::string::npos);
 }
 
 TEST(RunCommand, WorkloadThatDoesNotFitThePodIsBadInputWithNoOutput) {

@@ -1,0 +1,85 @@
+// podsim compare BASELINE CURRENT [--rel-tol X] [--abs-tol-us Y] [--format F] [--out FILE]
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/output.h"
+#include "report/compare_report.h"
+
+namespace podsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+double tolerance(const po::variables_map& vm, const char* name) {
+  const double v = vm[name].as<double>();
+  if (!std::isfinite(v) || v < 0) {
+    throw UsageError(std::string("--") + name + " must be a finite number >= 0");
+  }
+  return v;
+}
+
+}  // namespace
+
+int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
+  po::options_description opts("Usage: podsim compare BASELINE CURRENT [options]\n\nOptions");
+  opts.add_options()("help,h", "show this help")(
+      "rel-tol", po::value<double>()->default_value(1e-6, "1e-6"),
+      "relative tolerance: a value moves when |current - baseline| > rel-tol x |baseline| ...")(
+      "abs-tol-us", po::value<double>()->default_value(0.0, "0"),
+      "... and > this many microseconds, for columns ending in _us")(
+      "format,f", po::value<std::string>()->default_value("table"), "table, json or csv")(
+      "out,o", po::value<std::string>(), "write to this file (whole or not at all)");
+  po::options_description hidden;
+  hidden.add_options()("files", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description positional;
+  positional.add("files", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") != 0) {
+    ctx.out << "Compares two result CSVs written by `podsim run --format csv` (or the\n"
+               "regression suite): matches rows by their scenario key (the input columns),\n"
+               "reports every output value beyond tolerance and every row that appeared or\n"
+               "disappeared. Exit 0 when nothing moved, 1 when something did, 2 when the\n"
+               "files cannot be read or compared (different headers or schema versions).\n\n"
+            << opts;
+    return kExitOk;
+  }
+  const auto files = vm.count("files") != 0 ? vm["files"].as<std::vector<std::string>>()
+                                            : std::vector<std::string>{};
+  if (files.size() != 2) {
+    throw UsageError("compare needs two files, BASELINE and CURRENT; got " +
+                     std::to_string(files.size()));
+  }
+  const report::Format format = parse_format_option(vm["format"].as<std::string>());
+  report::CompareInputs in;
+  in.baseline_file = files[0];
+  in.current_file = files[1];
+  in.options.rel_tol = tolerance(vm, "rel-tol");
+  in.options.abs_tol_us = tolerance(vm, "abs-tol-us");
+
+  report::Comparison comparison;
+  try {
+    comparison = report::compare_results(report::read_csv_file(in.baseline_file),
+                                         report::read_csv_file(in.current_file), in.options);
+  } catch (const report::CsvError& e) {
+    ctx.err << "podsim: " << e.what() << '\n';
+    return kExitBadInput;
+  } catch (const report::CompareError& e) {
+    ctx.err << "podsim: " << e.what() << '\n';
+    return kExitBadInput;
+  }
+  std::ostringstream text;
+  report::render_comparison(in, comparison, format, text);
+  emit(ctx, vm.count("out") != 0 ? std::optional(vm["out"].as<std::string>()) : std::nullopt,
+       text.str());
+  return comparison.clean() ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace podsim::cli

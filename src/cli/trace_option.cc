@@ -1,0 +1,67 @@
+#include "cli/trace_option.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "report/output_file.h"
+
+namespace podsim::cli {
+
+std::optional<TraceRequest> parse_trace_request(const std::optional<std::string>& file,
+                                                const std::optional<std::string>& chips,
+                                                uint32_t chip_count) {
+  if (!file) {
+    if (chips) {
+      throw UsageError("--trace-chips needs --trace FILE");
+    }
+    return std::nullopt;
+  }
+  TraceRequest r;
+  r.file = *file;
+  const std::filesystem::path path(r.file);
+  if (r.file.empty() || !path.has_filename()) {
+    throw UsageError("--trace: expected a file name, got '" + r.file + "'");
+  }
+  // Checked now so that a typo does not cost a whole simulation first.
+  if (path.has_parent_path() && !std::filesystem::is_directory(path.parent_path())) {
+    throw UsageError("--trace: no such directory: " + path.parent_path().string());
+  }
+  if (chips) {
+    try {
+      r.chips = report::parse_trace_chips(*chips, chip_count);
+    } catch (const report::TraceChipsError& e) {
+      throw UsageError(e.what());
+    }
+  }
+  return r;
+}
+
+void write_step_trace(Context& ctx, const TraceRequest& request,
+                      const report::StepTraceInputs& inputs) {
+  const report::TraceChipChoice choice =
+      report::choose_trace_chips(request.chips, inputs.pod, inputs.step);
+  for (size_t i = 0; i < choice.notes.size(); ++i) {
+    if (choice.limited && i + 1 == choice.notes.size()) {
+      ctx.log->warn("{}", choice.notes[i]);  // the limit: worth a warning
+    } else {
+      ctx.log->info("trace: {}", choice.notes[i]);
+    }
+  }
+  std::ostringstream text;
+  report::render_step_trace(inputs, choice, text);
+  report::write_file_atomically(request.file, text.view());  // no copy: traces can be large
+  ctx.log->info("wrote trace of {} chips to {}", choice.indices.size(), request.file);
+}
+
+void write_op_list_trace(Context& ctx, const TraceRequest& request, const report::RunInputs& run,
+                         const engine::OpListResult& result) {
+  if (request.chips.given()) {
+    ctx.log->warn("--trace-chips is ignored for an operation-list workload (no per-chip tracks)");
+  }
+  std::ostringstream text;
+  report::render_op_list_trace(run, result, text);
+  report::write_file_atomically(request.file, text.view());  // no copy: traces can be large
+  ctx.log->info("wrote trace to {}", request.file);
+}
+
+}  // namespace podsim::cli

@@ -1,0 +1,36 @@
+// `podsim run --trace FILE [--trace-chips LIST]`: the request, checked before
+// the run, and the trace, written after a successful one (whole or not at
+// all, like --out). The trace itself is report/trace.h.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "cli/context.h"
+#include "engine/op_list.h"
+#include "report/trace.h"
+#include "report/trace_chips.h"
+
+namespace podsim::cli {
+
+struct TraceRequest {
+  std::string file;
+  report::TraceChipRequest chips;
+};
+
+// nullopt without --trace. Throws UsageError for --trace-chips without
+// --trace, a bad LIST (syntax, or a chip id not in a pod of `chip_count`
+// chips), or a FILE whose directory does not exist -- before any simulation.
+std::optional<TraceRequest> parse_trace_request(const std::optional<std::string>& file,
+                                                const std::optional<std::string>& chips,
+                                                uint32_t chip_count);
+
+// Chooses the chips, warns when the default limited them, writes the file.
+// Throws report::OutputError when it cannot be written.
+void write_step_trace(Context& ctx, const TraceRequest& request,
+                      const report::StepTraceInputs& inputs);
+
+void write_op_list_trace(Context& ctx, const TraceRequest& request, const report::RunInputs& run,
+                         const engine::OpListResult& result);
+
+}  // namespace podsim::cli

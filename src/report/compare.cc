@@ -1,0 +1,236 @@
+#include "report/compare.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <unordered_map>
+
+namespace podsim::report {
+namespace {
+
+// Input columns of serving rows (report/step_report.cc) and operation rows
+// (report/op_list_report.cc); docs/outputs.md lists them.
+constexpr const char* kKeyColumns[] = {"topology",     "workload",
+                                       "model",        "network",
+                                       "compute",      "chips",
+                                       "mesh",         "phase",
+                                       "batch",        "prompt_len",
+                                       "context_len",  "micro_batches",
+                                       "weight_dtype", "activation_dtype",
+                                       "kv_dtype",     "name"};
+
+// Key columns that make a short, readable label, in the order shown.
+constexpr const char* kLabelColumns[] = {"workload", "topology", "network", "compute", "name"};
+
+constexpr const char* kSchemaColumn = "schema_version";
+
+std::optional<double> parse_number(const std::string& cell) {
+  double v = 0;
+  const char* end = cell.data() + cell.size();
+  const auto [ptr, ec] = std::from_chars(cell.data(), end, v);
+  if (cell.empty() || ec != std::errc() || ptr != end) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+[[noreturn]] void fail(const CsvDocument& doc, int line, const std::string& why) {
+  throw CompareError(doc.source + ":" + std::to_string(line) + ": " + why);
+}
+
+void check_headers(const CsvDocument& base, const CsvDocument& cur) {
+  if (base.header == cur.header) {
+    return;
+  }
+  std::string why = "header differs from " + base.source + ":1: ";
+  const size_t common = std::min(base.header.size(), cur.header.size());
+  size_t i = 0;
+  while (i < common && base.header[i] == cur.header[i]) {
+    ++i;
+  }
+  if (i < common) {
+    why += "column " + std::to_string(i + 1) + " is '" + cur.header[i] + "' here and '" +
+           base.header[i] + "' there";
+  } else {
+    why += std::to_string(cur.header.size()) + " columns here, " +
+           std::to_string(base.header.size()) + " there";
+  }
+  fail(cur, 1, why + "; compare results written by the same kind of run and version");
+}
+
+// The roles of the columns of one header.
+struct Layout {
+  std::vector<size_t> key;
+  std::vector<size_t> values;
+  int schema = -1;
+};
+
+Layout layout_of(const CsvDocument& doc) {
+  Layout l;
+  for (size_t c = 0; c < doc.header.size(); ++c) {
+    if (doc.header[c] == kSchemaColumn) {
+      l.schema = static_cast<int>(c);
+    } else if (is_key_column(doc.header[c])) {
+      l.key.push_back(c);
+    } else {
+      l.values.push_back(c);
+    }
+  }
+  if (l.key.empty()) {
+    fail(doc, 1,
+         "no scenario key column (topology, workload, network, ...): not a podsim result CSV");
+  }
+  return l;
+}
+
+// The key cells joined by a unit separator, which cannot occur in a name.
+std::string row_key(const Layout& l, const CsvRecord& row) {
+  std::string key;
+  for (const size_t c : l.key) {
+    key += row.cells[c];
+    key += '\x1f';
+  }
+  return key;
+}
+
+Scenario scenario_of(const CsvDocument& doc, const Layout& l, const CsvRecord& row) {
+  Scenario s;
+  for (const size_t c : l.key) {
+    s.key.emplace_back(doc.header[c], row.cells[c]);
+  }
+  for (const char* name : kLabelColumns) {
+    const int c = doc.column(name);
+    if (c >= 0) {
+      s.label += (s.label.empty() ? "" : " / ") + row.cells[static_cast<size_t>(c)];
+    }
+  }
+  if (s.label.empty()) {
+    s.label = s.key_text();
+  }
+  return s;
+}
+
+// One file's rows by key, checking that keys are unique and that every row
+// has the schema version of the baseline's first row.
+std::unordered_map<std::string, size_t> index_rows(const CsvDocument& doc, const Layout& l,
+                                                   const std::string* schema) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t r = 0; r < doc.rows.size(); ++r) {
+    const CsvRecord& row = doc.rows[r];
+    if (l.schema >= 0 && schema != nullptr && row.cells[static_cast<size_t>(l.schema)] != *schema) {
+      fail(doc, row.line,
+           "schema_version " + row.cells[static_cast<size_t>(l.schema)] + ", expected " + *schema +
+               "; compare results of one schema version");
+    }
+    const auto [it, added] = index.emplace(row_key(l, row), r);
+    if (!added) {
+      fail(doc, row.line,
+           "same scenario as line " + std::to_string(doc.rows[it->second].line) + " (" +
+               scenario_of(doc, l, row).label + "); every row needs a distinct key");
+    }
+  }
+  return index;
+}
+
+// Concatenating several runs' CSV output (`cat a.csv b.csv`) repeats the
+// header before each run's rows: such lines are headers, not scenarios.
+CsvDocument without_repeated_headers(const CsvDocument& doc) {
+  CsvDocument rows;
+  rows.source = doc.source;
+  rows.header = doc.header;
+  for (const CsvRecord& r : doc.rows) {
+    if (r.cells != doc.header) {
+      rows.rows.push_back(r);
+    }
+  }
+  return rows;
+}
+
+void compare_row(const CsvDocument& base, const Layout& l, const CsvRecord& b, const CsvRecord& c,
+                 const CompareOptions& options, Comparison& out) {
+  for (const size_t col : l.values) {
+    ++out.values_compared;
+    const std::string& bv = b.cells[col];
+    const std::string& cv = c.cells[col];
+    if (bv == cv) {
+      continue;
+    }
+    MovedValue m;
+    const auto bn = parse_number(bv);
+    const auto cn = parse_number(cv);
+    if (bn && cn) {
+      if (!value_moved(base.header[col], *bn, *cn, options)) {
+        continue;
+      }
+      m.delta = *cn - *bn;
+      if (*bn != 0) {
+        m.rel_delta = *m.delta / std::abs(*bn);
+      }
+    }
+    m.scenario = scenario_of(base, l, b);
+    m.column = base.header[col];
+    m.baseline = bv;
+    m.current = cv;
+    out.moved.push_back(std::move(m));
+  }
+}
+
+}  // namespace
+
+std::string Scenario::key_text() const {
+  std::string text;
+  for (const auto& [column, cell] : key) {
+    text += (text.empty() ? "" : "; ") + column + "=" + cell;
+  }
+  return text;
+}
+
+bool is_key_column(const std::string& column) {
+  return std::find(std::begin(kKeyColumns), std::end(kKeyColumns), column) != std::end(kKeyColumns);
+}
+
+bool value_moved(const std::string& column, double baseline, double current,
+                 const CompareOptions& options) {
+  const bool microseconds = column.size() > 3 && column.ends_with("_us");
+  const double tol =
+      std::max(options.rel_tol * std::abs(baseline), microseconds ? options.abs_tol_us : 0.0);
+  // Written so that a NaN on either side counts as moved.
+  return !(std::abs(current - baseline) <= tol);
+}
+
+Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& current_file,
+                           const CompareOptions& options) {
+  check_headers(baseline_file, current_file);
+  const CsvDocument baseline = without_repeated_headers(baseline_file);
+  const CsvDocument current = without_repeated_headers(current_file);
+  const Layout l = layout_of(baseline);
+  std::optional<std::string> schema;
+  if (l.schema >= 0 && !baseline.rows.empty()) {
+    schema = baseline.rows.front().cells[static_cast<size_t>(l.schema)];
+  } else if (l.schema >= 0 && !current.rows.empty()) {
+    schema = current.rows.front().cells[static_cast<size_t>(l.schema)];
+  }
+  index_rows(baseline, l, schema ? &*schema : nullptr);  // for its checks alone
+  const auto cur_index = index_rows(current, l, schema ? &*schema : nullptr);
+
+  Comparison out;
+  std::vector<uint8_t> matched(current.rows.size(), 0);
+  for (const CsvRecord& b : baseline.rows) {
+    const auto it = cur_index.find(row_key(l, b));
+    if (it == cur_index.end()) {
+      out.disappeared.push_back(scenario_of(baseline, l, b));
+      continue;
+    }
+    matched[it->second] = 1;
+    ++out.scenarios_matched;
+    compare_row(baseline, l, b, current.rows[it->second], options, out);
+  }
+  for (size_t r = 0; r < current.rows.size(); ++r) {
+    if (matched[r] == 0) {
+      out.appeared.push_back(scenario_of(current, l, current.rows[r]));
+    }
+  }
+  return out;
+}
+
+}  // namespace podsim::report

@@ -1,0 +1,82 @@
+// Comparing two result files (`podsim compare BASELINE CURRENT`): what moved.
+//
+// Both files are CSV as `podsim run --format csv` writes it (serving rows or
+// operation-list rows; a suite is many runs' rows under one header). Rows are
+// matched by their scenario key: the input columns a row echoes (for serving
+// rows topology, workload, model, network, compute, chips, mesh, phase,
+// batch, prompt_len, context_len, micro_batches and the dtypes; for
+// operation rows topology, workload, network, chips and name). Every other
+// column, except schema_version, is an output and is compared.
+//
+// A numeric output moves when |current - baseline| > max(rel_tol x
+// |baseline|, abs_tol), where abs_tol is abs_tol_us for columns whose name
+// ends in "_us" (microseconds) and 0 for every other column. A cell that is
+// not a number (true/false, a name, "null") moves when its text changes.
+// A row present in one file only counts as appeared or disappeared. A line
+// that repeats the header (as `cat` of several runs' CSV gives) is skipped.
+// Cost: O(rows x columns) with a hash of each key.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "report/csv_reader.h"
+
+namespace podsim::report {
+
+// The two files cannot be compared: different headers, different schema
+// versions, no key column, a key repeated within a file. what() names the
+// file and line ("current.csv:1: ...").
+class CompareError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CompareOptions {
+  double rel_tol = 1e-6;  // relative tolerance, >= 0
+  double abs_tol_us = 0;  // absolute tolerance for *_us columns, microseconds, >= 0
+};
+
+// A row's identity.
+struct Scenario {
+  std::vector<std::pair<std::string, std::string>> key;  // (column, cell), header order
+  std::string label;  // workload / topology / network / compute / name, as present
+
+  // "column=cell; column=cell; ..." over the whole key.
+  std::string key_text() const;
+};
+
+struct MovedValue {
+  Scenario scenario;
+  std::string column;
+  std::string baseline;  // the cells as written in the files
+  std::string current;
+  std::optional<double> delta;      // current - baseline; none unless both are numbers
+  std::optional<double> rel_delta;  // delta / |baseline|; none when baseline is 0
+};
+
+struct Comparison {
+  size_t scenarios_matched = 0;       // rows present in both files
+  size_t values_compared = 0;         // output cells compared
+  std::vector<MovedValue> moved;      // baseline row order, then header order
+  std::vector<Scenario> appeared;     // in current only, in its order
+  std::vector<Scenario> disappeared;  // in baseline only, in its order
+
+  bool clean() const { return moved.empty() && appeared.empty() && disappeared.empty(); }
+};
+
+// True when a row carries this column as part of its scenario key.
+bool is_key_column(const std::string& column);
+
+// Whether `current` moved from `baseline` in `column` under `options`.
+bool value_moved(const std::string& column, double baseline, double current,
+                 const CompareOptions& options);
+
+// Throws CompareError when the files cannot be compared (see above).
+Comparison compare_results(const CsvDocument& baseline, const CsvDocument& current,
+                           const CompareOptions& options);
+
+}  // namespace podsim::report

@@ -1,0 +1,167 @@
+#include "report/compare_report.h"
+
+#include <cstdio>
+
+#include "report/json_writer.h"
+#include "report/table.h"
+
+namespace podsim::report {
+namespace {
+
+// Six significant digits: enough to read a change on the terminal.
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.6g", v);
+  return buf;
+}
+
+std::string optional_number(const std::optional<double>& v) {
+  return v ? format_double(*v) : std::string();
+}
+
+void key_json(JsonWriter& j, const Scenario& s) {
+  j.field("scenario", s.label);
+  j.key("key").begin_object();
+  for (const auto& [column, cell] : s.key) {
+    j.field(column, cell);
+  }
+  j.end_object();
+}
+
+void optional_json(JsonWriter& j, const char* key, const std::optional<double>& v) {
+  j.key(key);
+  if (v) {
+    j.value(*v);
+  } else {
+    j.null();
+  }
+}
+
+void render_json(const CompareInputs& in, const Comparison& c, std::ostream& out) {
+  JsonWriter j(out);
+  j.begin_object();
+  j.field("baseline", in.baseline_file).field("current", in.current_file);
+  j.field("rel_tol", in.options.rel_tol).field("abs_tol_us", in.options.abs_tol_us);
+  j.field("ok", c.clean());
+  j.field("scenarios_matched", static_cast<uint64_t>(c.scenarios_matched));
+  j.field("values_compared", static_cast<uint64_t>(c.values_compared));
+  j.key("moved").begin_array();
+  for (const MovedValue& m : c.moved) {
+    j.begin_object();
+    key_json(j, m.scenario);
+    j.field("column", m.column).field("baseline", m.baseline).field("current", m.current);
+    optional_json(j, "delta", m.delta);
+    optional_json(j, "rel_delta", m.rel_delta);
+    j.end_object();
+  }
+  j.end_array();
+  for (const auto& [name, list] :
+       {std::pair{"appeared", &c.appeared}, std::pair{"disappeared", &c.disappeared}}) {
+    j.key(name).begin_array();
+    for (const Scenario& s : *list) {
+      j.begin_object();
+      key_json(j, s);
+      j.end_object();
+    }
+    j.end_array();
+  }
+  j.end_object();
+  j.finish();
+}
+
+void render_csv(const Comparison& c, std::ostream& out) {
+  Table t({"change", "scenario", "key", "column", "baseline", "current", "delta", "rel_delta"});
+  for (const MovedValue& m : c.moved) {
+    t.add_row({"moved", m.scenario.label, m.scenario.key_text(), m.column, m.baseline, m.current,
+               optional_number(m.delta), optional_number(m.rel_delta)});
+  }
+  for (const Scenario& s : c.disappeared) {
+    t.add_row({"disappeared", s.label, s.key_text(), "", "", "", "", ""});
+  }
+  for (const Scenario& s : c.appeared) {
+    t.add_row({"appeared", s.label, s.key_text(), "", "", "", "", ""});
+  }
+  t.render_csv(out);
+}
+
+// "1 scenario", "2 scenarios".
+std::string count(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+std::string summary(const CompareInputs& in, const Comparison& c) {
+  const std::string counted = count(c.scenarios_matched, "scenario") + " matched, " +
+                              count(c.values_compared, "value") + " compared, rel-tol " +
+                              format_double(in.options.rel_tol) + ", abs-tol-us " +
+                              format_double(in.options.abs_tol_us);
+  if (c.clean()) {
+    return "OK: nothing moved (" + counted + ")";
+  }
+  std::vector<std::string> parts;
+  if (!c.moved.empty()) {
+    size_t moved_rows = 0;
+    for (size_t i = 0; i < c.moved.size(); ++i) {
+      if (i == 0 || c.moved[i].scenario.key != c.moved[i - 1].scenario.key) {
+        ++moved_rows;
+      }
+    }
+    parts.push_back(count(c.moved.size(), "value") + " moved in " + count(moved_rows, "scenario"));
+  }
+  if (!c.disappeared.empty()) {
+    parts.push_back(count(c.disappeared.size(), "scenario") + " disappeared");
+  }
+  if (!c.appeared.empty()) {
+    parts.push_back(count(c.appeared.size(), "scenario") + " appeared");
+  }
+  std::string text = "FAIL: ";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    text += (i == 0 ? "" : ", ") + parts[i];
+  }
+  return text + " (" + counted + ")";
+}
+
+void render_text(const CompareInputs& in, const Comparison& c, std::ostream& out) {
+  out << "baseline " << in.baseline_file << "\ncurrent  " << in.current_file << "\n\n";
+  if (!c.moved.empty()) {
+    Table t({"scenario", "column", "baseline", "current", "delta", "rel delta"});
+    for (const MovedValue& m : c.moved) {
+      t.add_row({m.scenario.label, m.column, m.baseline, m.current,
+                 m.delta ? short_number(*m.delta) : "-",
+                 m.rel_delta ? short_number(100.0 * *m.rel_delta) + "%" : "-"});
+    }
+    t.render_text(out);
+    out << '\n';
+  }
+  for (const auto& [title, list] :
+       {std::pair{"disappeared (in the baseline only):", &c.disappeared},
+        std::pair{"appeared (in the current file only):", &c.appeared}}) {
+    if (list->empty()) {
+      continue;
+    }
+    out << title << '\n';
+    for (const Scenario& s : *list) {
+      out << "  " << s.label << "\n    " << s.key_text() << '\n';
+    }
+    out << '\n';
+  }
+  out << summary(in, c) << '\n';
+}
+
+}  // namespace
+
+void render_comparison(const CompareInputs& in, const Comparison& c, Format format,
+                       std::ostream& out) {
+  switch (format) {
+    case Format::kJson:
+      render_json(in, c, out);
+      return;
+    case Format::kCsv:
+      render_csv(c, out);
+      return;
+    case Format::kTable:
+      render_text(in, c, out);
+      return;
+  }
+}
+
+}  // namespace podsim::report

@@ -1,0 +1,164 @@
+#include "report/csv_reader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace podsim::report {
+namespace {
+
+// A single pass over the text, one record at a time; tracks the line number
+// so every error can say where it is.
+class Parser {
+ public:
+  Parser(std::string_view text, const std::string& source) : text_(text), source_(source) {}
+
+  // Reads the next non-blank record into `rec`; false at the end of the text.
+  bool next(CsvRecord& rec) {
+    skip_blank_lines();
+    if (pos_ >= text_.size()) {
+      return false;
+    }
+    rec.cells.clear();
+    rec.line = line_;
+    for (;;) {
+      rec.cells.push_back(at('"') ? quoted_cell() : plain_cell());
+      if (pos_ >= text_.size()) {
+        return true;
+      }
+      if (at(',')) {
+        ++pos_;
+        continue;
+      }
+      end_line();
+      return true;
+    }
+  }
+
+  [[noreturn]] void fail(int line, const std::string& why) const {
+    throw CsvError(source_ + ":" + std::to_string(line) + ": " + why);
+  }
+
+ private:
+  bool at(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
+  bool at_cell_end() const { return pos_ >= text_.size() || at(',') || at('\n') || at('\r'); }
+
+  void skip_blank_lines() {
+    while (at('\n') || at('\r')) {
+      end_line();
+    }
+  }
+
+  // Consumes LF or CRLF.
+  void end_line() {
+    if (at('\r')) {
+      ++pos_;
+      if (!at('\n')) {
+        fail(line_, "carriage return without a line feed");
+      }
+    }
+    ++pos_;
+    ++line_;
+  }
+
+  std::string plain_cell() {
+    std::string cell;
+    while (!at_cell_end()) {
+      if (at('"')) {
+        fail(line_, "quote inside an unquoted cell (quote the whole cell and double the quote)");
+      }
+      cell += text_[pos_++];
+    }
+    return cell;
+  }
+
+  std::string quoted_cell() {
+    const int opened = line_;
+    std::string cell;
+    ++pos_;  // the opening quote
+    for (;;) {
+      if (pos_ >= text_.size()) {
+        fail(opened, "quoted cell is never closed");
+      }
+      const char c = text_[pos_++];
+      if (c == '"') {
+        if (!at('"')) {
+          break;
+        }
+        ++pos_;  // a doubled quote stands for one
+      } else if (c == '\n') {
+        ++line_;
+      }
+      cell += c;
+    }
+    if (!at_cell_end()) {
+      fail(line_, "text after a closing quote (a quote inside a quoted cell must be doubled)");
+    }
+    return cell;
+  }
+
+  std::string_view text_;
+  const std::string& source_;
+  size_t pos_ = 0;
+  int line_ = 1;
+};
+
+}  // namespace
+
+int CsvDocument::column(std::string_view name) const {
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == name) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+CsvDocument parse_csv(std::string_view text, const std::string& source) {
+  Parser parser(text, source);
+  CsvDocument doc;
+  doc.source = source;
+  CsvRecord record;
+  if (!parser.next(record)) {
+    throw CsvError(source + ": empty file: no header");
+  }
+  doc.header = std::move(record.cells);
+  std::set<std::string> seen;
+  for (const std::string& name : doc.header) {
+    if (name.empty()) {
+      parser.fail(record.line, "the header has an empty column name");
+    }
+    if (!seen.insert(name).second) {
+      parser.fail(record.line, "the header names column '" + name + "' twice");
+    }
+  }
+  while (parser.next(record)) {
+    if (record.cells.size() != doc.header.size()) {
+      parser.fail(record.line, "record has " + std::to_string(record.cells.size()) +
+                                   " cells, the header has " + std::to_string(doc.header.size()));
+    }
+    doc.rows.push_back(record);
+  }
+  return doc;
+}
+
+CsvDocument read_csv_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw CsvError(path.string() + ": is a directory, not a CSV file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw CsvError(path.string() + ": cannot read: " + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    throw CsvError(path.string() + ": read error");
+  }
+  return parse_csv(text.str(), path.string());
+}
+
+}  // namespace podsim::report

@@ -1,0 +1,46 @@
+// Per-link utilisation in `podsim run --format json --link-stats`: the
+// "link_stats" object that scripts/plot_breakdown.py draws as a heatmap of
+// the torus. docs/outputs.md documents every key.
+//
+// The object lists every directed link of the pod (ICI, then DCN), so its
+// size grows with the pod: about 300 bytes of JSON per link, 16 MB for the
+// 53,760 links of a v5p 16x20x28 pod. That is why it is opt-in.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/link_usage.h"
+#include "sim/time.h"
+#include "topo/link.h"
+#include "topo/pod.h"
+
+namespace podsim::report {
+
+class JsonWriter;
+
+// What the JSON needs, copied out of the pod so it does not have to outlive
+// the report inputs.
+struct LinkReport {
+  std::vector<uint32_t> shape;  // torus size per dimension
+  uint32_t slices = 1;
+  uint32_t chips = 0;                    // the DCN fabric vertex, when present, is vertex `chips`
+  sim::Time window;                      // utilisation is averaged over it
+  bool replicas_unfolded = false;        // folded replicas' figures copied by symmetry
+  std::vector<topo::Link> links;         // by LinkId
+  std::vector<engine::LinkUsage> usage;  // by LinkId
+};
+
+// The report of a run whose network counted `stats` (one entry per link)
+// over `window`. `simulated` lists the chips the engine ran when it folded
+// replicas (StepResult::chips); their figures are copied to the replicas
+// (engine::unfold_replicas). Empty for a run that simulated every chip.
+LinkReport make_link_report(const topo::Pod& pod, const net::LinkStats& stats,
+                            std::span<const topo::ChipId> simulated, const net::Options& network,
+                            sim::Time window);
+
+// Writes key "link_stats" and its object into the enclosing JSON object.
+void write_link_stats(JsonWriter& j, const LinkReport& r);
+
+}  // namespace podsim::report

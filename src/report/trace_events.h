@@ -1,0 +1,85 @@
+// A writer of Chrome trace-event JSON, the format ui.perfetto.dev and
+// chrome://tracing load: {"traceEvents": [...], "displayTimeUnit": "ns",
+// "otherData": {...}}.
+//
+// It knows processes, threads (tracks), complete events ("X"), metadata
+// ("M") and flow arrows ("s"/"f"); callers decide what the tracks mean.
+// One event per line, so traces diff and grep well.
+//
+// Time. The format counts microseconds; viewers work in whole nanoseconds
+// (Perfetto rounds each ts and dur to ns on import). Simulated picoseconds
+// are therefore rounded down to whole nanoseconds here, start and end
+// separately, before they are written as microseconds with three decimals:
+// rounding is monotonic, so spans that are back to back (or disjoint) on a
+// track stay so in every viewer, and nothing nests by accident. Exact
+// picosecond durations can go in an event's args.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string_view>
+
+#include "report/json_writer.h"
+#include "sim/time.h"
+
+namespace podsim::report {
+
+// A track: Chrome's (process id, thread id). Thread ids are unique in the
+// whole trace, not just in their process (Perfetto keys threads by tid).
+struct TraceTrack {
+  uint32_t pid = 0;
+  uint32_t tid = 0;
+};
+
+// Writes the fields of an event's "args" object.
+using TraceArgs = std::function<void(JsonWriter&)>;
+
+// Whole nanoseconds of `t`, rounded down, in microseconds: what ts and dur hold.
+double trace_us(sim::Time t);
+
+class TraceEventWriter {
+ public:
+  // Writes the opening of the document to `out`.
+  explicit TraceEventWriter(std::ostream& out);
+  TraceEventWriter(const TraceEventWriter&) = delete;
+  TraceEventWriter& operator=(const TraceEventWriter&) = delete;
+
+  // Metadata: a process's name and place in the viewer (lower first).
+  void process(uint32_t pid, std::string_view name, int64_t sort_index);
+  // Metadata: free text shown with a process (chrome://tracing shows it).
+  void process_labels(uint32_t pid, std::string_view labels);
+  // Metadata: a track's name and place within its process (lower first).
+  void thread(TraceTrack track, std::string_view name, int64_t sort_index);
+
+  // A complete event spanning [start, end] on `track`; end >= start.
+  void slice(TraceTrack track, std::string_view name, std::string_view cat, sim::Time start,
+             sim::Time end, const TraceArgs& args = {});
+
+  // An arrow from the slice on `from` that spans [from_start, from_end] to
+  // the one on `to` that spans [to_start, to_end], both written by slice().
+  // The two flow events sit at their slices' midpoints and bind to the
+  // enclosing slice, as both viewers expect. Returns the flow id (from 1).
+  uint64_t flow(std::string_view name, std::string_view cat, TraceTrack from, sim::Time from_start,
+                sim::Time from_end, TraceTrack to, sim::Time to_start, sim::Time to_end);
+
+  // Closes the event list and writes "otherData" (metadata about the run,
+  // ignored by viewers that do not show it) with the fields `other` writes.
+  // Call once, last.
+  void finish(const TraceArgs& other);
+
+  uint64_t events() const { return events_; }
+
+ private:
+  // Starts one event object on its own line; the caller fills and ends it.
+  JsonWriter begin_event(std::string_view ph);
+  void flow_event(std::string_view ph, uint64_t id, std::string_view name, std::string_view cat,
+                  TraceTrack track, sim::Time start, sim::Time end);
+
+  std::ostream& out_;
+  uint64_t events_ = 0;
+  uint64_t next_flow_ = 1;
+  bool finished_ = false;
+};
+
+}  // namespace podsim::report

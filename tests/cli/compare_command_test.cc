@@ -1,0 +1,162 @@
+// `podsim compare`, in-process: exit codes 0 (nothing moved), 1 (something
+// did), 2 (bad input or usage, with file:line), on files written here and on
+// what `podsim run --format csv` writes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "cli/context.h"
+#include "cli/exit_codes.h"
+
+namespace podsim::cli {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::filesystem::path root() {
+  const char* env = std::getenv("PODSIM_SOURCE_DIR");
+  return env != nullptr ? std::filesystem::path(env) : std::filesystem::current_path();
+}
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result run(const std::vector<std::string>& args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const int code = run_cli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+constexpr const char* kHeader = "schema_version,topology,workload,network,step_time_us,mfu\n";
+
+class CompareCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("podsim_compare_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& text) const {
+    const auto path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(CompareCommand, IdenticalFilesExitZero) {
+  const std::string rows = "1,v5e,w1,flow,100,0.5\n1,v5e,w2,flow,200,0.25\n";
+  const Result r = run({"compare", write("a.csv", kHeader + std::string(rows)),
+                        write("b.csv", kHeader + std::string(rows))});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("OK: nothing moved (2 scenarios matched, 4 values compared"));
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(CompareCommand, AMovedValueExitsOneAndIsListed) {
+  const std::string a = write("a.csv", kHeader + std::string("1,v5e,w1,flow,100,0.5\n"));
+  const std::string b = write("b.csv", kHeader + std::string("1,v5e,w1,flow,103,0.5\n"));
+  const Result r = run({"compare", a, b});
+  EXPECT_EQ(r.code, kExitCheckFailed);
+  EXPECT_THAT(r.out, HasSubstr("step_time_us"));
+  EXPECT_THAT(r.out, HasSubstr("FAIL: 1 value moved in 1 scenario"));
+  // Within tolerance: relative 5%, or 3.5 us absolute.
+  EXPECT_EQ(run({"compare", a, b, "--rel-tol", "0.05"}).code, kExitOk);
+  EXPECT_EQ(run({"compare", a, b, "--rel-tol", "0", "--abs-tol-us", "3.5"}).code, kExitOk);
+  EXPECT_EQ(run({"compare", a, b, "--rel-tol", "0", "--abs-tol-us", "2.5"}).code, kExitCheckFailed);
+}
+
+TEST_F(CompareCommand, AppearedAndDisappearedRowsExitOne) {
+  const std::string a = write("a.csv", kHeader + std::string("1,v5e,w1,flow,100,0.5\n"));
+  const std::string b = write("b.csv", kHeader + std::string("1,v5e,w2,flow,100,0.5\n"));
+  const Result r = run({"compare", a, b, "--format", "csv"});
+  EXPECT_EQ(r.code, kExitCheckFailed);
+  EXPECT_THAT(r.out, HasSubstr("\ndisappeared,w1 / v5e / flow,"));
+  EXPECT_THAT(r.out, HasSubstr("\nappeared,w2 / v5e / flow,"));
+}
+
+TEST_F(CompareCommand, BadInputExitsTwoNamingFileAndLine) {
+  const std::string good = write("good.csv", kHeader + std::string("1,v5e,w1,flow,100,0.5\n"));
+  const std::string ragged = write("ragged.csv", kHeader + std::string("1,v5e,w1,flow,100\n"));
+  const std::string other =
+      write("other.csv", "schema_version,topology,workload,network,x_us,mfu\n");
+  const std::string quotes =
+      write("quotes.csv", kHeader + std::string("1,v5e,\"w1,flow,100,0.5\n"));
+  Result r = run({"compare", good, ragged});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("ragged.csv:2: record has 5 cells, the header has 6"));
+  r = run({"compare", good, other});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("other.csv:1: header differs from " + good + ":1"));
+  r = run({"compare", quotes, good});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("quotes.csv:2: quoted cell is never closed"));
+  r = run({"compare", good, (dir_ / "missing.csv").string()});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("missing.csv: cannot read"));
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(CompareCommand, BadUsageExitsTwo) {
+  const std::string a = write("a.csv", kHeader);
+  EXPECT_EQ(run({"compare", a}).code, kExitBadInput);
+  EXPECT_EQ(run({"compare", a, a, a}).code, kExitBadInput);
+  EXPECT_EQ(run({"compare", a, a, "--rel-tol", "-1"}).code, kExitBadInput);
+  EXPECT_EQ(run({"compare", a, a, "--abs-tol-us", "nan"}).code, kExitBadInput);
+  EXPECT_EQ(run({"compare", a, a, "--format", "yaml"}).code, kExitBadInput);
+  const Result help = run({"compare", "--help"});
+  EXPECT_EQ(help.code, kExitOk);
+  EXPECT_THAT(help.out, HasSubstr("--rel-tol"));
+}
+
+TEST_F(CompareCommand, OutWritesTheReportAndKeepsTheExitCode) {
+  const std::string a = write("a.csv", kHeader + std::string("1,v5e,w1,flow,100,0.5\n"));
+  const std::string b = write("b.csv", kHeader + std::string("1,v5e,w1,flow,100,0.6\n"));
+  const auto out = dir_ / "report.json";
+  const Result r = run({"compare", a, b, "--format", "json", "--out", out.string()});
+  EXPECT_EQ(r.code, kExitCheckFailed);
+  EXPECT_EQ(r.out, "");
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(text, HasSubstr("\"ok\": false"));
+  EXPECT_THAT(text, HasSubstr("\"column\": \"mfu\""));
+}
+
+TEST_F(CompareCommand, ComparesWhatRunWrites) {
+  // Serving rows and operation rows, each against itself and against a
+  // different network model (a changed key: one row out, one in).
+  const std::string topo = (root() / "topologies/v5e-4x4.textproto").string();
+  const std::string serving = (root() / "workloads/llama3-8b-decode-v5e.textproto").string();
+  const std::string tour = (root() / "workloads/collectives-tour-v5e-4x4.textproto").string();
+  for (const std::string& w : {serving, tour}) {
+    SCOPED_TRACE(w);
+    const Result flow = run({"run", "-t", topo, "-w", w, "-f", "csv"});
+    const Result analytical = run({"run", "-t", topo, "-w", w, "-f", "csv", "-n", "analytical"});
+    ASSERT_EQ(flow.code, kExitOk) << flow.err;
+    ASSERT_EQ(analytical.code, kExitOk) << analytical.err;
+    const std::string a = write("flow.csv", flow.out);
+    const std::string b = write("analytical.csv", analytical.out);
+    const Result same = run({"compare", a, a});
+    EXPECT_EQ(same.code, kExitOk) << same.out << same.err;
+    const Result changed = run({"compare", a, b});
+    EXPECT_EQ(changed.code, kExitCheckFailed);
+    EXPECT_THAT(changed.out, HasSubstr("disappeared"));
+    EXPECT_THAT(changed.out, HasSubstr("network=analytical"));
+  }
+}
+
+}  // namespace
+}  // namespace podsim::cli

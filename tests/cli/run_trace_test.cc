@@ -1,0 +1,211 @@
+// `podsim run --trace FILE [--trace-chips LIST]`, in-process: the trace reads
+// back as a viewer would read it (tests/report/trace_check.h), agrees with
+// the breakdown printed beside it, honours --trace-chips, and bad input
+// exits 2 without writing anything.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "cli/context.h"
+#include "cli/exit_codes.h"
+#include "trace_check.h"
+
+namespace podsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using podsim::testing::parse_and_check_trace;
+using podsim::testing::parse_json;
+using podsim::testing::ParsedTrace;
+
+fs::path root() {
+  const char* env = std::getenv("PODSIM_SOURCE_DIR");
+  return env != nullptr ? fs::path(env) : fs::current_path();
+}
+
+struct Result {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Result run(const std::vector<std::string>& args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  const int code = run_cli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+// A fresh path in the temp directory, removed before and after the test.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& name)
+      : path_(fs::temp_directory_path() / ("podsim_trace_test_" + name)) {
+    fs::remove(path_);
+  }
+  ~TempFile() { fs::remove(path_); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  std::string str() const { return path_.string(); }
+  bool exists() const { return fs::exists(path_); }
+  std::string read() const {
+    std::ifstream in(path_);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+ private:
+  fs::path path_;
+};
+
+// LLaMA-3-8B prefill on v5e 4x4: four pipeline stages, tensor parallel over four.
+std::vector<std::string> pipeline_run(const TempFile& trace) {
+  return {"run",
+          "-w",
+          (root() / "workloads/llama3-8b-prefill-v5e.textproto").string(),
+          "-t",
+          (root() / "topologies/v5e-4x4.textproto").string(),
+          "-f",
+          "json",
+          "--trace",
+          trace.str()};
+}
+
+// The chip numbers of the compute tracks ("chip N (x,y)...").
+std::set<int> traced_chips(const ParsedTrace& t) {
+  std::set<int> chips;
+  for (const auto& [key, name] : t.threads) {
+    if (name.rfind("chip ", 0) == 0 && name.find(" (") != std::string::npos) {
+      chips.insert(std::stoi(name.substr(5)));
+    }
+  }
+  return chips;
+}
+
+TEST(RunTrace, ServingTraceAgreesWithTheBreakdown) {
+  const TempFile trace("serving.json");
+  const Result r = run(pipeline_run(trace));
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  ASSERT_TRUE(trace.exists());
+  const auto report = parse_json(r.out);
+  const ParsedTrace t = parse_and_check_trace(trace.read());
+
+  EXPECT_EQ(t.processes.at(1), "stage 0");
+  EXPECT_EQ(t.processes.at(4), "stage 3");
+  EXPECT_EQ(t.processes.at(5), "network");
+  std::set<int> all;
+  for (int c = 0; c < 16; ++c) {
+    all.insert(c);
+  }
+  EXPECT_EQ(traced_chips(t), all);
+  EXPECT_TRUE(t.track("axis stage"));
+  EXPECT_TRUE(t.track("axis model"));
+
+  const int critical = static_cast<int>(report["critical_chip"].as_number());
+  EXPECT_EQ(t.doc["otherData"]["critical_chip"].as_number(), critical);
+  const auto tracks = t.tracks_starting("chip " + std::to_string(critical) + " (");
+  ASSERT_EQ(tracks.size(), 1u);
+  EXPECT_NE(t.threads.at(tracks[0]).find("critical"), std::string::npos);
+  double compute_ps = 0;
+  for (const auto& s : t.slices.at(tracks[0])) {
+    compute_ps += s.args["dur_ps"].as_number();
+  }
+  const double expected_us = report["compute_us"].as_number() + report["memory_us"].as_number();
+  EXPECT_NEAR(compute_ps * 1e-6, expected_us, 1e-6);
+
+  int transfers = 0;
+  for (const auto& [id, cat] : t.flow_cats) {
+    transfers += cat == "stage_transfer" ? 1 : 0;
+  }
+  EXPECT_GT(transfers, 0);
+}
+
+TEST(RunTrace, TraceChipsChoosesTheChips) {
+  const TempFile trace("chosen.json");
+  auto args = pipeline_run(trace);
+  args.insert(args.end(), {"--trace-chips", "0,5"});
+  ASSERT_EQ(run(args).code, kExitOk);
+  EXPECT_EQ(traced_chips(parse_and_check_trace(trace.read())), (std::set<int>{0, 5}));
+
+  args.back() = "critical";
+  const Result r = run(args);
+  ASSERT_EQ(r.code, kExitOk);
+  const int critical = static_cast<int>(parse_json(r.out)["critical_chip"].as_number());
+  EXPECT_EQ(traced_chips(parse_and_check_trace(trace.read())), (std::set<int>{critical}));
+}
+
+TEST(RunTrace, BadTraceChipsExits2AndWritesNothing) {
+  const TempFile trace("bad.json");
+  const TempFile out("bad_out.json");
+  for (const char* bad : {"abc", "16", "5-2", "", "0,,1", "-3"}) {
+    auto args = pipeline_run(trace);
+    args.insert(args.end(), {"--trace-chips", bad, "--out", out.str()});
+    const Result r = run(args);
+    EXPECT_EQ(r.code, kExitBadInput) << "'" << bad << "'";
+    EXPECT_NE(r.err.find("--trace-chips"), std::string::npos) << r.err;
+    EXPECT_FALSE(trace.exists()) << bad;
+    EXPECT_FALSE(out.exists()) << bad;
+    EXPECT_TRUE(r.out.empty());
+  }
+}
+
+TEST(RunTrace, TraceChipsWithoutTraceIsUsageError) {
+  const Result r = run({"run", "--trace-chips", "0"});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_NE(r.err.find("--trace-chips needs --trace"), std::string::npos) << r.err;
+}
+
+TEST(RunTrace, ATraceIntoAMissingDirectoryFailsBeforeTheRun) {
+  const Result r = run({"run", "--trace", "/nonexistent-podsim-dir/t.json"});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_NE(r.err.find("no such directory"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(RunTrace, NoTraceWhenTheStepIsNotSimulated) {
+  // LLaMA-3-70B on four 16 GB chips does not fit: exit 1, nothing simulated.
+  const TempFile trace("oom.json");
+  const Result r =
+      run({"run", "-w", (root() / "workloads/llama3-70b-decode-v5e.textproto").string(), "-t",
+           (root() / "topologies/v5e-2x2.textproto").string(), "--trace", trace.str()});
+  EXPECT_EQ(r.code, kExitCheckFailed) << r.err;
+  EXPECT_FALSE(trace.exists());
+  EXPECT_NE(r.err.find("no trace written"), std::string::npos) << r.err;
+}
+
+TEST(RunTrace, FoldedChipsAreTracedAsTheirRepresentatives) {
+  // The default: LLaMA-3-70B decode on v5e 16x16, replicas folded.
+  const TempFile trace("folded.json");
+  const Result r = run({"run", "--trace", trace.str(), "--trace-chips", "255"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const ParsedTrace t = parse_and_check_trace(trace.read());
+  EXPECT_EQ(traced_chips(t).size(), 1u);
+  const auto& notes = t.doc["otherData"]["notes"].as_array();
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].as_string().find("replica folding"), std::string::npos);
+  EXPECT_NE(notes[1].as_string().find("255->"), std::string::npos);
+}
+
+TEST(RunTrace, OperationListTraceHasATrackPerOperation) {
+  const TempFile trace("ops.json");
+  const Result r =
+      run({"run", "-w", (root() / "workloads/collectives-tour-v5e-4x4.textproto").string(), "-t",
+           (root() / "topologies/v5e-4x4.textproto").string(), "--trace", trace.str()});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const ParsedTrace t = parse_and_check_trace(trace.read());
+  EXPECT_EQ(t.processes.at(1), "operations");
+  EXPECT_EQ(t.processes.at(2), "network");
+  for (const char* op : {"gather", "scatter", "reduce", "shuffle", "bcast", "shift"}) {
+    const auto track = t.track(op);
+    ASSERT_TRUE(track) << op;
+    EXPECT_EQ(t.slices.at(*track).front().name, op);
+  }
+  EXPECT_TRUE(t.track("axis x"));
+  EXPECT_TRUE(t.track("axis y"));
+}
+
+}  // namespace
+}  // namespace podsim::cli

@@ -1,0 +1,57 @@
+// Reads a Chrome trace-event file as a viewer would, for tests: parses it
+// (with the tests' own JSON reader) and checks the rules every podsim trace
+// keeps, each broken rule a gtest failure:
+//  - the document is {"traceEvents": [...], "displayTimeUnit": "ns", ...};
+//  - every event has ph, ts, pid and tid; complete events ("X") have a name,
+//    a category and dur >= 0; metadata ("M") is one of the known kinds;
+//  - metadata names every process and every track that has events;
+//  - on each track, slices nest properly (none starts inside another and
+//    ends after it), in whole nanoseconds as Perfetto imports them;
+//  - flow events come in "s"/"f" pairs with the same id, name and category,
+//    each inside a slice of its own track, the "f" binding to it ("bp":"e").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "json_value.h"
+
+namespace podsim::testing {
+
+using TrackKey = std::pair<int64_t, int64_t>;  // (pid, tid)
+
+struct TraceSlice {
+  int64_t ts_ns = 0;
+  int64_t dur_ns = 0;
+  std::string name;
+  std::string cat;
+  JsonValue args;  // null when absent
+};
+
+struct TraceFlowEnd {
+  TrackKey track;
+  int64_t ts_ns = 0;
+};
+
+struct ParsedTrace {
+  JsonValue doc;
+  std::map<int64_t, std::string> processes;
+  std::map<TrackKey, std::string> threads;
+  std::map<TrackKey, std::vector<TraceSlice>> slices;  // per track, in file order
+  std::map<int64_t, TraceFlowEnd> flow_starts;         // by flow id
+  std::map<int64_t, TraceFlowEnd> flow_ends;
+  std::map<int64_t, std::string> flow_cats;
+
+  // The track whose name is exactly `name`, if any.
+  std::optional<TrackKey> track(const std::string& name) const;
+  // Tracks whose names start with `prefix`.
+  std::vector<TrackKey> tracks_starting(const std::string& prefix) const;
+};
+
+ParsedTrace parse_and_check_trace(const std::string& text);
+
+}  // namespace podsim::testing

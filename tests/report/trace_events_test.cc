@@ -1,0 +1,138 @@
+// The trace-event writer, busy-period merging and the operation-list trace.
+#include "report/trace_events.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "report/busy_spans.h"
+#include "report/trace.h"
+#include "trace_check.h"
+
+namespace podsim::report {
+namespace {
+
+using podsim::testing::parse_and_check_trace;
+
+sim::Time ps(int64_t v) {
+  return sim::Time::ps(v);
+}
+sim::Time us(int64_t v) {
+  return sim::Time::us(v);
+}
+
+TEST(TraceEvents, TimesAreWholeNanosecondsInMicroseconds) {
+  EXPECT_EQ(trace_us(ps(999)), 0.0);
+  EXPECT_EQ(trace_us(ps(1999)), 0.001);
+  EXPECT_EQ(trace_us(sim::Time::ns(1234567)), 1234.567);
+  EXPECT_EQ(trace_us(sim::Time::s(2)), 2e6);
+}
+
+// Back-to-back spans whose ends fall between nanoseconds must stay back to
+// back once a viewer rounds them to whole nanoseconds.
+TEST(TraceEvents, BackToBackSpansStayBackToBack) {
+  std::ostringstream out;
+  TraceEventWriter w(out);
+  w.process(1, "p", 0);
+  w.thread({1, 1}, "t", 1);
+  const int64_t cuts[] = {0, 1499, 2500, 2501, 3999, 10'000'001};
+  for (size_t i = 0; i + 1 < std::size(cuts); ++i) {
+    w.slice({1, 1}, "slice " + std::to_string(i), "c", ps(cuts[i]), ps(cuts[i + 1]));
+  }
+  w.finish({});
+  const auto t = parse_and_check_trace(out.str());
+  const auto& slices = t.slices.at({1, 1});
+  ASSERT_EQ(slices.size(), 5u);
+  for (size_t i = 0; i + 1 < slices.size(); ++i) {
+    EXPECT_EQ(slices[i].ts_ns + slices[i].dur_ns, slices[i + 1].ts_ns) << i;
+  }
+  EXPECT_EQ(slices.back().ts_ns + slices.back().dur_ns, 10'000);
+}
+
+TEST(TraceEvents, FlowsPairUpInsideTheirSlices) {
+  std::ostringstream out;
+  TraceEventWriter w(out);
+  w.process(1, "p", 0);
+  w.thread({1, 1}, "a", 1);
+  w.thread({1, 2}, "b", 2);
+  w.slice({1, 1}, "send", "x", us(1), us(3));
+  w.slice({1, 2}, "recv", "x", us(4), us(4) + ps(1500));
+  EXPECT_EQ(w.flow("arrow", "x", {1, 1}, us(1), us(3), {1, 2}, us(4), us(4) + ps(1500)), 1u);
+  EXPECT_EQ(w.flow("arrow", "x", {1, 1}, us(1), us(3), {1, 2}, us(4), us(4) + ps(1500)), 2u);
+  w.finish([](JsonWriter& j) { j.field("k", "v"); });
+  const auto t = parse_and_check_trace(out.str());
+  EXPECT_EQ(t.flow_starts.size(), 2u);
+  EXPECT_EQ(t.flow_starts.at(1).ts_ns, 2000);  // midpoint
+  EXPECT_EQ(t.flow_ends.at(1).ts_ns, 4000);    // midpoint of [4000, 4001] rounds down
+  EXPECT_EQ(t.doc["otherData"]["k"].as_string(), "v");
+}
+
+TEST(TraceEvents, NamesAreEscaped) {
+  std::ostringstream out;
+  TraceEventWriter w(out);
+  w.process(1, "a \"quoted\" name\\", 0);
+  w.finish({});
+  EXPECT_EQ(parse_and_check_trace(out.str()).processes.at(1), "a \"quoted\" name\\");
+}
+
+TEST(BusySpans, OverlappingAndTouchingSpansMerge) {
+  const auto merged = merge_busy({{us(5), us(6), "c"},
+                                  {us(0), us(2), "a"},
+                                  {us(2), us(3), "b"},
+                                  {us(1), us(1), "zero"},
+                                  {us(7), us(9), "d"},
+                                  {us(8), us(8) + ps(1), "e"}});
+  ASSERT_EQ(merged.size(), 3u);
+  EXPECT_EQ(merged[0].start, us(0));
+  EXPECT_EQ(merged[0].end, us(3));
+  EXPECT_EQ(merged[0].first, "a");
+  EXPECT_EQ(merged[0].count, 3u);
+  EXPECT_EQ(merged[1].first, "c");
+  EXPECT_EQ(merged[1].count, 1u);
+  EXPECT_EQ(merged[2].end, us(9));
+  EXPECT_EQ(merged[2].count, 2u);
+  EXPECT_TRUE(merge_busy({}).empty());
+}
+
+engine::OperationResult op(std::string name, std::vector<std::string> axes,
+                           std::vector<engine::RunSpan> runs) {
+  engine::OperationResult r;
+  r.name = std::move(name);
+  r.axes = std::move(axes);
+  r.repeat = static_cast<uint32_t>(runs.size());
+  r.start = runs.front().start;
+  r.end = runs.back().end;
+  r.runs = std::move(runs);
+  return r;
+}
+
+TEST(OpListTrace, ATrackPerOperationAndBusyAxes) {
+  engine::OpListResult result;
+  result.operations.push_back(op("A", {"x"}, {{us(0), us(10)}, {us(10), us(20)}}));
+  result.operations.push_back(op("B", {"x", "y"}, {{us(15), us(30)}}));
+  result.operations.push_back(op("C", {"y"}, {{us(40), us(50)}}));
+  result.makespan = us(50);
+  std::ostringstream out;
+  render_op_list_trace(RunInputs{}, result, out);
+  const auto t = parse_and_check_trace(out.str());
+  EXPECT_EQ(t.processes.at(1), "operations");
+  EXPECT_EQ(t.processes.at(2), "network");
+  const auto a = t.track("A");
+  ASSERT_TRUE(a);
+  ASSERT_EQ(t.slices.at(*a).size(), 3u);  // the whole operation and its two runs
+  EXPECT_EQ(t.slices.at(*a)[0].dur_ns, 20'000);
+  EXPECT_EQ(t.slices.at(*a)[2].name, "run 1");
+  EXPECT_EQ(t.slices.at(*t.track("B")).size(), 1u);
+  const auto& x = t.slices.at(*t.track("axis x"));
+  ASSERT_EQ(x.size(), 1u);  // A's runs and B: [0, 30] us
+  EXPECT_EQ(x[0].name, "A +2");
+  EXPECT_EQ(x[0].dur_ns, 30'000);
+  const auto& y = t.slices.at(*t.track("axis y"));
+  ASSERT_EQ(y.size(), 2u);
+  EXPECT_EQ(y[0].name, "B");
+  EXPECT_EQ(y[1].name, "C");
+  EXPECT_EQ(y[1].ts_ns, 40'000);
+}
+
+}  // namespace
+}  // namespace podsim::report
