@@ -14,6 +14,7 @@ packages=(
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  python3-matplotlib  # scripts/plot_breakdown.py and its test (for /usr/bin/python3)
 )
 
 sudo_cmd=()

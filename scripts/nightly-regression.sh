@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# The nightly regression suite. Runs every entry of tests/regression/suite.txt
+# with `podsim run --format csv` and `--format json`, gathers the CSV rows
+# into one file per kind of result, each under one header:
+#   serving.csv      one row per serving step (header starts schema_version,...)
+#   collectives.csv  one row per collective of an operation list
+# and compares them with the committed baselines in tests/regression/baselines/
+# using `podsim compare`. The JSON of each run goes to json/ID.json beside them
+# (kept with --results; the determinism test compares it byte for byte).
+# Builds nothing: it runs build/src/cli/podsim unless --podsim says otherwise.
+#
+# Usage: scripts/nightly-regression.sh [--update] [--quiet] [--podsim PATH]
+#            [--results DIR] [--run-only] [--rel-tol X] [--abs-tol-us Y]
+#   --update        rewrite the baselines from this run, on purpose (review the diff)
+#   --quiet         no progress on stderr (shown only when stderr is a terminal)
+#   --podsim PATH   the podsim binary (default build/src/cli/podsim)
+#   --results DIR   keep this run's CSV and JSON in DIR, which must be empty or
+#                   new (default: a temporary directory, removed at the end)
+#   --run-only      run the suite and compare nothing
+#   --rel-tol X, --abs-tol-us Y   tolerances for podsim compare (its defaults otherwise)
+# Exit: 0 nothing moved; 1 a value moved beyond tolerance, or a row appeared or
+# disappeared; 2 bad input (no podsim, a bad suite line, a run that failed,
+# headers that differ, a missing baseline).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+suite=tests/regression/suite.txt
+baselines=tests/regression/baselines
+podsim=build/src/cli/podsim
+update=0
+quiet=0
+run_only=0
+results=""
+compare_flags=()
+
+die() {
+  echo "nightly-regression: $*" >&2
+  exit 2
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --update) update=1 ;;
+    --quiet) quiet=1 ;;
+    --run-only) run_only=1 ;;
+    --podsim) podsim=${2:?--podsim needs a path}; shift ;;
+    --results) results=${2:?--results needs a directory}; shift ;;
+    --rel-tol|--abs-tol-us) compare_flags+=("$1" "${2:?$1 needs a value}"); shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+  shift
+done
+[ -x "$podsim" ] || die "no podsim at $podsim: build first (scripts/build.sh) or pass --podsim"
+[ -r "$suite" ] || die "cannot read $suite"
+
+if [ -n "$results" ]; then
+  mkdir -p "$results"
+  [ -z "$(ls -A "$results")" ] || die "--results $results is not empty"
+  out=$results
+else
+  out=$(mktemp -d "${TMPDIR:-/tmp}/podsim-regression.XXXXXX")
+  trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out/runs" "$out/json"
+
+show_progress=0
+if [ "$quiet" = 0 ] && [ -t 2 ]; then
+  show_progress=1
+fi
+progress() {
+  if [ "$show_progress" = 1 ]; then
+    printf '\r\033[K%s' "$*" >&2
+  fi
+}
+
+# Read the suite: ID TOPOLOGY WORKLOAD [FLAGS...], '#' comments, blank lines.
+ids=()
+lines=()
+line_no=0
+while IFS= read -r line || [ -n "$line" ]; do
+  line_no=$((line_no + 1))
+  line=${line%%#*}
+  [ -n "${line//[[:space:]]/}" ] || continue
+  read -r id topology workload _ <<<"$line"
+  [ -n "${workload:-}" ] || die "$suite:$line_no: expected ID TOPOLOGY WORKLOAD [FLAGS...]"
+  [[ "$id" =~ ^[A-Za-z0-9._-]+$ ]] || die "$suite:$line_no: ID '$id' may use only letters, digits, '.', '_', '-'"
+  for seen in "${ids[@]+"${ids[@]}"}"; do
+    [ "$seen" != "$id" ] || die "$suite:$line_no: ID '$id' appears twice"
+  done
+  [ -r "$topology" ] || die "$suite:$line_no: no topology file $topology"
+  [ -r "$workload" ] || die "$suite:$line_no: no workload file $workload"
+  ids+=("$id")
+  lines+=("$line")
+done <"$suite"
+total=${#ids[@]}
+[ "$total" -gt 0 ] || die "$suite lists no runs"
+
+# Run each entry twice: CSV for the comparison, JSON for the record.
+for i in "${!ids[@]}"; do
+  id=${ids[$i]}
+  read -r _ topology workload flags <<<"${lines[$i]}"
+  read -ra extra <<<"${flags:-}"
+  for format in csv json; do
+    progress "[$((i + 1))/$total] $id ($format)"
+    case $format in
+      csv) file=$out/runs/$id.csv ;;
+      json) file=$out/json/$id.json ;;
+    esac
+    if ! "$podsim" run --quiet --topology "$topology" --workload "$workload" \
+        "${extra[@]+"${extra[@]}"}" --format "$format" --out "$file" 2>"$out/stderr.txt"; then
+      progress ""
+      cat "$out/stderr.txt" >&2
+      die "$id: podsim run failed (suite line: ${lines[$i]})"
+    fi
+  done
+done
+progress ""
+
+# Gather the rows under one header per kind; every run of a kind must have
+# written the same header.
+kind_of() {
+  case "$1" in
+    schema_version,*) echo serving ;;
+    topology,workload,network,chips,name,*) echo collectives ;;
+    *) echo unknown ;;
+  esac
+}
+kinds=()
+for id in "${ids[@]}"; do
+  csv=$out/runs/$id.csv
+  header=$(head -n 1 "$csv")
+  kind=$(kind_of "$header")
+  [ "$kind" != unknown ] || die "$id: not a serving or collectives CSV (header: $header)"
+  if [ ! -e "$out/$kind.csv" ]; then
+    printf '%s\n' "$header" >"$out/$kind.csv"
+    kinds+=("$kind")
+  elif [ "$header" != "$(head -n 1 "$out/$kind.csv")" ]; then
+    die "$id: its CSV header differs from the other $kind runs'"
+  fi
+  tail -n +2 "$csv" >>"$out/$kind.csv"
+done
+rm -rf "$out/runs" "$out/stderr.txt"
+
+[ "$run_only" = 0 ] || exit 0
+
+if [ "$update" = 1 ]; then
+  # Refuse a suite whose rows compare is unable to match (a repeated key).
+  for kind in "${kinds[@]}"; do
+    "$podsim" compare "$out/$kind.csv" "$out/$kind.csv" >/dev/null ||
+      die "the suite's $kind rows cannot be compared; baselines left unchanged"
+  done
+  mkdir -p "$baselines"
+  rm -f "$baselines"/*.csv
+  for kind in "${kinds[@]}"; do
+    cp "$out/$kind.csv" "$baselines/$kind.csv"
+  done
+  echo "nightly-regression: baselines rewritten from $total runs: $baselines/; review 'git diff $baselines'" >&2
+  exit 0
+fi
+
+# Compare every kind present on either side; the worst exit code wins.
+worst=0
+for base in "$baselines"/*.csv; do
+  [ -e "$base" ] || die "no baselines in $baselines: run with --update"
+  kind=$(basename "$base" .csv)
+  # A kind the suite no longer produces: every baseline row disappeared.
+  [ -e "$out/$kind.csv" ] || head -n 1 "$base" >"$out/$kind.csv"
+done
+for kind in "${kinds[@]}"; do
+  [ -e "$baselines/$kind.csv" ] || die "no baseline $baselines/$kind.csv: run with --update"
+done
+for current in "$out"/*.csv; do
+  kind=$(basename "$current" .csv)
+  echo "== $kind"
+  code=0
+  "$podsim" compare "$baselines/$kind.csv" "$current" "${compare_flags[@]+"${compare_flags[@]}"}" || code=$?
+  [ "$code" -le "$worst" ] || worst=$code
+done
+exit "$worst"

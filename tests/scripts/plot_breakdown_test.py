@@ -1,0 +1,214 @@
+#!/usr/bin/python3
+"""Tests of scripts/plot_breakdown.py on small fixtures (tests/scripts/data/ and
+link statistics generated below from a formula, so expected figures are
+computed independently of the script).
+
+Exits 77 (CTest's SKIP_RETURN_CODE) when matplotlib is not importable.
+"""
+
+import importlib.util
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+try:
+    import matplotlib  # noqa: F401  (only checking it is there)
+except ImportError:
+    print(f"SKIP: matplotlib is not importable by {sys.executable} "
+          "(install python3-matplotlib: scripts/install-deps.sh)")
+    sys.exit(77)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SCRIPT = os.path.join(ROOT, "scripts", "plot_breakdown.py")
+CSV = os.path.join(HERE, "data", "serving.csv")
+JSON = os.path.join(HERE, "data", "serving.json")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+spec = importlib.util.spec_from_file_location("plot_breakdown", SCRIPT)
+plot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot)
+
+# A 3x2x2 torus: x a ring of 3, y and z lines of 2. Link (chip, dim, dir)
+# carries utilisation u(chip, dim, dir) = (chip + 10 * dim + (3 if dir < 0 else 0)) / 100.
+SHAPE = (3, 2, 2)
+
+
+def util(chip, dim, direction):
+    return (chip + 10 * dim + (3 if direction < 0 else 0)) / 100
+
+
+def coords(chip):
+    return chip % 3, chip // 3 % 2, chip // 6
+
+
+def links():
+    out = []
+    for chip in range(12):
+        c = coords(chip)
+        for dim, size in enumerate(SHAPE):
+            for direction in (+1, -1):
+                wraps = dim == 0
+                if not wraps and not 0 <= c[dim] + direction < size:
+                    continue  # the end of a line
+                out.append({"link": len(out), "src": chip, "kind": "ici", "dim": dim,
+                            "direction": direction, "bytes": 1,
+                            "utilisation": util(chip, dim, direction), "busy_fraction": 0.5})
+    out.append({"link": len(out), "src": 0, "dst": 12, "kind": "dcn_up", "dim": None,
+                "direction": 0, "utilisation": 1.0, "busy_fraction": 1.0})
+    return out
+
+
+def link_json(path, **overrides):
+    stats = {"window_us": 1000.0, "shape": list(SHAPE), "slices": 1, "chips": 12,
+             "replicas_unfolded": False, "links": links()}
+    stats.update(overrides)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"topology": "test-3x2x2", "workload": "test", "link_stats": stats}, f)
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == PNG_MAGIC, f"{path} is not a PNG: {head[:8]!r}"
+    return struct.unpack(">II", head[16:24])  # IHDR width, height
+
+
+class PlotBreakdownTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        self.links = os.path.join(self.dir, "links.json")
+        link_json(self.links)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def run_script(self, *args):
+        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True,
+                              check=False)
+
+    def test_draws_both_charts_as_png(self):
+        r = self.run_script(CSV, JSON, self.links, "--out-breakdown", self.path("b.png"),
+                            "--out-heatmap", self.path("h.png"), "--title", "fixture")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for name in ("b.png", "h.png"):
+            width, height = png_size(self.path(name))
+            self.assertGreater(width, 300)
+            self.assertGreater(height, 150)
+
+    def test_every_heatmap_option_draws(self):
+        for extra in (["--by-direction"], ["--reduce", "mean", "--metric", "busy_fraction"],
+                      ["--link-dim", "1"], ["--by-direction", "--link-dim", "0"]):
+            out = self.path("h.png")
+            r = self.run_script(self.links, "--out-heatmap", out, *extra)
+            self.assertEqual(r.returncode, 0, f"{extra}: {r.stderr}")
+            png_size(out)
+            os.unlink(out)
+
+    def test_percent_breakdown_draws(self):
+        r = self.run_script(CSV, "--out-breakdown", self.path("b.png"), "--percent")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        png_size(self.path("b.png"))
+
+    def test_output_is_byte_identical_run_to_run(self):
+        images = []
+        for i in range(2):
+            out = self.path(f"b{i}.png")
+            r = self.run_script(CSV, JSON, "--out-breakdown", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out, "rb") as f:
+                images.append(f.read())
+        self.assertEqual(images[0], images[1])
+
+    def test_reads_scenarios_in_order_skipping_repeated_headers(self):
+        scenarios, stats = plot.read_inputs([CSV, JSON])
+        self.assertEqual(stats, [])
+        self.assertEqual([s.label.split("\n")[0] for s in scenarios], [
+            "LLaMA-3-8B decode, batch 256", "LLaMA-3-70B prefill, batch 256",
+            "Mixtral-8x7B-like decode, batch 128", "Tiny decode, batch 8"])
+        self.assertEqual(scenarios[1].label.split("\n")[1], "tpu-v5e-16x16")
+        tiny = scenarios[3]
+        self.assertEqual(tiny.step_us, 100)
+        self.assertEqual(tiny.parts_us, {"compute_us": 10, "memory_us": 50,
+                                         "collective_exposed_us": 30, "idle_us": 10})
+        self.assertEqual(tiny.overlapped_us, 5)
+        self.assertAlmostEqual(scenarios[1].overlapped_us, 781832.4871619999)
+
+    def test_heatmap_cells_are_the_max_of_each_chips_outgoing_links(self):
+        _, stats = plot.read_inputs([self.links])
+        panels = plot.chip_panels(stats[0])
+        self.assertEqual([t for t, _ in panels], ["z = 0", "z = 1"])
+        for z, (_, grid) in enumerate(panels):
+            self.assertEqual((len(grid), len(grid[0])), (2, 3))  # y rows, x columns
+            for y in range(2):
+                for x in range(3):
+                    chip = x + 3 * y + 6 * z
+                    # Worked by hand: the largest term is the z link (dim 2),
+                    # +z from z = 0 and -z (3 more) from z = 1.
+                    expected = util(chip, 2, +1 if z == 0 else -1)
+                    self.assertAlmostEqual(grid[y][x], expected)
+
+    def test_heatmap_mean_and_one_dimension(self):
+        _, stats = plot.read_inputs([self.links])
+        grid = plot.chip_panels(stats[0], reduce="mean", link_dim=0)[0][1]
+        # Along x (a ring) every chip has +x and -x: mean = (c + c + 3) / 2 / 100.
+        self.assertAlmostEqual(grid[1][2], (5 + 5 + 3) / 2 / 100)
+
+    def test_heatmap_by_direction_shows_each_link_and_gaps(self):
+        _, stats = plot.read_inputs([self.links])
+        panels = plot.chip_panels(stats[0], by_direction=True)
+        titles = [t for t, _ in panels]
+        self.assertEqual(titles[:6], ["z = 0, +x links", "z = 0, -x links", "z = 0, +y links",
+                                      "z = 0, -y links", "z = 0, +z links", "z = 0, -z links"])
+        self.assertEqual(len(panels), 12)
+        plus_y = panels[2][1]
+        self.assertAlmostEqual(plus_y[0][1], util(1, 1, +1))
+        self.assertTrue(math.isnan(plus_y[1][1]))  # y = 1 is the end of the line
+
+    def test_bad_input_exits_2_and_writes_nothing(self):
+        bad_csv = self.path("bad.csv")
+        with open(bad_csv, "w", encoding="utf-8") as f:
+            f.write("model,step_time_us\nX,12\n")
+        bad_number = self.path("nan.csv")
+        with open(CSV, encoding="utf-8") as f:
+            text = f.read()
+        with open(bad_number, "w", encoding="utf-8") as f:
+            f.write(text.replace(",18367.136175,", ",lots,", 1))
+        bad_json = self.path("bad.json")
+        with open(bad_json, "w", encoding="utf-8") as f:
+            f.write("{\"step_time_us\": ")
+        far_link = self.path("far.json")
+        link_json(far_link, links=[{"src": 99, "kind": "ici", "dim": 0, "direction": 1,
+                                    "utilisation": 0.5}])
+        out = self.path("out.png")
+        cases = [
+            ([bad_csv, "--out-breakdown", out], "not a serving result of podsim run (missing"),
+            ([bad_number, "--out-breakdown", out], "'step_time_us' is not a number"),
+            ([bad_json, "--out-breakdown", out], "invalid JSON"),
+            ([self.path("absent.csv"), "--out-breakdown", out], "cannot read"),
+            ([CSV, "--out-heatmap", out], "needs exactly one input with link_stats"),
+            ([self.links, "--out-breakdown", out], "no serving scenario"),
+            ([far_link, "--out-heatmap", out], "outside the 12 chips"),
+            ([self.links, "--out-heatmap", out, "--link-dim", "3"], "dimensions 0..2"),
+            ([CSV], "nothing to draw"),
+        ]
+        for args, message in cases:
+            r = self.run_script(*args)
+            self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
+            self.assertIn(message, r.stderr, args)
+            self.assertFalse(os.path.exists(out), args)
+        self.assertEqual([n for n in os.listdir(self.dir) if n.startswith(".plot-")], [])
+
+
+if __name__ == "__main__":
+    unittest.main()
