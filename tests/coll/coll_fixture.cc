@@ -1,27 +1,19 @@
 #include "coll_fixture.h"
 
 #include "sim/simulation.h"
+#include "specs.h"
 
 namespace podsim::coll::testing {
 
 config::PodSpec pod_spec(const std::vector<Dim>& dims, uint32_t slices) {
-  config::PodSpec spec;
-  spec.name = "test";
-  spec.chip.name = "test-chip";
-  spec.chip.peak_bf16_flops = 1.97e14;
-  spec.chip.hbm_bytes = 16'000'000'000;
-  spec.chip.hbm_bandwidth = sim::Bandwidth::from_gbps(819);
-  spec.chip.ici_ports = 6;
   const char* names[] = {"x", "y", "z"};
+  std::vector<podsim::testing::TorusDim> torus;
   for (size_t i = 0; i < dims.size(); ++i) {
-    config::DimensionSpec d;
-    d.name = names[i];
-    d.size = dims[i].size;
-    d.wraparound = dims[i].wrap;
-    d.link_bandwidth = sim::Bandwidth::from_gbps(kLinkGBps);
-    d.hop_latency = sim::Time::us(1);
-    spec.torus.dims.push_back(d);
+    torus.push_back({names[i], dims[i].size, dims[i].wrap});
   }
+  podsim::testing::PodOptions options;
+  options.link_gbps = kLinkGBps;
+  config::PodSpec spec = podsim::testing::v5e_torus(torus, options);
   spec.slices = slices;
   if (slices > 1) {
     spec.dcn = config::DcnSpec{sim::Bandwidth::from_gbps(kDcnGBps), sim::Time::us(10)};

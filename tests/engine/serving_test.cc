@@ -7,6 +7,7 @@
 #include "chip/compute_model.h"
 #include "engine/serving_summary.h"
 #include "engine/step.h"
+#include "specs.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
 #include "workload/model_math.h"
@@ -15,49 +16,15 @@
 namespace podsim::engine {
 namespace {
 
-struct Dim {
-  std::string name;
-  uint32_t size;
-  bool wrap;
-};
+using podsim::testing::llama3_8b;
+using podsim::testing::TorusDim;
 
-config::PodSpec v5e_like(const std::vector<Dim>& dims, double hbm_gbps = 819, double link_gbps = 50) {
-  config::PodSpec s;
-  s.name = "v5e-like";
-  s.chip.name = "v5e-like";
-  s.chip.peak_bf16_flops = 1.97e14;
-  s.chip.peak_int8_ops = 3.94e14;
-  s.chip.hbm_bytes = 16'000'000'000;
-  s.chip.hbm_bandwidth = sim::Bandwidth::from_gbps(hbm_gbps);
-  s.chip.mxu_count = 4;
-  s.chip.mxu_rows = 128;
-  s.chip.mxu_columns = 128;
-  s.chip.mxu_clock_hz = 1.5e9;
-  s.chip.ici_ports = 4;
-  for (const auto& d : dims) {
-    config::DimensionSpec ds;
-    ds.name = d.name;
-    ds.size = d.size;
-    ds.wraparound = d.wrap;
-    ds.link_bandwidth = sim::Bandwidth::from_gbps(link_gbps);
-    ds.hop_latency = sim::Time::us(1);
-    s.torus.dims.push_back(ds);
-  }
-  return s;
-}
-
-// LLaMA-3-8B ("The Llama 3 Herd of Models", table 3).
-config::ModelSpec llama3_8b() {
-  config::ModelSpec m;
-  m.name = "llama3-8b";
-  m.layers = 32;
-  m.d_model = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn_dim = 14336;
-  m.vocab = 128256;
-  return m;
+config::PodSpec v5e_like(const std::vector<TorusDim>& dims, double hbm_gbps = 819,
+                         double link_gbps = 50) {
+  podsim::testing::PodOptions o;
+  o.hbm_gbps = hbm_gbps;
+  o.link_gbps = link_gbps;
+  return podsim::testing::v5e_torus(dims, o);
 }
 
 struct Outcome {
@@ -77,8 +44,8 @@ Outcome simulate(const config::PodSpec& pod_spec, const config::ServingSpec& ser
   }
   const topo::DeviceMesh mesh(pod, axes);
   const workload::Program program = workload::lower(serving, sizes);
-  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline,
-                                                pod_spec.chip, chip::Efficiency{});
+  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod_spec.chip,
+                                                chip::Efficiency{});
   Outcome o;
   o.step = run_step(pod, mesh, program, *compute, StepOptions{});
   o.summary = summarize_serving(o.step, program, pod_spec, serving.scenario);
@@ -132,8 +99,7 @@ TEST(Serving, DoublingIciBandwidthShortensExposedCommunication) {
   ASSERT_GT(base.summary.collective_exposed_us, 0);
   EXPECT_LT(fast.summary.collective_exposed_us, 0.6 * base.summary.collective_exposed_us);
   EXPECT_NEAR(fast.summary.compute_us + fast.summary.memory_us,
-              base.summary.compute_us + base.summary.memory_us,
-              1e-6 * base.summary.step_time_us);
+              base.summary.compute_us + base.summary.memory_us, 1e-6 * base.summary.step_time_us);
 }
 
 TEST(Serving, PipelineWithFewerMicroBatchesThanStagesShowsItsBubble) {

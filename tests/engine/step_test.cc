@@ -1,10 +1,12 @@
 // The step engine on hand-built programs, where the expected timeline can be
 // drawn by hand from the closed forms of the parts.
+#include "engine/step.h"
+
 #include <gtest/gtest.h>
 
 #include "chip/compute_model.h"
-#include "engine/step.h"
 #include "sim/simulation.h"
+#include "specs.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
 #include "workload/program.h"
@@ -14,30 +16,13 @@ namespace {
 
 constexpr uint64_t kMiB = 1024 * 1024;
 
-config::PodSpec spec(std::vector<std::pair<uint32_t, bool>> dims) {
-  config::PodSpec s;
-  s.name = "test";
-  s.chip.name = "v5e-like";
-  s.chip.peak_bf16_flops = 1.97e14;
-  s.chip.peak_int8_ops = 3.94e14;
-  s.chip.hbm_bytes = 16'000'000'000;
-  s.chip.hbm_bandwidth = sim::Bandwidth::from_gbps(819);
-  s.chip.mxu_count = 4;
-  s.chip.mxu_rows = 128;
-  s.chip.mxu_columns = 128;
-  s.chip.mxu_clock_hz = 1.5e9;
-  s.chip.ici_ports = 4;
+config::PodSpec spec(const std::vector<std::pair<uint32_t, bool>>& dims) {
   const char* names[] = {"x", "y"};
+  std::vector<podsim::testing::TorusDim> torus;
   for (size_t i = 0; i < dims.size(); ++i) {
-    config::DimensionSpec d;
-    d.name = names[i];
-    d.size = dims[i].first;
-    d.wraparound = dims[i].second;
-    d.link_bandwidth = sim::Bandwidth::from_gbps(50);
-    d.hop_latency = sim::Time::us(1);
-    s.torus.dims.push_back(d);
+    torus.push_back({names[i], dims[i].first, dims[i].second});
   }
-  return s;
+  return podsim::testing::v5e_torus(torus);
 }
 
 topo::DeviceMesh mesh_of(const topo::Pod& pod) {
@@ -70,7 +55,9 @@ workload::Instruction all_reduce(std::string name, uint64_t bytes, std::vector<u
   return i;
 }
 
-chip::Op big_matmul() { return chip::Matmul{1, 4096, 4096, 4096}; }
+chip::Op big_matmul() {
+  return chip::Matmul{1, 4096, 4096, 4096};
+}
 
 struct Fixture {
   topo::Pod pod;
@@ -91,7 +78,8 @@ struct Fixture {
 // All-reduce of V on a wraparound ring of 4 (bidirectional: 2 steps one way,
 // 1 the other, chunks of V/4), reduce-scatter then all-gather.
 sim::Time ring4_all_reduce(uint64_t v) {
-  const sim::Time step = sim::transfer_time(v / 4, sim::Bandwidth::from_gbps(50)) + sim::Time::us(1);
+  const sim::Time step =
+      sim::transfer_time(v / 4, sim::Bandwidth::from_gbps(50)) + sim::Time::us(1);
   return step * 4;
 }
 
@@ -126,9 +114,9 @@ TEST(Step, IndependentCollectiveOverlapsCompute) {
   EXPECT_EQ(r.step_time, std::max(ta, tc) + ta);
   EXPECT_EQ(r.critical.collective_overlapped, std::min(ta, tc));
   EXPECT_EQ(r.critical.collective_exposed, tc > ta ? tc - ta : sim::Time::zero());
-  EXPECT_EQ(r.critical.compute + r.critical.memory + r.critical.collective_exposed +
-                r.critical.idle,
-            r.step_time);
+  EXPECT_EQ(
+      r.critical.compute + r.critical.memory + r.critical.collective_exposed + r.critical.idle,
+      r.step_time);
 }
 
 TEST(Step, ComputeRunsInProgramOrder) {
@@ -199,7 +187,8 @@ TEST(Step, PipelineStagesHandActivationsOn) {
   p.stages[1].instructions = {first};
   StepOptions o;
   const StepResult r = run_step(f.pod, mesh, p, *f.model, o);
-  const sim::Time hop = sim::transfer_time(8 * kMiB, sim::Bandwidth::from_gbps(50)) + sim::Time::us(1);
+  const sim::Time hop =
+      sim::transfer_time(8 * kMiB, sim::Bandwidth::from_gbps(50)) + sim::Time::us(1);
   EXPECT_EQ(r.step_time, f.t(big_matmul()) * 2 + hop);
   EXPECT_EQ(r.critical_stage, 1U);
   // Stage 1 waited for stage 0 and its transfer: idle, a pipeline bubble.

@@ -2,30 +2,17 @@
 
 #include <sstream>
 
+#include "specs.h"
+
 namespace podsim::report::testing {
 
 config::PodSpec pod_spec(const std::vector<DimSpec>& dims) {
-  config::PodSpec s;
-  s.name = "trace-test";
-  s.chip.name = "v5e-like";
-  s.chip.peak_bf16_flops = 1.97e14;
-  s.chip.peak_int8_ops = 3.94e14;
-  s.chip.hbm_bytes = 16'000'000'000;
-  s.chip.hbm_bandwidth = sim::Bandwidth::from_gbps(819);
-  s.chip.mxu_count = 4;
-  s.chip.mxu_rows = 128;
-  s.chip.mxu_columns = 128;
-  s.chip.mxu_clock_hz = 1.5e9;
-  s.chip.ici_ports = 4;
+  std::vector<podsim::testing::TorusDim> torus;
   for (const DimSpec& d : dims) {
-    config::DimensionSpec ds;
-    ds.name = d.name;
-    ds.size = d.size;
-    ds.wraparound = d.wraparound;
-    ds.link_bandwidth = sim::Bandwidth::from_gbps(50);
-    ds.hop_latency = sim::Time::us(1);
-    s.torus.dims.push_back(ds);
+    torus.push_back({d.name, d.size, d.wraparound});
   }
+  config::PodSpec s = podsim::testing::v5e_torus(torus);
+  s.name = "trace-test";
   return s;
 }
 

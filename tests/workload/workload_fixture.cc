@@ -3,29 +3,16 @@
 #include <sstream>
 #include <type_traits>
 
+#include "specs.h"
+
 namespace podsim::workload::testing {
 
 config::ModelSpec llama3_8b() {
-  config::ModelSpec m;
-  m.name = "llama3-8b";
-  m.layers = 32;
-  m.d_model = 4096;
-  m.heads = 32;
-  m.kv_heads = 8;
-  m.head_dim = 128;
-  m.ffn_dim = 14336;
-  m.vocab = 128256;
-  return m;
+  return podsim::testing::llama3_8b();
 }
 
 config::ModelSpec llama3_70b() {
-  config::ModelSpec m = llama3_8b();
-  m.name = "llama3-70b";
-  m.layers = 80;
-  m.d_model = 8192;
-  m.heads = 64;
-  m.ffn_dim = 28672;
-  return m;
+  return podsim::testing::llama3_70b();
 }
 
 config::ModelSpec small_moe() {
