@@ -1,8 +1,10 @@
 // The operations a chip runs, and the work each one implies.
 //
-// An Op is a plain value (a std::variant of the structs below). work(op)
-// reports its FLOPs, the HBM bytes it reads and writes and its on-chip
-// (VMEM) footprint, with the formulas written next to each struct. Every
+// An Op is a plain value: a std::variant of the structs defined once in
+// config/compute_ops.h (workload files name them too) and brought in here
+// by using-declarations. work(op) reports its FLOPs, the HBM bytes it reads
+// and writes and its on-chip (VMEM) footprint, with the formulas written
+// next to each struct there. Every
 // compute model (compute_model.h) starts from these numbers, so the models
 // differ only in how they turn work into time.
 //
@@ -26,8 +28,9 @@
 #include <string_view>
 #include <variant>
 
+#include "config/compute_ops.h"
+#include "config/dtype.h"
 #include "config/op_table_spec.h"
-#include "config/workload_spec.h"
 
 namespace podsim::chip {
 
@@ -39,129 +42,19 @@ inline constexpr uint64_t kVmemPanel = 128;
 // is capped at this many bytes (two 1 MiB blocks each of input and output).
 inline constexpr uint64_t kStreamBufferBytes = 4ull << 20;
 
-// `batch` independent products C[b] = A[b] (m x k, activations) x W[b]
-// (k x n, weights), accumulated in `acc` and written in the activations'
-// dtype. A linear layer over T tokens is batch 1, m = T; experts of a
-// mixture are batch = experts.
-//   FLOPs (MXU) = 2 * batch * m * k * n
-//   read  = batch * (bytes(m*k, act) + bytes(k*n, weight)), the weights
-//           omitted when weights_resident (already in VMEM)
-//   write = batch * bytes(m*n, act)
-//   VMEM  = the smaller operand resident + a double-buffered kVmemPanel-wide
-//           panel of the other + one accumulator panel in `acc`:
-//           A <= W: A + 2*bytes(k*P, weight) + bytes(m*P, acc)
-//           A >  W: W + 2*bytes(P*k, act)    + bytes(P*n, acc)
-//           (weights_resident always keeps W). One batch item at a time.
-struct Matmul {
-  uint64_t batch = 1;
-  uint64_t m = 0;
-  uint64_t k = 0;
-  uint64_t n = 0;
-  DType act = DType::kBf16;
-  DType weight = DType::kBf16;
-  DType acc = DType::kFp32;
-  bool weights_resident = false;
-};
+using config::Attention;
+using config::AttentionPhase;
+using config::Copy;
+using config::Elementwise;
+using config::Embedding;
+using config::Matmul;
+using config::Norm;
+using config::NormKind;
+using config::Reduction;
+using Op = config::ComputeOp;
 
-enum class AttentionPhase : uint8_t { kPrefill, kDecode };
-
-// Scaled dot-product attention of q_len new queries per sequence against
-// kv_len cached keys and values, `heads` query heads sharing `kv_heads` KV
-// heads (grouped-query attention; g = heads / kv_heads), flash-style (scores
-// never reach HBM). The phase does not change the formulas (decode is
-// q_len = 1, or a few with speculation); it names the op for tables and
-// reports. The queries are the last q_len of the kv_len positions, so with
-// `causal` query i (0-based) sees kv_len - q_len + i + 1 keys:
-//   pairs = causal ? q_len * (kv_len - q_len) + q_len * (q_len + 1) / 2
-//                  : q_len * kv_len
-// (a causal prefill with q_len = kv_len = L gives L(L+1)/2, just over half).
-//   FLOPs (MXU)    = 4 * batch * heads * pairs * head_dim  (QK^T and PV)
-//   FLOPs (vector) = kSoftmaxFlopsPerScore * batch * heads * pairs
-//   read  = bytes(batch*q_len*heads*head_dim, act)             (Q)
-//         + 2 * bytes(batch*kv_len*kv_heads*head_dim, kv)      (K and V)
-//   write = bytes(batch*q_len*heads*head_dim, act)             (output)
-// Appending the new tokens' K and V to the cache is not part of this op.
-//   VMEM (one flash block, Tq = min(q_len*g, P), Tk = min(kv_len, P)):
-//     bytes(Tq*head_dim, act) + 4*bytes(Tk*head_dim, kv) (K, V double-
-//     buffered) + 4*Tq*Tk (fp32 scores) + 4*Tq*head_dim (fp32 output
-//     accumulator) + 8*Tq (running max and sum).
-struct Attention {
-  AttentionPhase phase = AttentionPhase::kPrefill;
-  uint64_t batch = 1;
-  uint64_t q_len = 0;
-  uint64_t kv_len = 0;
-  uint64_t heads = 0;
-  uint64_t kv_heads = 0;
-  uint64_t head_dim = 0;
-  DType act = DType::kBf16;
-  DType kv = DType::kBf16;
-  bool causal = true;
-};
 // Max, subtract, exp, sum and rescale per score.
 inline constexpr double kSoftmaxFlopsPerScore = 5;
-
-// Elementwise or other vector work: `elements` outputs, each costing
-// flops_per_element (0 allowed: a cast or a layout change), reading bytes_in
-// and writing bytes_out in total (not per element; broadcasts and mixed
-// dtypes are the caller's arithmetic).
-//   FLOPs (vector) = elements * flops_per_element
-//   read = bytes_in, write = bytes_out
-//   VMEM = min(bytes_in + bytes_out, kStreamBufferBytes)
-struct Elementwise {
-  uint64_t elements = 0;
-  uint32_t flops_per_element = 1;
-  uint64_t bytes_in = 0;
-  uint64_t bytes_out = 0;
-};
-
-enum class NormKind : uint8_t { kRms, kLayer };
-
-// RMS or layer norm over `rows` rows of `width`, with a learned scale (and a
-// bias for layer norm) of `width` elements, all in `dtype`.
-//   FLOPs (vector) = rows * width * (4 for RMS: square, sum, scale, gamma;
-//                    7 for layer: sum, subtract mean, square, sum, scale,
-//                    gamma, beta)
-//   read  = bytes(rows*width, dtype) + (1 or 2) * bytes(width, dtype)
-//   write = bytes(rows*width, dtype)
-//   VMEM  = min(read + write, kStreamBufferBytes)
-struct Norm {
-  NormKind kind = NormKind::kRms;
-  uint64_t rows = 0;
-  uint64_t width = 0;
-  DType dtype = DType::kBf16;
-};
-
-// Sums `elements` values of `dtype` down to `outputs` values (1: a full
-// reduction; `rows` for a row-wise one).
-//   FLOPs (vector) = elements (one add each)
-//   read = bytes(elements, dtype), write = bytes(outputs, dtype)
-//   VMEM = min(read + write, kStreamBufferBytes)
-struct Reduction {
-  uint64_t elements = 0;
-  uint64_t outputs = 1;
-  DType dtype = DType::kBf16;
-};
-
-// Gathers `tokens` rows of `width` from a vocab x width table. Only the
-// gathered rows are read; vocab does not change the cost (it is carried for
-// capacity checks).
-//   FLOPs = 0
-//   read  = bytes(tokens*width, dtype) + 4 * tokens (int32 token ids)
-//   write = bytes(tokens*width, dtype)
-//   VMEM  = min(read + write, kStreamBufferBytes)
-struct Embedding {
-  uint64_t tokens = 0;
-  uint64_t width = 0;
-  uint64_t vocab = 0;
-  DType dtype = DType::kBf16;
-};
-
-// An HBM-to-HBM copy by DMA: read = write = bytes, no FLOPs, no VMEM.
-struct Copy {
-  uint64_t bytes = 0;
-};
-
-using Op = std::variant<Matmul, Attention, Elementwise, Norm, Reduction, Embedding, Copy>;
 
 // The peak an op's MXU work runs at. For a matmul (and attention, with the
 // KV cache in place of the weights):

@@ -2,15 +2,15 @@
 #include <boost/program_options.hpp>
 #include <sstream>
 
+#include "chip/compute_model.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/trace_option.h"
+#include "config/op_table_loader.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
-#include "chip/compute_model.h"
-#include "config/op_table_loader.h"
 #include "engine/op_list.h"
 #include "engine/serving_summary.h"
 #include "engine/step.h"
@@ -75,6 +75,19 @@ struct ServingOptions {
   std::optional<TraceRequest> trace;  // --trace, --trace-chips
 };
 
+// The compute model --compute and --op-table ask for, with the pod's
+// calibration; both workload forms run on it.
+std::unique_ptr<chip::ComputeModel> make_compute(const ServingOptions& so, const topo::Pod& pod) {
+  std::optional<config::OpTableSpec> table;
+  if (so.op_table) {
+    table = config::load_op_table_file(*so.op_table);
+  } else if (so.compute == chip::ComputeModelKind::kTable) {
+    throw UsageError("--compute table needs --op-table FILE");
+  }
+  return chip::make_compute_model(so.compute, pod.spec().chip, efficiency(pod.spec()),
+                                  table ? &*table : nullptr);
+}
+
 int run_serving(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& workload,
                 const net::Options& net_options, const ServingOptions& so,
                 report::RunInputs run_inputs, report::Format format,
@@ -95,18 +108,12 @@ int run_serving(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& 
     throw config::InputError(config::Diagnostic{workload.source_file, e.field(), 0, 0, e.what()});
   }
 
-  std::optional<config::OpTableSpec> table;
-  if (so.op_table) {
-    table = config::load_op_table_file(*so.op_table);
-  } else if (so.compute == chip::ComputeModelKind::kTable) {
-    throw UsageError("--compute table needs --op-table FILE");
-  }
-  const auto compute = chip::make_compute_model(so.compute, pod.spec().chip, efficiency(pod.spec()),
-                                                table ? &*table : nullptr);
+  const auto compute = make_compute(so, pod);
 
   std::ostringstream text;
   engine::StepResult step;
-  engine::ServingSummary summary = engine::summarize_serving(step, program, pod.spec(), serving.scenario);
+  engine::ServingSummary summary =
+      engine::summarize_serving(step, program, pod.spec(), serving.scenario);
   if (!summary.fits && !so.allow_oom) {
     report::render_memory_only(in, summary, format, text);
     emit(ctx, out_file, text.str());
@@ -155,8 +162,8 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "switching", po::value<std::string>()->default_value("cut-through"),
       "packet model: cut-through or store-and-forward")(
       "compute,c", po::value<std::string>()->default_value("roofline"),
-      "compute model: roofline, systolic or table")(
-      "op-table", po::value<std::string>(), "measured op times (CSV) for --compute table")(
+      "compute model: roofline, systolic or table")("op-table", po::value<std::string>(),
+                                                    "measured op times (CSV) for --compute table")(
       "allow-oom", "simulate a configuration that does not fit in HBM (flagged)")(
       "no-fold", "simulate every chip, even replicas the engine could fold")(
       "link-stats", "JSON only: add every link's bytes and utilisation (large on big pods)")(
@@ -174,7 +181,9 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
     ctx.out << "Simulates a workload on a pod. A serving workload (model, sharding, scenario)\n"
                "reports the step time and where it went; an operation list reports, per\n"
                "collective, its time, algorithm and bus bandwidth (NCCL-tests convention)\n"
-               "and link utilisation. Without --workload: the embedded default, LLaMA-3-70B\n"
+               "and link utilisation, and per compute operation its time, FLOPs, HBM bytes\n"
+               "and bound (on the --compute model). Without --workload: the embedded default, "
+               "LLaMA-3-70B\n"
                "decode on the default pod (TPU v5e 16x16).\n\n"
             << opts;
     return kExitOk;
@@ -244,7 +253,8 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
   if (workload.serving) {
     return run_serving(ctx, pod, workload, net_options, so, in, format, out_file);
   }
-  const engine::OpListResult result = engine::run_op_list(pod, workload, net_options);
+  const auto compute = make_compute(so, pod);
+  const engine::OpListResult result = engine::run_op_list(pod, workload, net_options, *compute);
   if (so.link_stats) {
     in.link_stats =
         report::make_link_report(pod, result.link_stats, {}, net_options, result.makespan);

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "config/compute_ops.h"
 #include "config/dtype.h"
 #include "config/serving_spec.h"
 
@@ -64,7 +65,9 @@ struct OperationSpec {
   std::string name;
   std::vector<size_t> after;  // indices of earlier operations
   uint32_t repeat = 1;
-  std::variant<CollectiveSpec> op;
+  // A collective over mesh axes, or a compute operation every chip runs
+  // (SPMD; compute_ops.h).
+  std::variant<CollectiveSpec, ComputeOp> op;
 
   friend bool operator==(const OperationSpec&, const OperationSpec&) = default;
 };

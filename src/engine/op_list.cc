@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "coll/executor.h"
@@ -26,7 +27,8 @@ topo::DeviceMesh make_mesh(const topo::Pod& pod, const config::WorkloadSpec& w) 
 // Plays the operation list; one instance per run.
 class OpListRun {
  public:
-  OpListRun(const topo::Pod& pod, const config::WorkloadSpec& w, const net::Options& options)
+  OpListRun(const topo::Pod& pod, const config::WorkloadSpec& w, const net::Options& options,
+            const chip::ComputeModel& compute)
       : pod_(pod),
         workload_(w),
         mesh_(make_mesh(pod, w)),
@@ -36,6 +38,10 @@ class OpListRun {
       state_[i].deps_left = w.operations[i].after.size();
       for (const size_t dep : w.operations[i].after) {
         state_[dep].dependents.push_back(i);
+      }
+      if (const auto* op = std::get_if<config::ComputeOp>(&w.operations[i].op)) {
+        state_[i].timing = compute.time(*op);
+        continue;
       }
       const auto& c = std::get<config::CollectiveSpec>(w.operations[i].op);
       state_[i].plan = coll::lower(pod_, mesh_, c);
@@ -47,7 +53,7 @@ class OpListRun {
   OpListResult run() {
     for (size_t i = 0; i < state_.size(); ++i) {
       if (state_[i].deps_left == 0) {
-        begin(i);
+        ready(i);
       }
     }
     sim_.run();
@@ -73,7 +79,8 @@ class OpListRun {
   struct OpState {
     size_t deps_left = 0;
     std::vector<size_t> dependents;
-    coll::Plan plan;
+    coll::Plan plan;                       // collectives
+    std::optional<chip::OpTiming> timing;  // compute operations: one run
     std::unique_ptr<coll::CollectiveRun> current;
     uint32_t runs_done = 0;
     uint64_t transfers = 0;
@@ -85,13 +92,66 @@ class OpListRun {
     bool finished = false;
   };
 
-  void begin(size_t i) {
+  bool is_compute(size_t i) const { return state_[i].timing.has_value(); }
+
+  // Every dependency of operation i is done.
+  void ready(size_t i) {
+    if (!is_compute(i)) {
+      begin(i);
+      return;
+    }
+    ready_compute_.insert(i);
+    request_issue();
+  }
+
+  // Issues at the end of the current instant, so that every compute
+  // operation made ready at this time competes for the unit in file order.
+  void request_issue() {
+    if (unit_busy_ || issue_pending_) {
+      return;
+    }
+    issue_pending_ = true;
+    sim_.schedule_in(sim::Time(), [this](sim::Simulation&) { issue(); });
+  }
+
+  void issue() {
+    issue_pending_ = false;
+    if (unit_busy_ || ready_compute_.empty()) {
+      return;
+    }
+    const size_t i = *ready_compute_.begin();
+    ready_compute_.erase(ready_compute_.begin());
+    unit_busy_ = true;
+    begin_run(i);
+    sim_.schedule_in(state_[i].timing->time,
+                     [this, i](sim::Simulation& s) { compute_run_done(s, i); });
+  }
+
+  void compute_run_done(sim::Simulation& s, size_t i) {
+    OpState& st = state_[i];
+    st.runs.back().end = s.now();
+    if (++st.runs_done < workload_.operations[i].repeat) {
+      begin_run(i);
+      s.schedule_in(st.timing->time, [this, i](sim::Simulation& s2) { compute_run_done(s2, i); });
+      return;
+    }
+    finish(s, i);
+    unit_busy_ = false;
+    request_issue();
+  }
+
+  // Opens the next run of operation i at the current time.
+  void begin_run(size_t i) {
     OpState& st = state_[i];
     if (!st.started) {
       st.started = true;
       st.start = sim_.now();
     }
     st.runs.push_back({sim_.now(), sim_.now()});
+  }
+
+  void begin(size_t i) {
+    begin_run(i);
     const sim::Time overhead = pod_.spec().calibration.collective_overhead;
     sim_.schedule_in(overhead, [this, i](sim::Simulation& s) { launch(s, i); });
   }
@@ -122,11 +182,16 @@ class OpListRun {
       begin(i);
       return;
     }
+    finish(s, i);
+  }
+
+  void finish(const sim::Simulation& s, size_t i) {
+    OpState& st = state_[i];
     st.finished = true;
     st.end = s.now();
     for (const size_t d : st.dependents) {
       if (--state_[d].deps_left == 0) {
-        begin(d);
+        ready(d);
       }
     }
   }
@@ -134,22 +199,28 @@ class OpListRun {
   OperationResult summarize(size_t i) const {
     const OpState& st = state_[i];
     const auto& op = workload_.operations[i];
-    const auto& c = std::get<config::CollectiveSpec>(op.op);
     OperationResult r;
     r.name = op.name;
+    r.repeat = op.repeat;
+    r.start = st.start;
+    r.end = st.end;
+    r.runs = st.runs;
+    if (st.finished) {
+      r.per_run = sim::Time::ps((st.end - st.start).count_ps() / std::max<uint32_t>(op.repeat, 1));
+    }
+    if (const auto* compute = std::get_if<config::ComputeOp>(&op.op)) {
+      r.compute = ComputeResult{*compute, *st.timing};
+      return r;
+    }
+    const auto& c = std::get<config::CollectiveSpec>(op.op);
     r.kind = c.kind;
     r.bytes = c.bytes;
     r.axes = c.axes;
     r.group_size = st.plan.group_size;
-    r.repeat = op.repeat;
-    r.start = st.start;
-    r.end = st.end;
     r.transfers = st.transfers;
-    r.runs = st.runs;
     if (!st.finished) {
       return r;
     }
-    r.per_run = sim::Time::ps((st.end - st.start).count_ps() / std::max<uint32_t>(op.repeat, 1));
     const double seconds = r.per_run.to_s();
     if (seconds > 0) {
       r.algbw_gbps = static_cast<double>(c.bytes) / seconds * 1e-9;
@@ -182,6 +253,11 @@ class OpListRun {
   sim::Simulation sim_;
   coll::ExecutorOptions exec_options_;
   std::vector<OpState> state_;
+  // The compute unit (one timeline for every chip): compute operations whose
+  // dependencies are done, by file position, and whether one is running.
+  std::set<size_t> ready_compute_;
+  bool unit_busy_ = false;
+  bool issue_pending_ = false;
 };
 
 }  // namespace
@@ -195,8 +271,8 @@ net::Options network_options(const topo::Pod& pod, net::Model model) {
 }
 
 OpListResult run_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload,
-                         const net::Options& network) {
-  return OpListRun(pod, workload, network).run();
+                         const net::Options& network, const chip::ComputeModel& compute) {
+  return OpListRun(pod, workload, network, compute).run();
 }
 
 }  // namespace podsim::engine

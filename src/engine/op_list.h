@@ -7,12 +7,23 @@
 // collective before each run. Results are per operation: time per run,
 // algorithm and bus bandwidth (the NCCL-tests convention) and link
 // utilisation.
+//
+// Compute operations run SPMD: every chip runs the same op at the same time,
+// for the compute model's time for it (the same on every chip, so one
+// timeline stands for all). A chip has one compute unit: compute operations
+// take it one at a time, each for all its runs back to back. When the unit
+// is free it takes the ready operation (every dependency done) that comes
+// first in the file; operations that become ready at the same instant are
+// all considered. Collectives never wait for the unit: they run alongside
+// compute, as on a TPU whose ICI DMA engines work beside the TensorCore.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "chip/compute_model.h"
 #include "config/workload_spec.h"
 #include "net/network.h"
 #include "sim/time.h"
@@ -27,6 +38,16 @@ struct RunSpan {
   sim::Time end;
 };
 
+// What a compute operation did, per run.
+struct ComputeResult {
+  config::ComputeOp op;
+  // The compute model's answer for one run: time, FLOPs, HBM bytes, bound,
+  // achieved FLOP/s.
+  chip::OpTiming timing;
+};
+
+// The fields from `kind` to `transfers` describe a collective; a compute
+// operation leaves them at their defaults and sets `compute` instead.
 struct OperationResult {
   std::string name;
   config::CollectiveKind kind = config::CollectiveKind::kAllReduce;
@@ -47,21 +68,26 @@ struct OperationResult {
   uint64_t transfers = 0;
   // Each run, in order (for traces).
   std::vector<RunSpan> runs;
+  std::optional<ComputeResult> compute;  // set for a compute operation
+
+  bool is_compute() const { return compute.has_value(); }
 };
 
 struct OpListResult {
   std::vector<OperationResult> operations;
   sim::Time makespan;
   uint64_t events = 0;
-  uint64_t fingerprint = 0;  // of the event stream: equal inputs, equal value
+  uint64_t fingerprint = 0;   // of the event stream: equal inputs, equal value
   net::LinkStats link_stats;  // bytes and busy time per LinkId over the whole run
 };
 
-// Runs every operation of `workload` on `pod`. Throws std::logic_error when
-// the simulation ends with work left (an engine bug: dependencies are checked
-// acyclic by the loader) naming the operations that never finished.
+// Runs every operation of `workload` on `pod`, compute operations on
+// `compute` (which must be built for the pod's chip). Throws
+// std::logic_error when the simulation ends with work left (an engine bug:
+// dependencies are checked acyclic by the loader) naming the operations that
+// never finished.
 OpListResult run_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload,
-                         const net::Options& network);
+                         const net::Options& network, const chip::ComputeModel& compute);
 
 // The pod's calibration knobs as network options for `model`.
 net::Options network_options(const topo::Pod& pod, net::Model model);

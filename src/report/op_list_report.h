@@ -1,11 +1,17 @@
 // `podsim run` on an operation-list workload: one entry per operation.
 //
 // JSON: {"topology", "workload", "network", "chips", "makespan_us", "events",
+// "operations": [{"name", "kind", "time_us", "flops", "bytes", "bound",
+// "achieved_flops_per_s", "repeat", "start_us", "end_us"}] (every operation,
+// compute and collective, in file order),
 // "collectives": [{"name", "kind", "bytes", "axes", "group_size", "repeat",
 // "start_us", "end_us", "time_us", "algbw_gbps", "busbw_gbps",
 // "link_util_mean", "link_util_max", "links_used", "transfers"}]}, and with
 // --link-stats a "link_stats" object (report/link_report.h).
-// CSV: one row per operation with the run's inputs echoed in every row.
+// The collectives array holds collective operations only.
+// CSV: one row per operation with the run's inputs echoed in every row; the
+// last columns (flops, hbm_bytes, bound, achieved_tflops) describe compute
+// rows. Table: compute operations, then collectives, one table each.
 // docs/outputs.md documents every key and column.
 #pragma once
 

@@ -1,11 +1,35 @@
 // The operation-list trace (see trace.h): a track per operation, network
-// tracks per mesh axis.
+// tracks per mesh axis (collectives only).
 #include "coll/plan.h"
 #include "report/trace.h"
 #include "report/trace_events.h"
 #include "report/trace_network.h"
 
 namespace podsim::report {
+namespace {
+
+// A compute operation runs on every chip at once: one slice per run on its
+// track, no network traffic.
+void add_compute(TraceEventWriter& w, const TraceTrack& track, const engine::OperationResult& op) {
+  const std::string kind(config::kind_name(op.compute->op));
+  const chip::OpTiming& timing = op.compute->timing;
+  w.slice(track, op.name, kind, op.start, op.end, [&](JsonWriter& j) {
+    j.field("kind", kind).field("repeat", op.repeat).field("time_us", op.per_run.to_us());
+    j.field("flops", timing.flops).field("hbm_bytes", timing.bytes);
+    j.field("bound", std::string(chip::to_string(timing.bound)));
+    j.field("dur_ps", (op.end - op.start).count_ps());
+  });
+  if (op.runs.size() <= 1) {
+    return;
+  }
+  for (size_t r = 0; r < op.runs.size(); ++r) {
+    const engine::RunSpan& span = op.runs[r];
+    w.slice(track, "run " + std::to_string(r), kind, span.start, span.end,
+            [&](JsonWriter& j) { j.field("dur_ps", (span.end - span.start).count_ps()); });
+  }
+}
+
+}  // namespace
 
 void render_op_list_trace(const RunInputs& run, const engine::OpListResult& result,
                           std::ostream& out) {
@@ -18,6 +42,10 @@ void render_op_list_trace(const RunInputs& run, const engine::OpListResult& resu
   for (const engine::OperationResult& op : result.operations) {
     const TraceTrack track{kOperationsPid, tid++};
     w.thread(track, op.name, track.tid);
+    if (op.compute) {
+      add_compute(w, track, op);
+      continue;
+    }
     const char* kind = coll::to_string(op.kind);
     std::string axes;
     for (const auto& a : op.axes) {

@@ -135,8 +135,8 @@ TEST(WorkloadOperationRulesTest, OperationDiagnosticsHaveLineAndColumn) {
   EXPECT_EQ(errors[2].line, 8);
   EXPECT_EQ(errors[2].column, 1);
   EXPECT_EQ(errors[2].to_string(),
-            "test.textproto:8:1: operations[1]: operation has no collective (add collective { "
-            "... })");
+            "test.textproto:8:1: operations[1]: operation has no collective and no compute (add "
+            "collective { ... } or compute { ... })");
 }
 
 }  // namespace

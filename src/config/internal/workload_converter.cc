@@ -1,5 +1,6 @@
 #include "config/internal/workload_converter.h"
 
+#include <algorithm>
 #include <cassert>
 #include <map>
 
@@ -72,6 +73,68 @@ CollectiveSpec to_collective_spec(const Collective& c) {
   return spec;
 }
 
+DType accumulator_dtype(podsim::DType d) {
+  return d == podsim::DTYPE_UNSPECIFIED ? DType::kFp32 : to_dtype(d);
+}
+
+Matmul to_matmul(const podsim::Matmul& m) {
+  return Matmul{.batch = std::max<uint64_t>(m.batch(), 1),
+                .m = m.m(),
+                .k = m.k(),
+                .n = m.n(),
+                .act = to_dtype(m.activation_dtype()),
+                .weight = to_dtype(m.weight_dtype()),
+                .acc = accumulator_dtype(m.accumulator_dtype()),
+                .weights_resident = m.weights_resident()};
+}
+
+Attention to_attention(const podsim::Attention& a) {
+  return Attention{
+      .phase = a.phase() == podsim::DECODE ? AttentionPhase::kDecode : AttentionPhase::kPrefill,
+      .batch = std::max<uint64_t>(a.batch(), 1),
+      .q_len = a.q_len(),
+      .kv_len = a.kv_len(),
+      .heads = a.heads(),
+      .kv_heads = a.kv_heads(),
+      .head_dim = a.head_dim(),
+      .act = to_dtype(a.activation_dtype()),
+      .kv = to_dtype(a.kv_dtype()),
+      .causal = !a.has_causal() || a.causal()};
+}
+
+ComputeOp to_compute_op(const podsim::Compute& c) {
+  switch (c.op_case()) {
+    case podsim::Compute::kMatmul:
+      return to_matmul(c.matmul());
+    case podsim::Compute::kAttention:
+      return to_attention(c.attention());
+    case podsim::Compute::kElementwise: {
+      const podsim::Elementwise& e = c.elementwise();
+      return Elementwise{.elements = e.elements(),
+                         .flops_per_element = e.has_flops_per_element() ? e.flops_per_element() : 1,
+                         .bytes_in = e.bytes_in(),
+                         .bytes_out = e.bytes_out()};
+    }
+    case podsim::Compute::kNorm:
+      return Norm{.kind = c.norm().kind() == podsim::LAYER_NORM ? NormKind::kLayer : NormKind::kRms,
+                  .rows = c.norm().rows(),
+                  .width = c.norm().width(),
+                  .dtype = to_dtype(c.norm().dtype())};
+    case podsim::Compute::kEmbedding:
+      return Embedding{.tokens = c.embedding().tokens(),
+                       .width = c.embedding().width(),
+                       .vocab = c.embedding().vocab(),
+                       .dtype = to_dtype(c.embedding().dtype())};
+    case podsim::Compute::kReduction:
+      return Reduction{.elements = c.reduction().elements(),
+                       .outputs = std::max<uint64_t>(c.reduction().outputs(), 1),
+                       .dtype = to_dtype(c.reduction().dtype())};
+    default:  // kCopy; validation rejected OP_NOT_SET
+      assert(c.op_case() == podsim::Compute::kCopy);
+      return Copy{.bytes = c.copy().bytes()};
+  }
+}
+
 }  // namespace
 
 WorkloadSpec to_workload_spec(const Workload& workload, const PodSpec& pod,
@@ -92,7 +155,11 @@ WorkloadSpec to_workload_spec(const Workload& workload, const PodSpec& pod,
     for (const std::string& name : op.after())
       o.after.push_back(index_of.at(name));
     o.repeat = op.repeat() == 0 ? 1 : op.repeat();
-    o.op = to_collective_spec(op.collective());
+    if (op.has_compute()) {
+      o.op = to_compute_op(op.compute());
+    } else {
+      o.op = to_collective_spec(op.collective());
+    }
     index_of.emplace(o.name, spec.operations.size());
     spec.operations.push_back(std::move(o));
   }

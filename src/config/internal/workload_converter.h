@@ -16,7 +16,9 @@ enum DType : int;
 
 namespace podsim::config::internal {
 
-// Defaults are resolved: dtype unset -> bf16, repeat 0 -> 1; mesh dimension
+// Defaults are resolved: dtype unset -> bf16 (a matmul's accumulator: fp32),
+// repeat, batch and reduction outputs 0 -> 1, attention causal unset -> true,
+// elementwise flops_per_element unset -> 1; mesh dimension
 // names become indices (kSliceDimIndex for "slice"); `after` names become
 // indices of earlier operations. A serving step becomes `serving`
 // (serving_converter.h) and leaves `operations` empty.

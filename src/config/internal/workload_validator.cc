@@ -4,6 +4,7 @@
 #include <string>
 
 #include "config/internal/collective_validator.h"
+#include "config/internal/compute_validator.h"
 #include "config/internal/model_validator.h"
 #include "config/internal/shape_validator.h"
 #include "config/internal/sharding_validator.h"
@@ -81,11 +82,19 @@ class WorkloadValidator {
                                     std::to_string(it->second) + "]");
     }
     issues_.at_most(path("repeat"), op.repeat(), kMaxRepeat, "");
-    if (op.op_case() == Operation::OP_NOT_SET) {
-      issues_.add(path, "operation has no collective (add collective { ... })");
-      return;
+    switch (op.op_case()) {
+      case Operation::kCollective:
+        validate_collective(op.collective(), mesh, path("collective"), issues_);
+        return;
+      case Operation::kCompute:
+        validate_compute(op.compute(), path("compute"), issues_);
+        return;
+      case Operation::OP_NOT_SET:
+        break;
     }
-    validate_collective(op.collective(), mesh, path("collective"), issues_);
+    issues_.add(path,
+                "operation has no collective and no compute (add collective { ... } "
+                "or compute { ... })");
   }
 
   // Dependencies point back only, so the operations form a DAG in file order
