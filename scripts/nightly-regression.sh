@@ -122,7 +122,7 @@ progress ""
 kind_of() {
   case "$1" in
     schema_version,*) echo serving ;;
-    topology,workload,network,chips,name,*) echo collectives ;;
+    topology,workload,network,compute,chips,name,*) echo collectives ;;
     *) echo unknown ;;
   esac
 }

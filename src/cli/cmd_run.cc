@@ -249,6 +249,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
   in.workload = workload.name;
   in.workload_file = workload.source_file;
   in.network = std::string(net::to_string(*model));
+  in.compute = std::string(chip::to_string(so.compute));
   in.chips = pod.chip_count();
   if (workload.serving) {
     return run_serving(ctx, pod, workload, net_options, so, in, format, out_file);

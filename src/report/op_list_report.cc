@@ -63,7 +63,7 @@ void render_json(const RunInputs& in, const engine::OpListResult& r, std::ostrea
   j.begin_object();
   j.field("topology", in.topology).field("topology_file", in.topology_file);
   j.field("workload", in.workload).field("workload_file", in.workload_file);
-  j.field("network", in.network).field("chips", in.chips);
+  j.field("network", in.network).field("compute", in.compute).field("chips", in.chips);
   j.field("makespan_us", r.makespan.to_us()).field("events", r.events);
   write_operations(j, r);
   j.key("collectives").begin_array();
@@ -95,15 +95,17 @@ void render_json(const RunInputs& in, const engine::OpListResult& r, std::ostrea
 }
 
 void render_csv(const RunInputs& in, const engine::OpListResult& r, std::ostream& out) {
-  Table t({"topology",  "workload",   "network",        "chips",          "name",          "kind",
-           "bytes",     "axes",       "group_size",     "repeat",         "start_us",      "end_us",
-           "time_us",   "algbw_gbps", "busbw_gbps",     "link_util_mean", "link_util_max", "flops",
-           "hbm_bytes", "bound",      "achieved_tflops"});
+  Table t({"topology",   "workload",       "network",       "compute", "chips",
+           "name",       "kind",           "bytes",         "axes",    "group_size",
+           "repeat",     "start_us",       "end_us",        "time_us", "algbw_gbps",
+           "busbw_gbps", "link_util_mean", "link_util_max", "flops",   "hbm_bytes",
+           "bound",      "achieved_tflops"});
   for (const auto& op : r.operations) {
     const uint64_t hbm_bytes = op.compute ? op.compute->timing.bytes : 0;
     t.add_row({in.topology,
                in.workload,
                in.network,
+               in.compute,
                std::to_string(in.chips),
                op.name,
                kind_of(op),

@@ -30,7 +30,8 @@ struct RunInputs {
   std::string topology_file;
   std::string workload;  // workload name
   std::string workload_file;
-  std::string network;  // model name
+  std::string network;  // network model name
+  std::string compute;  // compute model name
   uint64_t chips = 0;
   // Set with --link-stats: per-link utilisation, written into the JSON only.
   std::optional<LinkReport> link_stats;

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -46,10 +46,9 @@ double json_number(const std::string& json, const std::string& key, size_t from 
 }
 
 TEST(RunCommand, AllReduceJsonCarriesTheNcclFigures) {
-  const Result r = run({"run", "--topology", (root() / "topologies/v5e-16x16.textproto").string(),
-                        "--workload",
-                        (root() / "workloads/allreduce-1gib-v5e-16x16.textproto").string(),
-                        "--format", "json"});
+  const Result r =
+      run({"run", "--topology", (root() / "topologies/v5e-16x16.textproto").string(), "--workload",
+           (root() / "workloads/allreduce-1gib-v5e-16x16.textproto").string(), "--format", "json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   for (const char* key : {"\"collectives\"", "\"name\": \"allreduce\"", "\"kind\": \"all-reduce\"",
                           "\"bytes\": 1073741824", "\"time_us\"", "\"algbw_gbps\"",
@@ -85,11 +84,12 @@ TEST(RunCommand, DependenciesOrderOperations) {
       run({"run", "-t", (root() / "topologies/v5e-4x4.textproto").string(), "-w",
            (root() / "workloads/collectives-tour-v5e-4x4.textproto").string(), "-f", "csv"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
-  // CSV: start_us (col 11) of each operation >= end_us (col 12) of what it waits for.
+  // CSV: start_us (col 12) of each operation >= end_us (col 13) of what it waits for.
   std::istringstream in(r.out);
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line.rfind("topology,workload,network,chips,name,kind,bytes,axes", 0), 0U) << line;
+  EXPECT_EQ(line.rfind("topology,workload,network,compute,chips,name,kind,bytes,axes", 0), 0U)
+      << line;
   std::map<std::string, std::pair<double, double>> span;
   while (std::getline(in, line)) {
     std::vector<std::string> cells;
@@ -97,8 +97,8 @@ TEST(RunCommand, DependenciesOrderOperations) {
     for (std::string c; std::getline(ls, c, ',');) {
       cells.push_back(c);
     }
-    ASSERT_EQ(cells.size(), 21U) << line;  // 17, then flops, hbm_bytes, bound, achieved_tflops
-    span[cells[4]] = {std::stod(cells[10]), std::stod(cells[11])};
+    ASSERT_EQ(cells.size(), 22U) << line;  // 18, then flops, hbm_bytes, bound, achieved_tflops
+    span[cells[5]] = {std::stod(cells[11]), std::stod(cells[12])};
   }
   ASSERT_EQ(span.size(), 6U);
   // The tour: gather and scatter start at 0; reduce after both; shuffle after reduce.
@@ -110,8 +110,13 @@ TEST(RunCommand, DependenciesOrderOperations) {
 
 TEST(RunCommand, IsDeterministic) {
   const std::vector<std::string> args = {
-      "run", "-t", (root() / "topologies/v5e-16x16-x2-dcn.textproto").string(), "-w",
-      (root() / "workloads/allreduce-2slice-dcn.textproto").string(), "-f", "json"};
+      "run",
+      "-t",
+      (root() / "topologies/v5e-16x16-x2-dcn.textproto").string(),
+      "-w",
+      (root() / "workloads/allreduce-2slice-dcn.textproto").string(),
+      "-f",
+      "json"};
   const Result a = run(args);
   const Result b = run(args);
   ASSERT_EQ(a.code, kExitOk) << a.err;
@@ -134,10 +139,10 @@ TEST(RunCommand, NoArgumentsRunsTheEmbeddedDefault) {
   EXPECT_NE(r.out.find("\"model\": \"LLaMA-3-70B\""), std::string::npos) << r.out.substr(0, 400);
   EXPECT_NE(r.out.find("\"phase\": \"decode\""), std::string::npos);
   EXPECT_NE(r.out.find("\"topology\": \"tpu-v5e-16x16\""), std::string::npos);
-  for (const char* key : {"step_time_us", "compute_us", "memory_us", "collective_exposed_us",
-                          "idle_us", "collective_overlapped_us", "tokens_per_s",
-                          "tokens_per_s_per_chip", "mfu", "hbm_used_bytes",
-                          "hbm_capacity_bytes", "fits", "by_layer", "by_op_class"}) {
+  for (const char* key :
+       {"step_time_us", "compute_us", "memory_us", "collective_exposed_us", "idle_us",
+        "collective_overlapped_us", "tokens_per_s", "tokens_per_s_per_chip", "mfu",
+        "hbm_used_bytes", "hbm_capacity_bytes", "fits", "by_layer", "by_op_class"}) {
     std::string quoted = "\"";
     quoted += key;
     quoted += '"';
@@ -162,7 +167,8 @@ TEST(RunCommand, ShippedServingWorkloadsRunInEveryFormat) {
     }
     ASSERT_FALSE(topology.empty()) << w;
     for (const char* f : {"table", "json", "csv"}) {
-      const Result r = run({"run", "-w", file.string(), "-t", (root() / topology).string(), "-f", f});
+      const Result r =
+          run({"run", "-w", file.string(), "-t", (root() / topology).string(), "-f", f});
       EXPECT_EQ(r.code, kExitOk) << w << " " << f << ": " << r.err;
       EXPECT_FALSE(r.out.empty());
     }
@@ -209,9 +215,9 @@ TEST(RunCommand, WorkloadThatDoesNotFitThePodIsBadInputWithNoOutput) {
 }
 
 TEST(RunCommand, ValidateChecksWorkloadsAgainstATopology) {
-  const Result ok = run({"validate", "--topology",
-                         (root() / "topologies/v5p-8x16x16-twisted.textproto").string(),
-                         (root() / "workloads/alltoall-v5p-8x16x16.textproto").string()});
+  const Result ok =
+      run({"validate", "--topology", (root() / "topologies/v5p-8x16x16-twisted.textproto").string(),
+           (root() / "workloads/alltoall-v5p-8x16x16.textproto").string()});
   EXPECT_EQ(ok.code, kExitOk) << ok.err;
   EXPECT_NE(ok.out.find("ok (workload"), std::string::npos) << ok.out;
 }
