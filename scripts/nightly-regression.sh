@@ -121,8 +121,8 @@ progress ""
 # written the same header.
 kind_of() {
   case "$1" in
-    schema_version,*) echo serving ;;
-    topology,workload,network,compute,chips,name,*) echo collectives ;;
+    schema_version,topology,workload,model,*) echo serving ;;
+    schema_version,topology,workload,network,compute,chips,name,*) echo collectives ;;
     *) echo unknown ;;
   esac
 }

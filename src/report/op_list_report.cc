@@ -95,14 +95,16 @@ void render_json(const RunInputs& in, const engine::OpListResult& r, std::ostrea
 }
 
 void render_csv(const RunInputs& in, const engine::OpListResult& r, std::ostream& out) {
-  Table t({"topology",   "workload",       "network",       "compute", "chips",
-           "name",       "kind",           "bytes",         "axes",    "group_size",
-           "repeat",     "start_us",       "end_us",        "time_us", "algbw_gbps",
-           "busbw_gbps", "link_util_mean", "link_util_max", "flops",   "hbm_bytes",
-           "bound",      "achieved_tflops"});
+  // schema_version: bump when a column changes meaning or is removed.
+  Table t({"schema_version", "topology",   "workload",       "network",       "compute",
+           "chips",          "name",       "kind",           "bytes",         "axes",
+           "group_size",     "repeat",     "start_us",       "end_us",        "time_us",
+           "algbw_gbps",     "busbw_gbps", "link_util_mean", "link_util_max", "flops",
+           "hbm_bytes",      "bound",      "achieved_tflops"});
   for (const auto& op : r.operations) {
     const uint64_t hbm_bytes = op.compute ? op.compute->timing.bytes : 0;
-    t.add_row({in.topology,
+    t.add_row({"1",
+               in.topology,
                in.workload,
                in.network,
                in.compute,

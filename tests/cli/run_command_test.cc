@@ -84,11 +84,12 @@ TEST(RunCommand, DependenciesOrderOperations) {
       run({"run", "-t", (root() / "topologies/v5e-4x4.textproto").string(), "-w",
            (root() / "workloads/collectives-tour-v5e-4x4.textproto").string(), "-f", "csv"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
-  // CSV: start_us (col 12) of each operation >= end_us (col 13) of what it waits for.
+  // CSV: start_us (col 13) of each operation >= end_us (col 14) of what it waits for.
   std::istringstream in(r.out);
   std::string line;
   std::getline(in, line);
-  EXPECT_EQ(line.rfind("topology,workload,network,compute,chips,name,kind,bytes,axes", 0), 0U)
+  EXPECT_EQ(line.rfind("schema_version,topology,workload,network,compute,chips,name,kind,bytes", 0),
+            0U)
       << line;
   std::map<std::string, std::pair<double, double>> span;
   while (std::getline(in, line)) {
@@ -97,8 +98,8 @@ TEST(RunCommand, DependenciesOrderOperations) {
     for (std::string c; std::getline(ls, c, ',');) {
       cells.push_back(c);
     }
-    ASSERT_EQ(cells.size(), 22U) << line;  // 18, then flops, hbm_bytes, bound, achieved_tflops
-    span[cells[5]] = {std::stod(cells[11]), std::stod(cells[12])};
+    ASSERT_EQ(cells.size(), 23U) << line;  // 19, then flops, hbm_bytes, bound, achieved_tflops
+    span[cells[6]] = {std::stod(cells[12]), std::stod(cells[13])};
   }
   ASSERT_EQ(span.size(), 6U);
   // The tour: gather and scatter start at 0; reduce after both; shuffle after reduce.
