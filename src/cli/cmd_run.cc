@@ -14,6 +14,7 @@
 #include "engine/op_list.h"
 #include "engine/serving_summary.h"
 #include "engine/step.h"
+#include "engine/workload_mesh.h"
 #include "report/link_report.h"
 #include "report/op_list_report.h"
 #include "report/step_report.h"
@@ -46,14 +47,6 @@ workload::MeshAxes mesh_axes(const topo::DeviceMesh& mesh, std::string& label) {
     label += (label.empty() ? "" : ",") + a.name + "=" + std::to_string(axes.sizes.back());
   }
   return axes;
-}
-
-topo::DeviceMesh make_mesh(const topo::Pod& pod, const config::WorkloadSpec& w) {
-  std::vector<topo::MeshAxisSpec> axes;
-  for (const auto& a : w.mesh) {
-    axes.push_back({a.name, a.dims});
-  }
-  return topo::DeviceMesh(pod, std::move(axes));
 }
 
 // Efficiency knobs from the topology's calibration section.
@@ -93,7 +86,7 @@ int run_serving(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& 
                 report::RunInputs run_inputs, report::Format format,
                 const std::optional<std::string>& out_file) {
   const config::ServingSpec& serving = *workload.serving;
-  const topo::DeviceMesh mesh = make_mesh(pod, workload);
+  const topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
   report::StepInputs in;
   in.run = std::move(run_inputs);
   in.serving = serving;

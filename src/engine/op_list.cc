@@ -7,22 +7,12 @@
 
 #include "coll/executor.h"
 #include "coll/plan.h"
+#include "engine/workload_mesh.h"
 #include "sim/simulation.h"
 #include "topo/mesh.h"
 
 namespace podsim::engine {
 namespace {
-
-static_assert(config::kSliceDimIndex == topo::kSliceDim,
-              "config and topo must agree on the slice dimension index");
-
-topo::DeviceMesh make_mesh(const topo::Pod& pod, const config::WorkloadSpec& w) {
-  std::vector<topo::MeshAxisSpec> axes;
-  for (const auto& a : w.mesh) {
-    axes.push_back({a.name, a.dims});
-  }
-  return topo::DeviceMesh(pod, std::move(axes));
-}
 
 // Plays the operation list; one instance per run.
 class OpListRun {
@@ -31,7 +21,7 @@ class OpListRun {
             const chip::ComputeModel& compute)
       : pod_(pod),
         workload_(w),
-        mesh_(make_mesh(pod, w)),
+        mesh_(workload_mesh(pod, w)),
         network_(net::make_network(pod, options)),
         state_(w.operations.size()) {
     for (size_t i = 0; i < w.operations.size(); ++i) {
