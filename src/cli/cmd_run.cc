@@ -150,7 +150,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "topology,t", po::value<std::string>(), "topology file (default: the embedded v5e 16x16)")(
       "network,n", po::value<std::string>()->default_value("flow"),
       "network model: analytical, flow or packet")("packet-bytes",
-                                                   po::value<uint64_t>()->default_value(64 * 1024),
+                                                   po::value<int64_t>()->default_value(64 * 1024),
                                                    "packet model: bytes per packet")(
       "switching", po::value<std::string>()->default_value("cut-through"),
       "packet model: cut-through or store-and-forward")(
@@ -189,10 +189,12 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
   }
   net::Options net_options;
   net_options.model = *model;
-  net_options.packet_bytes = vm["packet-bytes"].as<uint64_t>();
-  if (net_options.packet_bytes == 0) {
-    throw UsageError("--packet-bytes must be at least 1");
+  // Read as signed: Boost would wrap "-5" into a huge unsigned value.
+  const int64_t packet_bytes = vm["packet-bytes"].as<int64_t>();
+  if (packet_bytes < 1) {
+    throw UsageError("--packet-bytes must be at least 1, got " + std::to_string(packet_bytes));
   }
+  net_options.packet_bytes = static_cast<uint64_t>(packet_bytes);
   net_options.switching = parse_switching(vm["switching"].as<std::string>());
   std::optional<std::string> out_file;
   if (vm.count("out") != 0) {

@@ -129,6 +129,7 @@ TEST(RunCommand, UsageErrors) {
   EXPECT_EQ(run({"run", "-w", w, "--network", "wormhole"}).code, kExitBadInput);
   EXPECT_EQ(run({"run", "-w", w, "--switching", "teleport"}).code, kExitBadInput);
   EXPECT_EQ(run({"run", "-w", w, "--packet-bytes", "0"}).code, kExitBadInput);
+  EXPECT_EQ(run({"run", "-w", w, "--packet-bytes", "-5"}).code, kExitBadInput);
   EXPECT_EQ(run({"run", "-w", w, "--format", "yaml"}).code, kExitBadInput);
   EXPECT_EQ(run({"run", "--compute", "abacus"}).code, kExitBadInput);
   EXPECT_EQ(run({"run", "--compute", "table"}).code, kExitBadInput);  // needs --op-table
