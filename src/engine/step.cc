@@ -15,7 +15,9 @@ namespace {
 
 using workload::Instruction;
 
-bool is_compute(const Instruction& ins) { return std::holds_alternative<chip::Op>(ins.body); }
+bool is_compute(const Instruction& ins) {
+  return std::holds_alternative<chip::Op>(ins.body);
+}
 
 std::string collective_key(const config::CollectiveSpec& c) {
   std::string k = std::to_string(static_cast<int>(c.kind)) + "/" + std::to_string(c.bytes) + "/" +
@@ -107,8 +109,8 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     const auto sender = static_cast<uint32_t>(tag >> 32);
     const auto k = static_cast<uint32_t>(tag);
     const ChipState& s = chips_[sender];
-    const auto& t = std::get<workload::StageTransfer>(
-        program_.stages[s.stage].instructions[k].body);
+    const auto& t =
+        std::get<workload::StageTransfer>(program_.stages[s.stage].instructions[k].body);
     const topo::ChipId dst = stage_neighbour(s.chip, t.direction);
     const int32_t receiver = sim_index_[dst];
     const int32_t target = stages_[s.stage].recv_into[k];
@@ -356,7 +358,6 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   std::vector<StageInfo> stages_;
   std::vector<coll::Plan> plans_;
   std::vector<std::vector<std::unique_ptr<coll::CollectiveRun>>> runs_;
-
 };
 
 StepResult StepRun::summarize() const {
@@ -387,15 +388,16 @@ StepResult StepRun::summarize() const {
     r.min_chip_end = sim::Time::zero();
     return r;
   }
-  r.mean_chip_end = sim::Time::ps(static_cast<int64_t>(sum_end_ps / static_cast<double>(chips_.size())));
+  r.mean_chip_end =
+      sim::Time::ps(static_cast<int64_t>(sum_end_ps / static_cast<double>(chips_.size())));
 
-  // The critical chip's breakdown, by layer and by op class.
-  const ChipState& c = chips_[static_cast<size_t>(sim_index_[r.critical_chip])];
-  const auto& prog = program_.stages[c.stage].instructions;
-  const StageInfo& info = stages_[c.stage];
-  std::vector<TimedInstruction> timed(prog.size());
-  std::map<std::string, uint32_t> layer_index;
-  std::map<std::string, uint32_t> class_index;
+  // Group keys of every instruction, once per stage (its chips share them).
+  struct StageGroups {
+    std::vector<uint32_t> layer;
+    std::vector<uint32_t> op_class;
+    std::vector<GroupTime> layers;  // zeroed templates, keys in first-appearance order
+    std::vector<GroupTime> classes;
+  };
   auto group = [](std::map<std::string, uint32_t>& index, std::vector<GroupTime>& groups,
                   const std::string& key) {
     const auto [it, added] = index.emplace(key, static_cast<uint32_t>(groups.size()));
@@ -406,22 +408,54 @@ StepResult StepRun::summarize() const {
     }
     return it->second;
   };
-  for (uint32_t k = 0; k < prog.size(); ++k) {
-    TimedInstruction& t = timed[k];
-    t.span = c.spans[k];
-    t.layer_group = group(layer_index, r.by_layer, breakdown_layer_key(prog[k]));
-    t.class_group = group(class_index, r.by_op_class, workload::to_string(prog[k].op_class));
-    if (is_compute(prog[k])) {
-      t.kind = info.timing[k].bound == chip::OpTiming::Bound::kMemory
-                   ? TimedInstruction::Kind::kMemoryBound
-                   : TimedInstruction::Kind::kComputeBound;
-      r.hbm_bytes += static_cast<double>(info.timing[k].bytes);
-      r.flops += info.timing[k].flops;
-    } else {
-      t.kind = TimedInstruction::Kind::kCommunication;
+  std::vector<StageGroups> groups(program_.stages.size());
+  for (size_t s = 0; s < program_.stages.size(); ++s) {
+    std::map<std::string, uint32_t> layer_index;
+    std::map<std::string, uint32_t> class_index;
+    for (const Instruction& ins : program_.stages[s].instructions) {
+      groups[s].layer.push_back(group(layer_index, groups[s].layers, breakdown_layer_key(ins)));
+      groups[s].op_class.push_back(
+          group(class_index, groups[s].classes, workload::to_string(ins.op_class)));
     }
   }
-  r.critical = sweep_breakdown(timed, r.step_time, r.by_layer, r.by_op_class);
+
+  // Every simulated chip's breakdown; the critical chip's also by layer and class.
+  std::vector<TimedInstruction> timed;
+  for (uint32_t i = 0; i < chips_.size(); ++i) {
+    const ChipState& c = chips_[i];
+    const auto& prog = program_.stages[c.stage].instructions;
+    const StageInfo& info = stages_[c.stage];
+    const StageGroups& g = groups[c.stage];
+    const bool critical = c.chip == r.critical_chip;
+    timed.assign(prog.size(), TimedInstruction{});
+    sim::Time end = sim::Time::zero();
+    for (uint32_t k = 0; k < prog.size(); ++k) {
+      TimedInstruction& t = timed[k];
+      t.span = c.spans[k];
+      end = std::max(end, t.span.end);
+      t.layer_group = g.layer[k];
+      t.class_group = g.op_class[k];
+      if (is_compute(prog[k])) {
+        t.kind = info.timing[k].bound == chip::OpTiming::Bound::kMemory
+                     ? TimedInstruction::Kind::kMemoryBound
+                     : TimedInstruction::Kind::kComputeBound;
+        if (critical) {
+          r.hbm_bytes += static_cast<double>(info.timing[k].bytes);
+          r.flops += info.timing[k].flops;
+        }
+      } else {
+        t.kind = TimedInstruction::Kind::kCommunication;
+      }
+    }
+    std::vector<GroupTime> layers = g.layers;
+    std::vector<GroupTime> classes = g.classes;
+    r.chip_breakdowns.push_back(sweep_breakdown(timed, end, layers, classes));
+    if (critical) {
+      r.critical = r.chip_breakdowns.back();
+      r.by_layer = std::move(layers);
+      r.by_op_class = std::move(classes);
+    }
+  }
   return r;
 }
 

@@ -104,6 +104,7 @@ struct StepResult {
   // (chips[i]) and instruction k of its stage's program.
   std::vector<topo::ChipId> chips;
   std::vector<uint32_t> chip_stage;
+  std::vector<ChipBreakdown> chip_breakdowns;  // chip_breakdowns[i] for chips[i], to its own end
   std::vector<std::vector<Span>> spans;
 };
 

@@ -88,6 +88,22 @@ void render_json(const StepInputs& in, const engine::StepResult& r, const engine
   j.field("max_chip_end_us", r.step_time.to_us());
   j.field("simulated_chips", r.simulated_chips).field("represented_chips", r.represented_chips);
   j.end_object();
+  // Per simulated chip: where its own time went, to its own end.
+  j.key("chips_breakdown").begin_array();
+  for (size_t i = 0; i < r.chips.size() && i < r.chip_breakdowns.size(); ++i) {
+    const engine::ChipBreakdown& b = r.chip_breakdowns[i];
+    j.begin_object()
+        .field("chip", r.chips[i])
+        .field("stage", r.chip_stage[i])
+        .field("end_us", b.end.to_us())
+        .field("compute_us", b.compute.to_us())
+        .field("memory_us", b.memory.to_us())
+        .field("collective_exposed_us", b.collective_exposed.to_us())
+        .field("idle_us", b.idle.to_us())
+        .field("collective_overlapped_us", b.collective_overlapped.to_us())
+        .end_object();
+  }
+  j.end_array();
   groups_json(j, "by_layer", "layer", r.by_layer);
   groups_json(j, "by_op_class", "op_class", r.by_op_class);
   j.field("events", r.events);

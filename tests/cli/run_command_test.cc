@@ -141,10 +141,10 @@ TEST(RunCommand, NoArgumentsRunsTheEmbeddedDefault) {
   EXPECT_NE(r.out.find("\"model\": \"LLaMA-3-70B\""), std::string::npos) << r.out.substr(0, 400);
   EXPECT_NE(r.out.find("\"phase\": \"decode\""), std::string::npos);
   EXPECT_NE(r.out.find("\"topology\": \"tpu-v5e-16x16\""), std::string::npos);
-  for (const char* key :
-       {"step_time_us", "compute_us", "memory_us", "collective_exposed_us", "idle_us",
-        "collective_overlapped_us", "tokens_per_s", "tokens_per_s_per_chip", "mfu",
-        "hbm_used_bytes", "hbm_capacity_bytes", "fits", "by_layer", "by_op_class"}) {
+  for (const char* key : {"step_time_us", "compute_us", "memory_us", "collective_exposed_us",
+                          "idle_us", "collective_overlapped_us", "tokens_per_s",
+                          "tokens_per_s_per_chip", "mfu", "hbm_used_bytes", "hbm_capacity_bytes",
+                          "fits", "by_layer", "by_op_class", "chips_breakdown"}) {
     std::string quoted = "\"";
     quoted += key;
     quoted += '"';

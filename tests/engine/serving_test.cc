@@ -136,6 +136,12 @@ TEST(Serving, BreakdownAddsUpToTheStepTime) {
   }
   EXPECT_EQ(layers + b.idle, o.step.step_time);
   EXPECT_EQ(o.step.simulated_chips, 8U);  // y is a replica axis: folded
+  // Every simulated chip's own breakdown adds up to its own end.
+  ASSERT_EQ(o.step.chip_breakdowns.size(), o.step.chips.size());
+  for (const ChipBreakdown& c : o.step.chip_breakdowns) {
+    EXPECT_EQ(c.compute + c.memory + c.collective_exposed + c.idle, c.end);
+    EXPECT_LE(c.end, o.step.step_time);
+  }
 }
 
 }  // namespace
