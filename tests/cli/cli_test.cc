@@ -9,27 +9,14 @@
 
 #include "cli/context.h"
 #include "cli/exit_codes.h"
+#include "cli_runner.h"
 
 namespace podsim::cli {
 namespace {
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result run(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  const int code = run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-std::filesystem::path source_dir() {
-  const char* env = std::getenv("PODSIM_SOURCE_DIR");
-  return env != nullptr ? std::filesystem::path(env) : std::filesystem::current_path();
-}
+using testing::Result;
+using testing::root;
+using testing::run;
 
 std::filesystem::path temp_file(const std::string& name, const std::string& contents) {
   const auto path = std::filesystem::temp_directory_path() / ("podsim_cli_test_" + name);
@@ -83,7 +70,7 @@ TEST(Cli, SubcommandHelp) {
 
 TEST(Cli, ValidateAcceptsEveryShippedTopology) {
   std::vector<std::string> args = {"validate"};
-  for (const auto& e : std::filesystem::directory_iterator(source_dir() / "topologies")) {
+  for (const auto& e : std::filesystem::directory_iterator(root() / "topologies")) {
     args.push_back(e.path().string());
   }
   ASSERT_GT(args.size(), 10U);
@@ -95,7 +82,7 @@ TEST(Cli, ValidateAcceptsEveryShippedTopology) {
 TEST(Cli, ValidateReportsEveryBadFileAndExits2) {
   const auto bad1 = temp_file("bad1.textproto", "name: \"x\"\ntorus { dims { size: 0 } }\n");
   const auto bad2 = temp_file("bad2.textproto", "name: \"y\" bogus: 1\n");
-  const auto good = (source_dir() / "topologies" / "v5e-4x4.textproto").string();
+  const auto good = (root() / "topologies" / "v5e-4x4.textproto").string();
   const Result r = run({"validate", bad1.string(), good, bad2.string()});
   EXPECT_EQ(r.code, kExitBadInput);
   // Both bad files are named, with a field path; the good one is reported ok.

@@ -12,28 +12,17 @@
 
 #include "cli/context.h"
 #include "cli/exit_codes.h"
+#include "cli_runner.h"
 
 namespace podsim::cli {
 namespace {
 
+using testing::Result;
+using testing::root;
+using testing::run;
+
 std::string path(const char* relative) {
-  const char* env = std::getenv("PODSIM_SOURCE_DIR");
-  const std::filesystem::path root =
-      env != nullptr ? std::filesystem::path(env) : std::filesystem::current_path();
-  return (root / relative).string();
-}
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result run(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  const int code = run_cli(args, out, err);
-  return {code, out.str(), err.str()};
+  return (root() / relative).string();
 }
 
 // Every number after "key": in `json`, in order.

@@ -11,27 +11,14 @@
 
 #include "cli/context.h"
 #include "cli/exit_codes.h"
+#include "cli_runner.h"
 
 namespace podsim::cli {
 namespace {
 
-std::filesystem::path root() {
-  const char* env = std::getenv("PODSIM_SOURCE_DIR");
-  return env != nullptr ? std::filesystem::path(env) : std::filesystem::current_path();
-}
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result run(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  const int code = run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
+using testing::Result;
+using testing::root;
+using testing::run;
 
 // The number after "key": in a JSON text (first occurrence after `from`).
 double json_number(const std::string& json, const std::string& key, size_t from = 0) {

@@ -10,17 +10,17 @@
 
 #include "cli/context.h"
 #include "cli/exit_codes.h"
+#include "cli_runner.h"
 #include "json_value.h"
 
 namespace podsim::cli {
 namespace {
 
-using podsim::testing::JsonValue;
+using testing::Result;
+using testing::root;
+using testing::run;
 
-std::filesystem::path root() {
-  const char* env = std::getenv("PODSIM_SOURCE_DIR");
-  return env != nullptr ? std::filesystem::path(env) : std::filesystem::current_path();
-}
+using podsim::testing::JsonValue;
 
 // The `operations` entries of `podsim run` on `workload` (v5e 4x4), by name.
 std::map<std::string, JsonValue> operations(const std::string& workload) {

@@ -12,33 +12,20 @@
 
 #include "cli/context.h"
 #include "cli/exit_codes.h"
+#include "cli_runner.h"
 #include "trace_check.h"
 
 namespace podsim::cli {
 namespace {
 
+using testing::Result;
+using testing::root;
+using testing::run;
+
 namespace fs = std::filesystem;
 using podsim::testing::parse_and_check_trace;
 using podsim::testing::parse_json;
 using podsim::testing::ParsedTrace;
-
-fs::path root() {
-  const char* env = std::getenv("PODSIM_SOURCE_DIR");
-  return env != nullptr ? fs::path(env) : fs::current_path();
-}
-
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result run(const std::vector<std::string>& args) {
-  std::ostringstream out;
-  std::ostringstream err;
-  const int code = run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
 
 // A fresh path in the temp directory, removed before and after the test.
 class TempFile {

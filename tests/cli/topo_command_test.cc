@@ -34,9 +34,9 @@ bool has(const std::string& text, const std::string& needle) {
 TEST(TopoCommand, DefaultPodIsV5e16x16) {
   const std::string json = run_ok({"topo", "--format", "json"});
   EXPECT_TRUE(has(json, "\"chips\": 256")) << json;
-  EXPECT_TRUE(has(json, "\"links\": 1024"));           // 256 chips x 4 ports
-  EXPECT_TRUE(has(json, "\"diameter_hops\": 16"));     // 8 + 8
-  EXPECT_TRUE(has(json, "\"bisection_links\": 32"));   // 16 rows x 2 (wrap), one way
+  EXPECT_TRUE(has(json, "\"links\": 1024"));                     // 256 chips x 4 ports
+  EXPECT_TRUE(has(json, "\"diameter_hops\": 16"));               // 8 + 8
+  EXPECT_TRUE(has(json, "\"bisection_links\": 32"));             // 16 rows x 2 (wrap), one way
   EXPECT_TRUE(has(json, "\"bisection_bandwidth_gbps\": 1600"));  // Google: 1.6 TB/s
   EXPECT_TRUE(has(json, "\"chip_ici_bandwidth_gbps\": 400"));    // Google: 400 GB/s
 }
