@@ -368,8 +368,9 @@ StepResult StepRun::summarize() const {
   r.fingerprint = sim_.fingerprint();
   r.min_chip_end = sim::Time::max();
   double sum_end_ps = 0;
+  std::vector<sim::Time> chip_end(chips_.size());  // each chip's last instruction end
   for (uint32_t i = 0; i < chips_.size(); ++i) {
-    sim::Time end = sim::Time::zero();
+    sim::Time& end = chip_end[i];
     for (const Span& sp : chips_[i].spans) {
       end = std::max(end, sp.end);
     }
@@ -428,11 +429,9 @@ StepResult StepRun::summarize() const {
     const StageGroups& g = groups[c.stage];
     const bool critical = c.chip == r.critical_chip;
     timed.assign(prog.size(), TimedInstruction{});
-    sim::Time end = sim::Time::zero();
     for (uint32_t k = 0; k < prog.size(); ++k) {
       TimedInstruction& t = timed[k];
       t.span = c.spans[k];
-      end = std::max(end, t.span.end);
       t.layer_group = g.layer[k];
       t.class_group = g.op_class[k];
       if (is_compute(prog[k])) {
@@ -449,7 +448,7 @@ StepResult StepRun::summarize() const {
     }
     std::vector<GroupTime> layers = g.layers;
     std::vector<GroupTime> classes = g.classes;
-    r.chip_breakdowns.push_back(sweep_breakdown(timed, end, layers, classes));
+    r.chip_breakdowns.push_back(sweep_breakdown(timed, chip_end[i], layers, classes));
     if (critical) {
       r.critical = r.chip_breakdowns.back();
       r.by_layer = std::move(layers);
