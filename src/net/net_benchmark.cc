@@ -1,4 +1,7 @@
-// Simulated transfers per second of wall time for the network models.
+// Simulated transfers per second of wall time for the network models. Each
+// benchmark is registered once per model, named after it
+// (BM_RingSteps/Analytical/..., /Flow/..., /Packet/...), so
+// --benchmark_filter=Analytical picks the analytical model's cases.
 //
 //  BM_RingSteps: ring-step chains on a 16x16x16 torus (4096 chips). Every chip
 //    sends `bytes` to its neighbour along each of the 3 dimensions, both ways
@@ -8,10 +11,15 @@
 //    one flow at a time, so flow components have one flow each.
 //  BM_SharedLink: `flows` transfers keep one link busy; each delivery starts
 //    another, so the link always carries `flows` of them (one component of
-//    `flows` flows, re-solved at every start and drain).
+//    `flows` flows, re-solved at every start and drain; for the analytical
+//    model, a queue of `flows` bookings).
+//  BM_AllToAll: every chip of an n x n x n torus sends `bytes` to every other
+//    chip at once over the default route: n^3 (n^3 - 1) transfers sharing
+//    every link (for n = 8, 261632 transfers of 6 hops on average).
 //
 // items_per_second = transfers delivered per second of wall time; the
-// counters give simulator events per transfer.
+// counters give simulator events (and, for BM_AllToAll, links crossed) per
+// transfer.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -113,17 +121,41 @@ class SharedLink final : public TransferSink {
   uint64_t delivered_ = 0;
 };
 
-Options options_for(int64_t model) {
+// Every chip sends to every other chip at once; counts deliveries.
+class AllToAll final : public TransferSink {
+ public:
+  AllToAll(const topo::Pod& pod, Network& network, uint64_t bytes)
+      : pod_(pod), network_(network), bytes_(bytes) {}
+
+  void start_all(sim::Simulation& sim) {
+    for (topo::ChipId src = 0; src < pod_.chip_count(); ++src) {
+      for (topo::ChipId dst = 0; dst < pod_.chip_count(); ++dst) {
+        if (src != dst)
+          network_.start(sim, Transfer{src, dst, bytes_, {}}, *this, 0);
+      }
+    }
+  }
+  void delivered(sim::Simulation&, uint64_t) override { ++delivered_; }
+  uint64_t delivered_count() const { return delivered_; }
+
+ private:
+  const topo::Pod& pod_;
+  Network& network_;
+  uint64_t bytes_;
+  uint64_t delivered_ = 0;
+};
+
+Options options_for(Model model) {
   Options o;
-  o.model = static_cast<Model>(model);
+  o.model = model;
   return o;
 }
 
-void BM_RingSteps(benchmark::State& state) {
+void BM_RingSteps(benchmark::State& state, Model model) {
   const topo::Pod pod(torus_spec(16, 3));
-  const Options options = options_for(state.range(0));
-  const auto bytes = static_cast<uint64_t>(state.range(1));
-  const auto steps = static_cast<uint64_t>(state.range(2));
+  const Options options = options_for(model);
+  const auto bytes = static_cast<uint64_t>(state.range(0));
+  const auto steps = static_cast<uint64_t>(state.range(1));
   uint64_t transfers = 0;
   uint64_t events = 0;
   for (auto _ : state) {
@@ -140,10 +172,10 @@ void BM_RingSteps(benchmark::State& state) {
   state.SetLabel(std::string(to_string(options.model)));
 }
 
-void BM_SharedLink(benchmark::State& state) {
+void BM_SharedLink(benchmark::State& state, Model model) {
   const topo::Pod pod(torus_spec(8, 1));
-  const Options options = options_for(state.range(0));
-  const auto flows = static_cast<uint64_t>(state.range(1));
+  const Options options = options_for(model);
+  const auto flows = static_cast<uint64_t>(state.range(0));
   const uint64_t total = 20'000;
   uint64_t transfers = 0;
   for (auto _ : state) {
@@ -158,22 +190,61 @@ void BM_SharedLink(benchmark::State& state) {
   state.SetLabel(std::string(to_string(options.model)));
 }
 
-constexpr int64_t kAnalytical = static_cast<int64_t>(Model::kAnalytical);
-constexpr int64_t kFlow = static_cast<int64_t>(Model::kFlow);
-constexpr int64_t kPacket = static_cast<int64_t>(Model::kPacket);
+void BM_AllToAll(benchmark::State& state, Model model) {
+  const topo::Pod pod(torus_spec(static_cast<uint32_t>(state.range(0)), 3));
+  const Options options = options_for(model);
+  const auto bytes = static_cast<uint64_t>(state.range(1));
+  uint64_t transfers = 0;
+  uint64_t events = 0;
+  uint64_t hops = 0;
+  for (auto _ : state) {
+    sim::Simulation sim;
+    auto network = make_network(pod, options);
+    AllToAll load(pod, *network, bytes);
+    load.start_all(sim);
+    sim.run();
+    transfers += load.delivered_count();
+    events += sim.events_executed();
+    // Every byte-hop is booked once: links crossed = bytes moved over links / bytes.
+    const LinkStats stats = network->link_stats(sim);
+    for (const uint64_t b : stats.bytes)
+      hops += b / bytes;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(transfers));
+  state.counters["events/transfer"] = static_cast<double>(events) / static_cast<double>(transfers);
+  state.counters["hops/transfer"] = static_cast<double>(hops) / static_cast<double>(transfers);
+}
 
-// {model, bytes per transfer, steps per chain}: 24576 chains x steps transfers.
-BENCHMARK(BM_RingSteps)
-    ->Args({kAnalytical, 1 << 20, 30})
-    ->Args({kFlow, 1 << 20, 30})
-    ->Args({kPacket, 1 << 20, 2})
+// {bytes per transfer, steps per chain}: 24576 chains x steps transfers.
+BENCHMARK_CAPTURE(BM_RingSteps, Analytical, Model::kAnalytical)
+    ->Args({1 << 20, 30})
     ->Unit(benchmark::kMillisecond);
-// {model, flows sharing the link}.
-BENCHMARK(BM_SharedLink)
-    ->Args({kFlow, 16})
-    ->Args({kFlow, 256})
-    ->Args({kPacket, 16})
-    ->Args({kPacket, 256})
+BENCHMARK_CAPTURE(BM_RingSteps, Flow, Model::kFlow)
+    ->Args({1 << 20, 30})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_RingSteps, Packet, Model::kPacket)
+    ->Args({1 << 20, 2})
+    ->Unit(benchmark::kMillisecond);
+// {flows sharing the link}.
+BENCHMARK_CAPTURE(BM_SharedLink, Analytical, Model::kAnalytical)
+    ->Arg(16)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SharedLink, Flow, Model::kFlow)
+    ->Arg(16)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SharedLink, Packet, Model::kPacket)
+    ->Arg(16)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
+// {torus side n, bytes per transfer}.
+BENCHMARK_CAPTURE(BM_AllToAll, Analytical, Model::kAnalytical)
+    ->Args({4, 1 << 20})
+    ->Args({8, 1 << 20})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_AllToAll, Flow, Model::kFlow)
+    ->Args({4, 1 << 20})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

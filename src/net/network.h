@@ -1,9 +1,14 @@
 // The net layer: how bytes move over the pod's links.
 //
 // One interface, three models (chosen per run with --network):
-//  - analytical: closed form, no contention. A transfer's bytes cross its
-//    route at the slowest link's bandwidth; it is delivered after
-//    bytes / bandwidth + the sum of the route's link latencies.
+//  - analytical: a closed form per transfer that sees contention. Every
+//    directed link is booked first come, first served (transfers started at
+//    one instant smallest first): a transfer books each link of its route for
+//    bytes / that link's bandwidth from when the link is free (or now), and
+//    is delivered at the latest end of those bookings + the sum of the
+//    route's link latencies. The most loaded link decides,
+//    so utilisation never exceeds 1; a lone transfer takes bytes / slowest
+//    link + latencies. O(hops) and one event per transfer, no rate solve.
 //  - flow (default): every transfer is a flow along its route; each directed
 //    link's bandwidth is shared max-min fairly among the flows crossing it.
 //    Rates are recomputed only for the connected component of flows (linked
@@ -13,7 +18,8 @@
 //  - packet: transfers are cut into packets that queue on each directed link
 //    and move hop by hop, store-and-forward or cut-through, for congestion
 //    and buffering studies.
-// On a contention-free pattern the three agree (tests/net/ says how closely).
+// On a contention-free pattern the three agree; on contended ones (all-to-all)
+// they agree on the completion time (tests/net/ says how closely).
 //
 // A Network does not own the Simulation; every call that schedules takes it
 // explicitly. Callers learn of delivery through a TransferSink (a typed

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -77,6 +78,61 @@ RunResult run_all(const topo::Pod& pod, const Options& options,
   r.stats = network->link_stats(sim);
   r.fingerprint = sim.fingerprint();
   return r;
+}
+
+RoutedPattern all_to_all(const topo::Pod& pod, uint64_t block) {
+  RoutedPattern p;
+  struct Leg {
+    topo::ChipId src, dst;
+    uint64_t bytes;
+  };
+  std::vector<Leg> legs;
+  for (topo::ChipId src = 0; src < pod.chip_count(); ++src) {
+    for (topo::ChipId dst = 0; dst < pod.chip_count(); ++dst) {
+      if (src == dst)
+        continue;
+      if (topo::route_has_tie(pod, src, dst)) {
+        p.routes.push_back(topo::route(pod, src, dst, topo::TieBreak::kPlus));
+        legs.push_back(Leg{src, dst, block / 2});
+        p.routes.push_back(topo::route(pod, src, dst, topo::TieBreak::kMinus));
+        legs.push_back(Leg{src, dst, block - block / 2});
+      } else {
+        p.routes.push_back(topo::route(pod, src, dst));
+        legs.push_back(Leg{src, dst, block});
+      }
+    }
+  }
+  // Spans taken once every route is in place.
+  for (size_t i = 0; i < legs.size(); ++i)
+    p.transfers.push_back(Transfer{legs[i].src, legs[i].dst, legs[i].bytes, p.routes[i]});
+  return p;
+}
+
+std::vector<uint64_t> link_loads(const topo::Pod& pod, const std::vector<Transfer>& transfers) {
+  std::vector<uint64_t> loads(pod.links().size(), 0);
+  for (const Transfer& t : transfers) {
+    const std::vector<topo::LinkId> route =
+        t.route.empty() ? topo::route(pod, t.src, t.dst)
+                        : std::vector<topo::LinkId>(t.route.begin(), t.route.end());
+    for (const topo::LinkId id : route)
+      loads[id] += t.bytes;
+  }
+  return loads;
+}
+
+sim::Time bandwidth_bound(const topo::Pod& pod, const std::vector<Transfer>& transfers) {
+  const std::vector<uint64_t> loads = link_loads(pod, transfers);
+  sim::Time bound;
+  for (topo::LinkId id = 0; id < loads.size(); ++id)
+    bound = std::max(bound, sim::transfer_time(loads[id], pod.link(id).bandwidth));
+  return bound;
+}
+
+sim::Time completion(const RunResult& r) {
+  sim::Time last;
+  for (const sim::Time t : r.times)
+    last = std::max(last, t);
+  return last;
 }
 
 double relative_error(sim::Time actual, sim::Time expected) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <vector>
 
 #include "config/topology_spec.h"
@@ -12,6 +13,15 @@
 #include "sim/simulation.h"
 #include "sim/time.h"
 #include "topo/pod.h"
+#include "topo/routing.h"
+
+namespace podsim::sim {
+// How gtest prints a Time in failure messages (found by argument-dependent
+// look-up; test code only).
+inline void PrintTo(Time t, std::ostream* os) {
+  *os << t.to_string() << " (" << t.count_ps() << " ps)";
+}
+}  // namespace podsim::sim
 
 namespace podsim::net::testing {
 
@@ -38,6 +48,12 @@ inline topo::Pod line(uint32_t n) {
 }
 inline topo::Pod ring(uint32_t n) {
   return topo::Pod(pod_spec({{n, true}}));
+}
+inline topo::Pod torus2(uint32_t n) {
+  return topo::Pod(pod_spec({{n, true}, {n, true}}));
+}
+inline topo::Pod mesh2(uint32_t n) {
+  return topo::Pod(pod_spec({{n, false}, {n, false}}));
 }
 inline topo::Pod torus3(uint32_t n) {
   return topo::Pod(pod_spec({{n, true}, {n, true}, {n, true}}));
@@ -84,6 +100,35 @@ struct RunResult {
 RunResult run_all(const topo::Pod& pod, const Options& options,
                   const std::vector<Transfer>& transfers,
                   const std::vector<sim::Time>& starts = {});
+
+// Transfers with explicit routes that own their route storage (a Transfer only
+// holds a span). Not copyable: the spans point into `routes`.
+struct RoutedPattern {
+  RoutedPattern() = default;
+  RoutedPattern(const RoutedPattern&) = delete;
+  RoutedPattern& operator=(const RoutedPattern&) = delete;
+  RoutedPattern(RoutedPattern&&) = default;  // moves keep the route buffers in place
+  RoutedPattern& operator=(RoutedPattern&&) = default;
+
+  std::vector<std::vector<topo::LinkId>> routes;  // by transfer
+  std::vector<Transfer> transfers;
+};
+
+// Every chip sends `block` bytes to every other chip at once, along
+// topo::route; a pair whose route meets a tie (exactly opposite on an even
+// ring) sends half each way round (TieBreak::kPlus, then kMinus), as
+// coll/executor.cc does. Transfers are listed by source, then destination.
+RoutedPattern all_to_all(const topo::Pod& pod, uint64_t block);
+
+// Bytes each link carries over the pattern (default routes for transfers
+// without an explicit one), indexed by LinkId.
+std::vector<uint64_t> link_loads(const topo::Pod& pod, const std::vector<Transfer>& transfers);
+// The bandwidth lower bound on any model's completion of transfers started
+// together: max over links of transfer_time(load, published link bandwidth)
+// (efficiency 1).
+sim::Time bandwidth_bound(const topo::Pod& pod, const std::vector<Transfer>& transfers);
+// The last delivery of a run.
+sim::Time completion(const RunResult& r);
 
 // A relative error of `actual` against `expected`.
 double relative_error(sim::Time actual, sim::Time expected);
