@@ -54,6 +54,12 @@ std::vector<AxisBandwidth> axis_bandwidths(const Pod& pod);  // one per dimensio
 // is a candidate too, with capacity min(DCN up links of A, DCN down links of B).
 // The smallest capacity wins; ties go to the lower dimension, then to the
 // torus over the slice cut. O(links x dims).
+// On a twisted torus a twisted wrap link moves along its shift dimensions, so
+// it crosses their half cuts too: shifting a k x k x 2k or k x 2k x 2k
+// slice's short wraps by k along the long axes doubles every long-axis cut,
+// and the short-axis cuts become the bisection (twice the plain torus's).
+// Tests check that no balanced cut {s . coords mod N < N/2} (the cuts that
+// follow the twisted lattice) is smaller on such slices.
 struct BisectionCut {
   uint32_t dim = 0;    // the dimension cut, or kSliceDim for the cut between slices
   uint64_t links = 0;  // directed links crossing the cut (the bottleneck side for DCN)

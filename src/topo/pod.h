@@ -11,8 +11,9 @@
 // adjacency_list has no move operations (it is held by pointer instead).
 // Failed links are absent (both directions of the physical link). Link
 // bandwidths are the published figures; calibration is left to the network model.
-// Routing is in topo/routing.h, pod-level figures in topo/metrics.h, logical
-// device meshes in topo/mesh.h.
+// Routing is in topo/routing.h (several disjoint routes per pair in
+// topo/multipath.h), pod-level figures in topo/metrics.h, logical device
+// meshes in topo/mesh.h.
 #pragma once
 
 #include <boost/graph/adjacency_list.hpp>

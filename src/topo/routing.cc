@@ -1,8 +1,10 @@
 #include "topo/routing.h"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
+#include "topo/dor_plan.h"
 #include "topo/ici_bfs.h"
 
 namespace podsim::topo {
@@ -15,36 +17,15 @@ void check_chips(const Pod& pod, ChipId src, ChipId dst) {
   }
 }
 
-// Walks the dimension-ordered route within one slice, calling emit(LinkId) per
-// hop. Returns false when the walk cannot reach dst: a failed link on the way,
-// or a twisted wrap that shifted a dimension already routed.
-template <typename Emit>
-bool walk_dimension_ordered(const Pod& pod, ChipId src, ChipId dst, TieBreak tie, Emit&& emit) {
-  const Shape& shape = pod.shape();
-  ChipId at = src;
-  for (uint32_t dim = 0; dim < pod.dim_count(); ++dim) {
-    const uint32_t size = shape.dim_size(dim);
-    const uint32_t from = shape.coord(at, dim);
-    const uint32_t to = shape.coord(dst, dim);
-    if (from == to)
-      continue;
-    int direction = to > from ? +1 : -1;
-    uint32_t steps = to > from ? to - from : from - to;
-    if (pod.wraparound(dim)) {
-      const uint32_t up = (to + size - from) % size;  // hops going +
-      const uint32_t down = size - up;
-      direction = up < down ? +1 : up > down ? -1 : (tie == TieBreak::kPlus ? +1 : -1);
-      steps = std::min(up, down);
-    }
-    for (; steps > 0; --steps) {
-      const auto id = pod.link_from(at, dim, direction);
-      if (!id)
-        return false;
-      emit(*id);
-      at = pod.link(*id).dst;
-    }
+const detail::DorPlan& pick(const detail::DorChoice& choice, TieBreak tie) {
+  return tie == TieBreak::kPlus ? choice.plus : choice.minus;
+}
+
+void check_dim(const Pod& pod, uint32_t dim, const char* what) {
+  if (dim >= pod.dim_count()) {
+    throw std::out_of_range(std::string(what) + ": dimension " + std::to_string(dim) +
+                            " outside a pod of " + std::to_string(pod.dim_count()) + " dimensions");
   }
-  return at == dst;
 }
 
 }  // namespace
@@ -59,7 +40,9 @@ void route_into(const Pod& pod, ChipId src, ChipId dst, std::vector<LinkId>& out
     return;
   }
   const size_t start = out.size();
-  if (walk_dimension_ordered(pod, src, dst, tie, [&out](LinkId id) { out.push_back(id); }))
+  const detail::DorChoice choice = detail::choose_plan(pod, src, dst);
+  if (detail::walk_plan_canonical(pod, pick(choice, tie), src, dst,
+                                  [&out](LinkId id) { out.push_back(id); }))
     return;
   out.resize(start);
   const std::vector<LinkId> detour = shortest_route(pod, src, dst);
@@ -74,18 +57,36 @@ std::vector<LinkId> route(const Pod& pod, ChipId src, ChipId dst, TieBreak tie) 
 
 bool route_has_tie(const Pod& pod, ChipId src, ChipId dst) {
   check_chips(pod, src, dst);
-  if (pod.slice_of(src) != pod.slice_of(dst)) {
+  if (src == dst || pod.slice_of(src) != pod.slice_of(dst))
     return false;
+  const detail::DorChoice choice = detail::choose_plan(pod, src, dst);
+  // The plans differ iff their hops differ along some dimension (a slot's
+  // wrap count m and its hops t determine each other).
+  bool differ = false;
+  for (uint32_t d = 0; d < pod.dim_count() && !differ; ++d) {
+    differ = detail::plan_steps(pod, choice.plus, src, dst, d) !=
+             detail::plan_steps(pod, choice.minus, src, dst, d);
   }
-  const Shape& shape = pod.shape();
-  for (uint32_t dim = 0; dim < pod.dim_count(); ++dim) {
-    const uint32_t size = shape.dim_size(dim);
-    const uint32_t up = (shape.coord(dst, dim) + size - shape.coord(src, dim)) % size;
-    if (pod.wraparound(dim) && up != 0 && 2 * up == size) {
-      return true;
-    }
-  }
-  return false;
+  if (!differ)
+    return false;  // the same walk, or the same fallback
+  // Different plans give different walks (they part at the first dimension
+  // whose hops differ). On a healthy pod without twist chains both arrive.
+  if (!pod.has_failed_links() && !detail::has_twist_chain(pod))
+    return true;
+  auto ignore = [](LinkId) {};
+  const bool plus_ok = detail::walk_plan_canonical(pod, choice.plus, src, dst, ignore);
+  const bool minus_ok = detail::walk_plan_canonical(pod, choice.minus, src, dst, ignore);
+  if (plus_ok == minus_ok)
+    return plus_ok;  // two different walks, or shortest_route() twice
+  // One route is the other's fallback: compare it with the walk that arrived.
+  const std::vector<LinkId> detour = shortest_route(pod, src, dst);
+  size_t i = 0;
+  bool same = true;
+  detail::walk_plan_canonical(pod, plus_ok ? choice.plus : choice.minus, src, dst, [&](LinkId id) {
+    same = same && i < detour.size() && detour[i] == id;
+    ++i;
+  });
+  return !(same && i == detour.size());
 }
 
 std::vector<LinkId> shortest_route(const Pod& pod, ChipId src, ChipId dst) {
@@ -116,9 +117,66 @@ uint32_t hops(const Pod& pod, ChipId src, ChipId dst) {
   if (pod.slice_of(src) != pod.slice_of(dst))
     return 2;
   uint32_t count = 0;
-  if (walk_dimension_ordered(pod, src, dst, TieBreak::kPlus, [&count](LinkId) { ++count; }))
+  const detail::DorChoice choice = detail::choose_plan(pod, src, dst);
+  if (detail::walk_plan_canonical(pod, choice.plus, src, dst, [&count](LinkId) { ++count; }))
     return count;
   return static_cast<uint32_t>(shortest_route(pod, src, dst).size());
+}
+
+std::optional<std::vector<LinkId>> walk_along(const Pod& pod, ChipId src, ChipId dst, uint32_t dim,
+                                              int direction) {
+  check_chips(pod, src, dst);
+  check_dim(pod, dim, "walk_along");
+  if (direction != 1 && direction != -1) {
+    throw std::invalid_argument("walk_along: direction must be +1 or -1, got " +
+                                std::to_string(direction));
+  }
+  std::vector<LinkId> path;
+  if (src == dst)
+    return path;
+  if (pod.slice_of(src) != pod.slice_of(dst))
+    return std::nullopt;
+  ChipId at = src;
+  for (uint32_t step = 0; step < pod.shape().chips_per_slice(); ++step) {
+    const auto id = pod.link_from(at, dim, direction);
+    if (!id)
+      return std::nullopt;
+    path.push_back(*id);
+    at = pod.link(*id).dst;
+    if (at == dst)
+      return path;
+    if (at == src)
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+uint32_t cycle_length(const Pod& pod, ChipId chip, uint32_t dim) {
+  check_chips(pod, chip, chip);
+  check_dim(pod, dim, "cycle_length");
+  if (!pod.wraparound(dim))
+    return 0;
+  // One round (size hops) moves every shift dimension by its summed offset;
+  // the cycle closes after the fewest rounds that bring all of them back.
+  uint64_t rounds = 1;
+  const auto& twists = pod.spec().torus.twists;
+  for (size_t i = 0; i < twists.size(); ++i) {
+    if (twists[i].dim != dim)
+      continue;
+    bool first = true;  // sum each shift dimension's offsets once, at its first twist
+    for (size_t j = 0; j < i; ++j)
+      first = first && !(twists[j].dim == dim && twists[j].shift_dim == twists[i].shift_dim);
+    if (!first)
+      continue;
+    const uint64_t n = pod.dim_size(twists[i].shift_dim);
+    uint64_t offset = 0;
+    for (size_t j = i; j < twists.size(); ++j) {
+      if (twists[j].dim == dim && twists[j].shift_dim == twists[i].shift_dim)
+        offset = (offset + twists[j].offset) % n;
+    }
+    rounds = std::lcm(rounds, n / std::gcd(n, offset));  // gcd(n, 0) = n: order 1
+  }
+  return static_cast<uint32_t>(rounds * pod.dim_size(dim));
 }
 
 }  // namespace podsim::topo

@@ -5,18 +5,33 @@
 //  - src == dst: no links.
 //  - different slices: src's DCN up link, then dst's DCN down link (the fabric
 //    is non-blocking; its latency sits on the up link).
-//  - same slice: dimension-ordered routing (DOR) — dimension 0 first, then 1,
-//    ... — each along the shorter way round a wraparound ring; on an exact tie
-//    (distance size/2 on an even ring) always the + direction. O(hops), no
-//    allocation beyond the output. On a twisted torus the walk follows the
-//    twisted wrap links and routes later dimensions from where it lands, so it
-//    is a valid walk but not always a shortest one; see topo/metrics.h for the
-//    true diameter.
-//  - if the DOR walk meets a failed link, or a twist moved a dimension it had
-//    already routed, the route is shortest_route() instead.
+//  - same slice: dimension-ordered routing (DOR). On a plain torus: dimension
+//    0 first, then 1, ..., each the shorter way round a wraparound ring, on an
+//    exact tie (size/2 on an even ring) + for TieBreak::kPlus, - for kMinus.
+//  - on a twisted torus DOR knows where the twisted wraps land: along a
+//    twisted dimension d it considers the displacements t = delta + m * n_d
+//    (m in -2..2, |t| < 2 n_d), each crossing d's wrap m times and so moving
+//    d's shift dimensions by m offsets, and takes the option of fewest total
+//    hops (t plus the ring or line distances left on the other dimensions from
+//    where the walk lands). The twisted dimensions are routed first, in index
+//    order, their options chosen jointly (up to 3 of them; 5^3 combinations;
+//    further ones go the shorter way), then the others in index order as on a
+//    plain torus. Ties: options in a canonical order (twisted dimensions
+//    lexicographically by m descending, then + before - on each untwisted
+//    antipodal dimension); kPlus takes the first of fewest hops, kMinus the
+//    last. The route is a shortest path on every healthy twisted torus whose
+//    offsets are half their shift dimension, whose shift dimensions wrap and
+//    which has at most 3 twisted dimensions (all k x k x 2k and k x 2k x 2k
+//    slices); see topo/dor_plan.h for why and for the other cases.
+//    O(hops + dims x twists + combinations x slots x shifted dimensions), a
+//    few hundred ns on a twisted v5p slice; no allocation beyond the output.
+//  - if the DOR walk meets a failed link, or does not end at dst (twists that
+//    shift along twisted dimensions, which only specs built in code have),
+//    the route is shortest_route() instead.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -30,8 +45,10 @@ class NoRoute : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Which way to go round a wraparound dimension when both ways are equally
-// short (the destination is exactly opposite on an even ring).
+// Which of the equally short dimension-ordered routes to take: on a plain
+// torus, which way round a dimension whose destination is exactly opposite
+// (even ring); on a twisted torus, the first or the last option of fewest
+// hops in the canonical order above.
 enum class TieBreak { kPlus, kMinus };
 
 // Appends the route from src to dst to `out`; on a throw `out` is left as it
@@ -41,10 +58,12 @@ void route_into(const Pod& pod, ChipId src, ChipId dst, std::vector<LinkId>& out
                 TieBreak tie = TieBreak::kPlus);
 std::vector<LinkId> route(const Pod& pod, ChipId src, ChipId dst, TieBreak tie = TieBreak::kPlus);
 
-// True when the dimension-ordered route from src to dst meets a tie in some
-// wraparound dimension, so route(..., kMinus) differs from route(..., kPlus).
+// True exactly when route(..., kMinus) differs from route(..., kPlus).
 // Traffic patterns that send to every chip split such transfers in half
-// between the two routes so both ways round carry the same load. O(dims).
+// between the two routes so both ways round carry the same load.
+// O(dims + combinations x dims x twists) on a healthy pod; with failed links
+// (or twist chains) it walks both routes, O(hops), and when exactly one of
+// them falls back to shortest_route() compares with it, O(chips + links).
 bool route_has_tie(const Pod& pod, ChipId src, ChipId dst);
 
 // A fewest-hops route over ICI links within a slice, found by Boost.Graph
@@ -56,5 +75,26 @@ std::vector<LinkId> shortest_route(const Pod& pod, ChipId src, ChipId dst);
 
 // route(pod, src, dst).size(), without building the route on the DOR path.
 uint32_t hops(const Pod& pod, ChipId src, ChipId dst);
+
+// The links followed from src by repeatedly taking link_from(at, dim,
+// direction) until reaching dst: a ring step along a dimension's true cycle.
+// On a twisted dimension the cycle closes through the twisted wrap (on a
+// twisted 8x16x16 slice the +x walk from (7,y,z) goes on at (0,y+8,z+8) and
+// is back at (0,y,z) after 16 hops). Empty when src == dst; nullopt when a
+// link is missing (end of a line, failed link) or the walk comes back to src,
+// or exceeds chips-per-slice steps, without reaching dst (dst off the cycle,
+// or in another slice). Throws std::out_of_range on a bad chip or dimension,
+// std::invalid_argument on a direction other than +1 or -1. O(hops).
+std::optional<std::vector<LinkId>> walk_along(const Pod& pod, ChipId src, ChipId dst, uint32_t dim,
+                                              int direction);
+
+// The number of +dim hops that bring `chip` back to itself, from the wiring
+// (failed links are ignored; walk_along reports them): size on an untwisted
+// wraparound dimension; on a twisted one size x the order of its shift (the
+// fewest rounds r with r x offset = 0 modulo every shift dimension, offsets of
+// one shift dimension summed), the same for every chip; 0 on a dimension
+// without wraparound. Throws std::out_of_range on a bad chip or dimension.
+// O(twists).
+uint32_t cycle_length(const Pod& pod, ChipId chip, uint32_t dim);
 
 }  // namespace podsim::topo

@@ -2,12 +2,16 @@
 //   BM_BuildPod: the largest v5p pod (16x20x28 = 8960 chips), chips per second.
 //   BM_Route / BM_Hops: dimension-ordered routes on a 16x16x16 torus, routes per second.
 //   BM_ShortestRoute: the BFS fallback on the same torus, routes per second.
+//   BM_TwistedRoute: twisted-aware DOR on the k x 2k x 2k v5p 8x16x16 slice
+//     (x wrap shifted 8 along y and z), routes per second.
+//   BM_DisjointRoutes: multipath routes on the 16x16x16 torus, pairs per second.
 #include <benchmark/benchmark.h>
 
 #include <random>
 #include <utility>
 #include <vector>
 
+#include "topo/multipath.h"
 #include "topo/pod.h"
 #include "topo/routing.h"
 
@@ -86,6 +90,35 @@ void BM_ShortestRoute(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_ShortestRoute)->Unit(benchmark::kMicrosecond);
+
+void BM_TwistedRoute(benchmark::State& state) {
+  config::PodSpec spec = torus_spec({8, 16, 16});
+  spec.torus.twists = {{0, 1, 8}, {0, 2, 8}};
+  const Pod pod(spec);
+  const auto pairs = random_pairs(pod, 1 << 14);
+  std::vector<LinkId> path;
+  size_t i = 0;
+  for (auto _ : state) {
+    const auto& [src, dst] = pairs[i++ % pairs.size()];
+    path.clear();
+    route_into(pod, src, dst, path);
+    benchmark::DoNotOptimize(path.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TwistedRoute);
+
+void BM_DisjointRoutes(benchmark::State& state) {
+  const Pod pod(torus_spec({16, 16, 16}));
+  const auto pairs = random_pairs(pod, 1 << 14);
+  size_t i = 0;
+  for (auto _ : state) {
+    const auto& [src, dst] = pairs[i++ % pairs.size()];
+    benchmark::DoNotOptimize(disjoint_routes(pod, src, dst));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DisjointRoutes);
 
 }  // namespace
 }  // namespace podsim::topo

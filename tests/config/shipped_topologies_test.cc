@@ -37,6 +37,8 @@ const std::map<std::string, Expected>& expected_files() {
        {"tpu-v5e-16x16-x2-dcn", 512, {16, 16}, {true, true}, 50'000'000'000}},
       {"v5p-4x4x4.textproto",
        {"tpu-v5p-4x4x4", 64, {4, 4, 4}, {true, true, true}, 100'000'000'000}},
+      {"v5p-4x4x8-twisted.textproto",
+       {"tpu-v5p-4x4x8-twisted", 128, {4, 4, 8}, {true, true, true}, 100'000'000'000}},
       {"v5p-8x16x16-twisted.textproto",
        {"tpu-v5p-8x16x16-twisted", 2048, {8, 16, 16}, {true, true, true}, 100'000'000'000}},
       {"v5p-16x20x28.textproto",
@@ -113,10 +115,17 @@ TEST(ShippedTopologiesTest, PublishedChipFigures) {
   EXPECT_DOUBLE_EQ(tpu7x.peak_fp8_flops, 4.614e15);
 }
 
-TEST(ShippedTopologiesTest, TwistedV5pHasOneTwist) {
-  const PodSpec pod = load_topology_file(topologies_dir() / "v5p-8x16x16-twisted.textproto");
-  ASSERT_EQ(pod.torus.twists.size(), 1u);
-  EXPECT_EQ(pod.torus.twists[0], (TwistSpec{0, 1, 8}));
+// The twisted shapes of [GC] with the assumed wiring of the files: each
+// short axis's wrap shifted by k along the long axes.
+TEST(ShippedTopologiesTest, TwistedV5pSlicesShiftTheLongAxesByK) {
+  const PodSpec big = load_topology_file(topologies_dir() / "v5p-8x16x16-twisted.textproto");
+  EXPECT_EQ(big.torus.twists, (std::vector<TwistSpec>{{0, 1, 8}, {0, 2, 8}}));  // k x 2k x 2k
+  const PodSpec small = load_topology_file(topologies_dir() / "v5p-4x4x8-twisted.textproto");
+  EXPECT_EQ(small.torus.twists, (std::vector<TwistSpec>{{0, 2, 4}, {1, 2, 4}}));  // k x k x 2k
+  // Same chip as the other v5p files.
+  const ChipSpec v5p = load_topology_file(topologies_dir() / "v5p-4x4x4.textproto").chip;
+  EXPECT_EQ(big.chip, v5p);
+  EXPECT_EQ(small.chip, v5p);
 }
 
 TEST(ShippedTopologiesTest, TwoSliceV5eUsesDcn) {

@@ -296,11 +296,53 @@ TEST(TwistRulesTest, OffsetMustBeWithinShiftDimension) {
   EXPECT_EQ(load(with_twist(0, 1, 3)).torus.twists[0].offset, 3u);
 }
 
-TEST(TwistRulesTest, DimensionIsTwistedAtMostOnce) {
+void add_twist(podsim::Topology& t, uint32_t dim_index, uint32_t shift_dim, uint32_t offset) {
+  auto* twist = t.mutable_torus()->add_twists();
+  twist->set_dim(dim_index);
+  twist->set_shift_dim(shift_dim);
+  twist->set_offset(offset);
+}
+
+// The k x 2k x 2k form: one wrap shifting two dimensions, one twist each.
+TEST(TwistRulesTest, OneWrapMayShiftSeveralDimensions) {
+  auto t = with_twist(0, 1, 2);
+  add_twist(t, 0, 2, 1);
+  const PodSpec pod = load(t);
+  ASSERT_EQ(pod.torus.twists.size(), 2u);
+  EXPECT_EQ(pod.torus.twists[0], (TwistSpec{0, 1, 2}));
+  EXPECT_EQ(pod.torus.twists[1], (TwistSpec{0, 2, 1}));
+}
+
+// The k x k x 2k form: two wraps shifting the same untwisted dimension.
+TEST(TwistRulesTest, SeveralWrapsMayShiftOneDimension) {
+  auto t = with_twist(0, 2, 1);
+  add_twist(t, 1, 2, 1);
+  EXPECT_EQ(load(t).torus.twists.size(), 2u);
+}
+
+TEST(TwistRulesTest, EachDimensionAndShiftPairAtMostOnce) {
   auto t = with_twist(0, 1, 1);
-  *t.mutable_torus()->add_twists() = t.torus().twists(0);
-  EXPECT_THAT(text_errors(t),
-              ElementsAre(IsDiagnostic("torus.twists[1].dim", "already twisted by twists[0]")));
+  add_twist(t, 0, 2, 1);
+  add_twist(t, 0, 1, 3);
+  EXPECT_THAT(text_errors(t), ElementsAre(IsDiagnostic(
+                                  "torus.twists[2].shift_dim",
+                                  "twists[0] already shifts the wrap of x along y; give each")));
+}
+
+TEST(TwistRulesTest, ShiftMustNotBeAlongATwistedDimension) {
+  // x shifts y while y's own wrap is twisted (by a later entry): a chain.
+  auto t = with_twist(0, 1, 1);
+  add_twist(t, 1, 2, 1);
+  EXPECT_THAT(text_errors(t), ElementsAre(IsDiagnostic(
+                                  "torus.twists[0].shift_dim",
+                                  "dimension y is itself twisted (twists[1]); a twist may only "
+                                  "shift along an untwisted dimension")));
+  // Each of two wraps shifting the other: both are chains.
+  auto cycle = with_twist(0, 1, 1);
+  add_twist(cycle, 1, 0, 1);
+  EXPECT_THAT(text_errors(cycle),
+              ElementsAre(IsDiagnostic("torus.twists[0].shift_dim", "y is itself twisted"),
+                          IsDiagnostic("torus.twists[1].shift_dim", "x is itself twisted")));
 }
 
 TEST(SliceRulesTest, SeveralSlicesNeedDcn) {

@@ -187,6 +187,29 @@ TEST(PodTest, TwistedWrapShiftsAlongTheTwistDimension) {
     EXPECT_TRUE(edges.count({b, a})) << a << "->" << b;
 }
 
+TEST(PodTest, OneWrapShiftingTwoDimensions) {
+  // k x 2k x 2k (k = 4): the x wrap shifts y and z by 4 each.
+  auto spec = torus_spec({{4, true}, {8, true}, {8, true}});
+  spec.torus.twists = {{0, 1, 4}, {0, 2, 4}};
+  const Pod pod(spec);
+  const std::vector<uint32_t> from{3, 5, 2};
+  const std::vector<uint32_t> to{0, 1, 6};  // y: (5 + 4) mod 8, z: (2 + 4) mod 8
+  EXPECT_EQ(pod.neighbour(pod.chip_at(0, from), 0, +1), pod.chip_at(0, to));
+  EXPECT_EQ(pod.neighbour(pod.chip_at(0, to), 0, -1), pod.chip_at(0, from));
+  const ReferenceTorus ref(spec);
+  std::set<std::pair<VertexId, VertexId>> edges;
+  for (const Link& l : pod.links()) {
+    edges.insert({l.src, l.dst});
+    EXPECT_EQ(static_cast<int64_t>(l.dst), ref.neighbour(l.src, l.dim, l.direction));
+    if (l.dim == 0) {
+      EXPECT_EQ(l.wrap, pod.coord(l.src, 0) == (l.direction > 0 ? 3u : 0u));
+    }
+  }
+  EXPECT_EQ(edges.size(), 6u * 256);
+  for (const auto& [a, b] : edges)
+    EXPECT_TRUE(edges.count({b, a})) << a << "->" << b;
+}
+
 TEST(PodTest, FailedLinkRemovesBothDirections) {
   const auto spec = testing::with_failed_link(torus_spec({{4, true}, {4, true}}), {3, 1}, 0, +1);
   const Pod pod(spec);

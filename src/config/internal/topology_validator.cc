@@ -1,6 +1,7 @@
 #include "config/internal/topology_validator.h"
 
 #include <map>
+#include <utility>
 
 #include "config/workload_spec.h"
 #include "podsim/topology.pb.h"
@@ -106,9 +107,14 @@ class TopologyValidator {
     for (int i = 0; i < t_.torus().dims_size(); ++i)
       check_dimension(i);
     check_dimension_names();
-    std::map<uint32_t, int> twisted_by;  // dim -> index of the twist that twists it
+    // dim -> the first twist of that dimension's wrap, over the whole list, so a
+    // shift along a dimension twisted by a later entry is caught too.
+    std::map<uint32_t, int> twisted_by;
+    for (int i = t_.torus().twists_size() - 1; i >= 0; --i)
+      twisted_by[t_.torus().twists(i).dim()] = i;
+    std::map<std::pair<uint32_t, uint32_t>, int> pair_first;  // (dim, shift_dim) -> twist
     for (int i = 0; i < t_.torus().twists_size(); ++i)
-      check_twist(i, twisted_by);
+      check_twist(i, twisted_by, pair_first);
     check_chip_count();
   }
 
@@ -153,7 +159,14 @@ class TopologyValidator {
     return false;
   }
 
-  void check_twist(int i, std::map<uint32_t, int>& twisted_by) {
+  // One dimension's wrap may shift several others (a k x 2k x 2k slice shifts
+  // both long axes), but each (dim, shift_dim) pair at most once, and never
+  // along a dimension that is itself twisted: with such a chain the +dim and
+  // +shift_dim moves no longer commute at the wraps (x then y and y then x
+  // reach different chips), so the pod is not a torus and routes and metrics
+  // lose their guarantees.
+  void check_twist(int i, const std::map<uint32_t, int>& twisted_by,
+                   std::map<std::pair<uint32_t, uint32_t>, int>& pair_first) {
     const FieldPath path = root_("torus")("twists", i);
     const Twist& tw = t_.torus().twists(i);
     const bool dim_ok = dimension_index(path("dim"), tw.dim());
@@ -169,21 +182,31 @@ class TopologyValidator {
         issues_.add(path("dim"),
                     "dimension " + name + " has no wraparound; only a wrap link can be twisted");
       }
-      const auto [it, inserted] = twisted_by.emplace(tw.dim(), i);
-      if (!inserted) {
-        issues_.add(path("dim"), "dimension " + name + " is already twisted by twists[" +
-                                     std::to_string(it->second) + "]");
-      }
     }
-    if (shift_ok) {
-      const Dimension& s = t_.torus().dims(static_cast<int>(tw.shift_dim()));
-      if (tw.offset() == 0 || tw.offset() >= s.size()) {
-        issues_.add(path("offset"),
-                    "must be in [1, size of shift dimension " +
-                        dimension_name(s, static_cast<int>(tw.shift_dim())) +
-                        " - 1 = " + std::to_string(s.size() == 0 ? 0 : s.size() - 1) + "], got " +
-                        std::to_string(tw.offset()));
-      }
+    if (!shift_ok)
+      return;
+    const Dimension& s = t_.torus().dims(static_cast<int>(tw.shift_dim()));
+    const std::string shift_name = dimension_name(s, static_cast<int>(tw.shift_dim()));
+    if (tw.offset() == 0 || tw.offset() >= s.size()) {
+      issues_.add(path("offset"), "must be in [1, size of shift dimension " + shift_name +
+                                      " - 1 = " + std::to_string(s.size() == 0 ? 0 : s.size() - 1) +
+                                      "], got " + std::to_string(tw.offset()));
+    }
+    if (!dim_ok || tw.dim() == tw.shift_dim())
+      return;
+    const std::string name =
+        dimension_name(t_.torus().dims(static_cast<int>(tw.dim())), static_cast<int>(tw.dim()));
+    const auto [it, inserted] = pair_first.emplace(std::pair{tw.dim(), tw.shift_dim()}, i);
+    if (!inserted) {
+      issues_.add(path("shift_dim"), "twists[" + std::to_string(it->second) +
+                                         "] already shifts the wrap of " + name + " along " +
+                                         shift_name + "; give each (dim, shift_dim) pair once");
+    }
+    const auto twisted = twisted_by.find(tw.shift_dim());
+    if (twisted != twisted_by.end()) {
+      issues_.add(path("shift_dim"), "dimension " + shift_name + " is itself twisted (twists[" +
+                                         std::to_string(twisted->second) +
+                                         "]); a twist may only shift along an untwisted dimension");
     }
   }
 
