@@ -2,18 +2,21 @@
 //
 // Rules for a member of a lane (see plan.h for the patterns):
 //  - it sends step s once it has entered the phase, has received what step s
-//    forwards (the predecessor's step s-1), and -- on serial patterns -- its
-//    own step s-1 has been delivered (one transfer in flight per lane, as a
-//    DMA engine streaming a ring does);
+//    forwards (the predecessor's step s-1; for a broadcast chain, piece s
+//    from whichever lane of the phase brings pieces to this chip), and -- on
+//    serial patterns -- its own step s-1 has been delivered (one transfer in
+//    flight per lane, as a DMA engine streaming a ring does);
 //  - it is done with the phase when all its receipts have arrived and all its
 //    sends have been delivered; it enters the next phase of a share when
 //    every lane of the current one is done.
 // State is a few counters per (lane, chip) in flat vectors: O(lanes x chips)
-// memory, O(1) work per delivered transfer plus the network's own. Every
-// pattern but all-to-all sends each step of a lane to the same chip, so the
+// memory, O(1) work per delivered transfer plus the network's own (O(lanes of
+// the phase) for a broadcast tree, at most 2 per level). Every pattern but
+// all-to-all and send sends each step of a lane to the same chip, so the
 // constructor resolves those targets and routes once, into peer tables shared
-// by lanes with the same group set and direction: O(tables x chips x hops),
-// and the hot path does no route or group lookups.
+// by lanes with the same group set, direction and routing: O(tables x chips
+// x hops), and the hot path does no route or group lookups. Sends index
+// their paths by source chip once, in the constructor.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include <limits>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "coll/plan.h"
@@ -91,7 +95,14 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
     Pattern pattern = Pattern::kRing;
     bool serial = true;  // one transfer in flight at a time
     uint64_t chunk_bytes = 0;
-    uint32_t peers = kNoPeers;  // index of its peer table; kNoPeers for kDirect
+    uint32_t peers = kNoPeers;  // index of its peer table; kNoPeers for kDirect and kSend
+    uint32_t sends = kNoPeers;  // kSend: index of its send table
+  };
+  // kSend: the phase's paths by source chip (CSR), and how many end at each chip.
+  struct SendTable {
+    std::vector<uint32_t> begin;     // chip -> first index into order; chips + 1 entries
+    std::vector<uint32_t> order;     // path indices grouped by source chip
+    std::vector<uint32_t> incoming;  // chip -> paths ending there
   };
   // Where a chip sends in a pattern whose every step goes to one chip (all but
   // kDirect): that chip and the route there, a slice of peer_links_.
@@ -124,13 +135,19 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
   // One peer table per distinct (group set, offset along the group); offset
   // is the lane's direction, or the shift of kShift. O(chips x hops) each.
   // Off the end of a line (wraps false) there is no peer and no route.
-  uint32_t peer_table(uint32_t group_set, int64_t offset, bool wraps);
+  uint32_t peer_table(uint32_t group_set, int64_t offset, bool wraps, int32_t walk_dim);
+  uint32_t send_table(const Phase& ph);
   std::span<const topo::LinkId> peer_route(const Peer& p) const {
     return {peer_links_.data() + p.route_begin, p.route_size};
   }
   Role role(uint32_t lane, topo::ChipId chip) const;
   topo::ChipId direct_target(uint32_t lane, topo::ChipId chip, uint32_t step) const;
   uint32_t needed_receipts(uint32_t lane, topo::ChipId chip, uint32_t step) const;
+  // What a member has received that counts for its next send: its own
+  // lane's receipts, or for a broadcast chain those of every lane of the phase.
+  uint32_t received(uint32_t lane, topo::ChipId chip) const;
+  // kChain: the lanes of `lane`'s phase, [first, end).
+  std::pair<uint32_t, uint32_t> phase_lanes(uint32_t lane) const;
 
   void enter_phase(sim::Simulation& sim, topo::ChipId chip, uint32_t share);
   void try_send(sim::Simulation& sim, uint32_t lane, topo::ChipId chip);
@@ -143,6 +160,7 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
   // ways round (see executor.cc).
   void send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, topo::ChipId dst, int part,
             std::span<const topo::LinkId> route);
+  void send_path(sim::Simulation& sim, uint32_t lane, uint32_t path);
 
   MemberState& state(uint32_t lane, topo::ChipId chip) {
     return states_[static_cast<size_t>(lane) * chip_count_ + chip];
@@ -151,7 +169,7 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
     return plan_.shares[lanes_[lane].share].phases[lanes_[lane].phase];
   }
   const GroupSet& group_set_of(uint32_t lane) const {
-    return plan_.group_sets[phase_of(lane).group_set];
+    return plan_.group_sets[lane_of(lane).group_set];
   }
   const Lane& lane_of(uint32_t lane) const { return phase_of(lane).lanes[lanes_[lane].lane]; }
 
@@ -181,11 +199,13 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
     uint32_t group_set = 0;
     int64_t offset = 0;
     bool wraps = false;
+    int32_t walk_dim = kNoWalk;
     friend bool operator==(const PeerKey&, const PeerKey&) = default;
   };
   std::vector<PeerKey> peer_keys_;  // one per table
   std::vector<Peer> peers_;         // table x chip
   std::vector<topo::LinkId> peer_links_;
+  std::vector<SendTable> send_tables_;
   std::vector<std::vector<topo::LinkId>> direct_routes_;
   std::unordered_map<uint64_t, uint32_t> direct_route_of_;
 

@@ -38,6 +38,7 @@ enum class CollectiveKind {
   kAllToAll,
   kBroadcast,
   kPermute,
+  kSend,  // point-to-point, between explicit pairs of chips
 };
 
 enum class CollectiveAlgorithm {
@@ -46,17 +47,35 @@ enum class CollectiveAlgorithm {
   kUnidirectionalRing,  // one direction only
   kSequentialAxes,      // several axes one after another with the whole buffer
   kDirect,              // all-to-all: every pair directly along its route
+  kSnakeRing,           // a multi-dimension axis as one ring over its snake order
+};
+
+// A chip by its place in the pod: the slice and one coordinate per torus
+// dimension (validated against the pod).
+struct ChipCoords {
+  uint32_t slice = 0;
+  std::vector<uint32_t> coords;
+
+  friend bool operator==(const ChipCoords&, const ChipCoords&) = default;
+};
+
+struct ChipPair {
+  ChipCoords src;
+  ChipCoords dst;
+
+  friend bool operator==(const ChipPair&, const ChipPair&) = default;
 };
 
 struct CollectiveSpec {
   CollectiveKind kind = CollectiveKind::kAllReduce;
   uint64_t bytes = 0;             // V, see workload.proto
-  std::vector<std::string> axes;  // mesh axis names, non-empty
+  std::vector<std::string> axes;  // mesh axis names, non-empty (empty for kSend)
   DType dtype = DType::kBf16;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
   uint32_t root = 0;  // broadcast
   int32_t shift = 0;  // permute
   bool compute_reduction = false;
+  std::vector<ChipPair> pairs;  // send: each moves `bytes`
 
   friend bool operator==(const CollectiveSpec&, const CollectiveSpec&) = default;
 };

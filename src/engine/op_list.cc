@@ -34,7 +34,7 @@ class OpListRun {
         continue;
       }
       const auto& c = std::get<config::CollectiveSpec>(w.operations[i].op);
-      state_[i].plan = coll::lower(pod_, mesh_, c);
+      state_[i].plan = coll::lower(pod_, mesh_, c, options);
       state_[i].link_bytes.assign(pod.links().size(), 0);
     }
     exec_options_.reduce_bandwidth = pod.spec().chip.hbm_bandwidth;
@@ -207,6 +207,7 @@ class OpListRun {
     r.bytes = c.bytes;
     r.axes = c.axes;
     r.group_size = st.plan.group_size;
+    r.schedule = st.plan.schedule;
     r.transfers = st.transfers;
     if (!st.finished) {
       return r;

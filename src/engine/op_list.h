@@ -51,9 +51,12 @@ struct ComputeResult {
 struct OperationResult {
   std::string name;
   config::CollectiveKind kind = config::CollectiveKind::kAllReduce;
-  uint64_t bytes = 0;  // V, as the workload gives it
-  std::vector<std::string> axes;
+  uint64_t bytes = 0;             // V, as the workload gives it
+  std::vector<std::string> axes;  // empty for a send
   uint32_t group_size = 1;
+  // How the collective ran (coll::Plan::schedule): "x ring + y ring (2
+  // shares)", "direct exchange ...", "1 pair over 2 routes", ...
+  std::string schedule;
   uint32_t repeat = 1;
   sim::Time start;        // first run began
   sim::Time end;          // last run ended

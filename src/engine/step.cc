@@ -70,6 +70,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       : pod_(pod),
         mesh_(mesh),
         program_(program),
+        network_options_(options.network),
         network_(net::make_network(pod, options.network)),
         progress_(options.progress),
         sim_index_(pod.chip_count(), -1) {
@@ -179,7 +180,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
           auto it = plan_of.find(key);
           if (it == plan_of.end()) {
             it = plan_of.emplace(key, static_cast<int32_t>(plans_.size())).first;
-            plans_.push_back(coll::lower(pod_, mesh_, *c));
+            plans_.push_back(coll::lower(pod_, mesh_, *c, network_options_));
           }
           info.plan[k] = it->second;
         }
@@ -347,6 +348,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   const topo::Pod& pod_;
   const topo::DeviceMesh& mesh_;
   const workload::Program& program_;
+  net::Options network_options_;
   std::unique_ptr<net::Network> network_;
   std::function<void(uint64_t, uint64_t)> progress_;
   uint64_t completed_ = 0;     // instructions completed, over all simulated chips

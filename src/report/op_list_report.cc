@@ -84,6 +84,7 @@ void render_json(const RunInputs& in, const engine::OpListResult& r, std::ostrea
     j.field("algbw_gbps", op.algbw_gbps).field("busbw_gbps", op.busbw_gbps);
     j.field("link_util_mean", op.link_util_mean).field("link_util_max", op.link_util_max);
     j.field("links_used", op.links_used).field("transfers", op.transfers);
+    j.field("schedule", op.schedule);
     j.end_object();
   }
   j.end_array();
@@ -96,14 +97,14 @@ void render_json(const RunInputs& in, const engine::OpListResult& r, std::ostrea
 
 void render_csv(const RunInputs& in, const engine::OpListResult& r, std::ostream& out) {
   // schema_version: bump when a column changes meaning or is removed.
-  Table t({"schema_version", "topology",   "workload",       "network",       "compute",
-           "chips",          "name",       "kind",           "bytes",         "axes",
-           "group_size",     "repeat",     "start_us",       "end_us",        "time_us",
-           "algbw_gbps",     "busbw_gbps", "link_util_mean", "link_util_max", "flops",
-           "hbm_bytes",      "bound",      "achieved_tflops"});
+  Table t(
+      {"schema_version", "topology", "workload",  "network",    "compute",         "chips",
+       "name",           "kind",     "bytes",     "axes",       "group_size",      "repeat",
+       "start_us",       "end_us",   "time_us",   "algbw_gbps", "busbw_gbps",      "link_util_mean",
+       "link_util_max",  "flops",    "hbm_bytes", "bound",      "achieved_tflops", "schedule"});
   for (const auto& op : r.operations) {
     const uint64_t hbm_bytes = op.compute ? op.compute->timing.bytes : 0;
-    t.add_row({"1",
+    t.add_row({"2",
                in.topology,
                in.workload,
                in.network,
@@ -125,7 +126,8 @@ void render_csv(const RunInputs& in, const engine::OpListResult& r, std::ostream
                format_double(flops_of(op)),
                std::to_string(hbm_bytes),
                bound_of(op),
-               format_double(achieved_flops_per_s(op) * 1e-12)});
+               format_double(achieved_flops_per_s(op) * 1e-12),
+               op.schedule});
   }
   t.render_csv(out);
 }
@@ -175,7 +177,7 @@ void render_text(const RunInputs& in, const engine::OpListResult& r, std::ostrea
     out << "\ncollectives:\n";
   }
   Table t({"operation", "kind", "bytes", "axes", "chips", "runs", "start us", "time us",
-           "algbw GB/s", "busbw GB/s", "link util mean", "max"});
+           "algbw GB/s", "busbw GB/s", "link util mean", "max", "schedule"});
   for (const auto& op : r.operations) {
     if (op.is_compute()) {
       continue;
@@ -184,7 +186,7 @@ void render_text(const RunInputs& in, const engine::OpListResult& r, std::ostrea
                std::to_string(op.group_size), std::to_string(op.repeat),
                format_fixed(op.start.to_us(), 2), format_fixed(op.per_run.to_us(), 2),
                format_fixed(op.algbw_gbps, 2), format_fixed(op.busbw_gbps, 2),
-               format_fixed(op.link_util_mean, 3), format_fixed(op.link_util_max, 3)});
+               format_fixed(op.link_util_mean, 3), format_fixed(op.link_util_max, 3), op.schedule});
   }
   t.render_text(out);
   out << "\nmakespan " << format_fixed(r.makespan.to_us(), 2) << " us, " << r.events << " events\n";

@@ -85,15 +85,17 @@ TEST(RunCommand, DependenciesOrderOperations) {
     for (std::string c; std::getline(ls, c, ',');) {
       cells.push_back(c);
     }
-    ASSERT_EQ(cells.size(), 23U) << line;  // 19, then flops, hbm_bytes, bound, achieved_tflops
+    // 19, then flops, hbm_bytes, bound, achieved_tflops, schedule
+    ASSERT_EQ(cells.size(), 24U) << line;
     span[cells[6]] = {std::stod(cells[12]), std::stod(cells[13])};
   }
-  ASSERT_EQ(span.size(), 6U);
+  ASSERT_EQ(span.size(), 7U);
   // The tour: gather and scatter start at 0; reduce after both; shuffle after reduce.
   EXPECT_EQ(span["gather"].first, 0.0);
   EXPECT_EQ(span["scatter"].first, 0.0);
   EXPECT_GE(span["reduce"].first, std::max(span["gather"].second, span["scatter"].second));
   EXPECT_GE(span["shuffle"].first, span["reduce"].second);
+  EXPECT_GE(span["migrate"].first, span["shift"].second);
 }
 
 TEST(RunCommand, IsDeterministic) {

@@ -92,7 +92,8 @@ TEST(RunCompute, CsvHasTheComputeColumnsLast) {
       << err.str();
   const std::string csv = out.str();
   const std::string header = csv.substr(0, csv.find('\n'));
-  EXPECT_TRUE(header.ends_with(",link_util_max,flops,hbm_bytes,bound,achieved_tflops")) << header;
+  EXPECT_TRUE(header.ends_with(",link_util_max,flops,hbm_bytes,bound,achieved_tflops,schedule"))
+      << header;
   EXPECT_NE(csv.find(",decode,matmul,"), std::string::npos);
   EXPECT_NE(csv.find(",memory,"), std::string::npos);
 }

@@ -45,7 +45,7 @@ TEST(Plan, MultiAxisSplitsIntoRotatedShares) {
   ASSERT_EQ(p.shares.size(), 3U);
   for (size_t j = 0; j < 3; ++j) {
     ASSERT_EQ(p.shares[j].phases.size(), 6U);  // RS over 3 axes, AG back over 3
-    const char* first[] = {"x", "y", "z"};
+    const char* first[] = {"x ring", "y ring", "z ring"};
     EXPECT_EQ(p.shares[j].phases[0].axis, first[j]);
     EXPECT_EQ(p.shares[j].phases[5].axis, first[j]);
     EXPECT_TRUE(p.shares[j].phases[0].reduces);
@@ -62,12 +62,79 @@ TEST(Plan, HierarchicalAllReduceCrossesDcnInTheMiddle) {
   ASSERT_EQ(p.shares.size(), 1U);
   const auto& phases = p.shares[0].phases;
   ASSERT_EQ(phases.size(), 4U);
-  EXPECT_EQ(phases[0].axis, "x");
-  EXPECT_EQ(phases[1].axis, "dcn");
-  EXPECT_EQ(phases[2].axis, "dcn");
-  EXPECT_EQ(phases[3].axis, "x");
+  EXPECT_EQ(phases[0].axis, "x ring");
+  EXPECT_EQ(phases[1].axis, "slice");
+  EXPECT_EQ(phases[2].axis, "slice");
+  EXPECT_EQ(phases[3].axis, "x ring");
   EXPECT_EQ(phases[1].lanes.size(), 1U);  // one way over the fabric
   EXPECT_EQ(p.group_size, 8U);
+}
+
+TEST(Plan, OneAxisOverTwoDimensionsRunsOneRingPerDimension) {
+  const topo::Pod pod(pod_spec({{4, true}, {8, false}}));
+  const topo::DeviceMesh mesh(pod, {{"xy", {0, 1}}});
+  const Plan p = lower(pod, mesh, collective(CollectiveKind::kAllGather, 2 * 32 * 10, {"xy"}));
+  ASSERT_EQ(p.shares.size(), 2U);
+  EXPECT_EQ(p.group_size, 32U);
+  EXPECT_EQ(p.schedule, "x ring + y line (2 shares)");
+  const Phase& x = p.shares[0].phases[0];
+  const Phase& y = p.shares[1].phases[0];
+  EXPECT_EQ(x.pattern, Pattern::kRing);
+  EXPECT_EQ(y.pattern, Pattern::kLineGather);
+  // Each lane runs over the groups of one dimension: 4 and 8 chips.
+  EXPECT_EQ(p.group_sets[x.lanes[0].group_set].groups.front().size(), 4U);
+  EXPECT_EQ(p.group_sets[y.lanes[0].group_set].groups.front().size(), 8U);
+  EXPECT_EQ(x.lanes[0].walk_dim, 0);
+  EXPECT_EQ(y.lanes[0].walk_dim, 1);
+}
+
+TEST(Plan, SnakeRingKeepsTheAxisAsOneRing) {
+  const topo::Pod pod(pod_spec({{4, true}, {4, true}}));
+  const topo::DeviceMesh mesh(pod, {{"xy", {0, 1}}});
+  auto c = collective(CollectiveKind::kAllReduce, 16 * 10, {"xy"});
+  c.algorithm = config::CollectiveAlgorithm::kSnakeRing;
+  const Plan p = lower(pod, mesh, c);
+  ASSERT_EQ(p.shares.size(), 1U);
+  ASSERT_EQ(p.shares[0].phases.size(), 2U);
+  const Lane& lane = p.shares[0].phases[0].lanes[0];
+  EXPECT_EQ(p.group_sets[lane.group_set].groups.front().size(), 16U);
+  EXPECT_EQ(lane.walk_dim, kNoWalk);
+  EXPECT_EQ(p.schedule, "xy snake ring");
+}
+
+TEST(Plan, BroadcastOverTwoDimensionsIsATreeOfChains) {
+  const topo::Pod pod(pod_spec({{4, false}, {4, false}}));
+  const topo::DeviceMesh mesh(pod, {{"xy", {0, 1}}});
+  auto c = collective(CollectiveKind::kBroadcast, 8 * kMiB, {"xy"});
+  c.root = 6;  // snake position 6: x = 4 - 1 - 2 = 1 on the reversed second row, y = 1
+  const Plan p = lower(pod, mesh, c);
+  ASSERT_EQ(p.shares.size(), 1U);
+  const Phase& ph = p.shares[0].phases[0];
+  EXPECT_EQ(ph.pattern, Pattern::kChain);
+  EXPECT_EQ(ph.pieces, 8U);
+  ASSERT_EQ(ph.levels.size(), 2U);
+  EXPECT_EQ(ph.levels[0].dim, 0U);
+  EXPECT_EQ(ph.levels[0].root, 1U);
+  EXPECT_EQ(ph.levels[1].dim, 1U);
+  EXPECT_EQ(ph.levels[1].root, 1U);
+  ASSERT_EQ(ph.lanes.size(), 4U);  // both ways on each level
+  EXPECT_EQ(ph.lanes[2].level, 1U);
+}
+
+TEST(Plan, SendSplitsOverDisjointRoutes) {
+  const topo::Pod pod(pod_spec({{4, true}, {4, true}}));
+  config::CollectiveSpec c;
+  c.kind = CollectiveKind::kSend;
+  c.bytes = 1001;
+  c.pairs = {{{0, {0, 0}}, {0, {1, 1}}}};
+  const Plan p = lower(pod, one_axis_per_dim(pod), c);
+  ASSERT_EQ(p.shares.size(), 1U);
+  const auto& paths = p.shares[0].phases[0].paths;
+  ASSERT_EQ(paths.size(), 2U);  // x then y, and y then x
+  EXPECT_EQ(paths[0].bytes + paths[1].bytes, 1001U);
+  EXPECT_EQ(paths[0].route.size(), 2U);
+  EXPECT_EQ(paths[1].route.size(), 2U);
+  EXPECT_NE(paths[0].route.front(), paths[1].route.front());
 }
 
 TEST(Plan, BusBandwidthFactorsFollowNcclTests) {

@@ -46,10 +46,11 @@ constexpr const char* kBytes = "operations[1].collective.bytes";
 TEST(CollectiveRulesTest, KindMustBeSet) {
   auto w = valid_workload();
   second(w).clear_kind();
-  EXPECT_THAT(workload_errors(w),
-              ElementsAre(IsDiagnostic("operations[1].collective.kind",
-                                       "must be set: one of ALL_GATHER, REDUCE_SCATTER, "
-                                       "ALL_REDUCE, ALL_TO_ALL, BROADCAST, COLLECTIVE_PERMUTE")));
+  EXPECT_THAT(
+      workload_errors(w),
+      ElementsAre(IsDiagnostic("operations[1].collective.kind",
+                               "must be set: one of ALL_GATHER, REDUCE_SCATTER, "
+                               "ALL_REDUCE, ALL_TO_ALL, BROADCAST, COLLECTIVE_PERMUTE, SEND")));
 }
 
 TEST(CollectiveRulesTest, UnknownEnumValuesAreRejected) {

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "config/internal/chip_pair_validator.h"
 #include "config/internal/enum_values.h"
 #include "podsim/workload.pb.h"
 
@@ -36,20 +37,22 @@ std::string dtype_label(podsim::DType dtype) {
 
 class CollectiveValidator {
  public:
-  CollectiveValidator(const Collective& c, const ResolvedMesh& mesh, const FieldPath& path,
-                      IssueList& issues)
-      : c_(c), mesh_(mesh), path_(path), issues_(issues) {}
+  CollectiveValidator(const Collective& c, const ResolvedMesh& mesh, const PodSpec& pod,
+                      const FieldPath& path, IssueList& issues)
+      : c_(c), mesh_(mesh), pod_(pod), path_(path), issues_(issues) {}
 
   void run() {
     const bool kind_ok = check_kind();
     const bool dtype_ok = known_value(*DType_descriptor(), c_.dtype(), path_("dtype"), issues_);
     known_value(*CollectiveAlgorithm_descriptor(), c_.algorithm(), path_("algorithm"), issues_);
+    if (kind_ok && c_.kind() == SEND) {
+      check_send(dtype_ok);
+      return;
+    }
     const std::optional<uint64_t> group = group_size();
     if (!kind_ok)
       return;
-    if (c_.algorithm() == podsim::DIRECT && c_.kind() != podsim::ALL_TO_ALL) {
-      issues_.add(path_("algorithm"), "DIRECT applies to ALL_TO_ALL only");
-    }
+    check_algorithm();
     check_ignored_fields();
     if (c_.bytes() == 0) {
       issues_.add(path_("bytes"), "must be > 0");
@@ -99,6 +102,38 @@ class CollectiveValidator {
     return ok ? std::optional<uint64_t>(chips) : std::nullopt;
   }
 
+  void check_algorithm() {
+    const std::string kind = CollectiveKind_Name(c_.kind());
+    if (c_.algorithm() == podsim::DIRECT && c_.kind() != podsim::ALL_TO_ALL) {
+      issues_.add(path_("algorithm"), "DIRECT applies to ALL_TO_ALL only");
+    }
+    if (c_.algorithm() == podsim::SNAKE_RING &&
+        (c_.kind() == ALL_TO_ALL || c_.kind() == COLLECTIVE_PERMUTE)) {
+      issues_.add(path_("algorithm"),
+                  "SNAKE_RING applies to ALL_GATHER, REDUCE_SCATTER, ALL_REDUCE and BROADCAST; " +
+                      kind + " has no ring to lay out");
+    }
+  }
+
+  // A send names its chips, not mesh axes; it moves `bytes` per pair whole.
+  void check_send(bool dtype_ok) {
+    if (c_.axes_size() != 0) {
+      issues_.add(path_("axes"), "SEND names its chips in pairs, not mesh axes; remove axes");
+    }
+    if (c_.algorithm() != podsim::ALGORITHM_AUTO) {
+      issues_.add(path_("algorithm"),
+                  "SEND has no algorithm to choose: its bytes split over the link-disjoint routes "
+                  "between the two chips");
+    }
+    check_ignored_fields();
+    if (c_.bytes() == 0) {
+      issues_.add(path_("bytes"), "must be > 0");
+    } else if (dtype_ok) {
+      check_bytes(std::nullopt);
+    }
+    validate_chip_pairs(c_, pod_, path_, issues_);
+  }
+
   // "the 16 chips of axes [x, y]"
   std::string group_label(uint64_t chips) const {
     std::string axes;
@@ -121,6 +156,9 @@ class CollectiveValidator {
     if (c_.compute_reduction() && c_.kind() != REDUCE_SCATTER && c_.kind() != ALL_REDUCE) {
       issues_.add(path_("compute_reduction"),
                   "only REDUCE_SCATTER and ALL_REDUCE reduce; " + kind + " would ignore it");
+    }
+    if (c_.pairs_size() != 0 && c_.kind() != SEND) {
+      issues_.add(path_("pairs"), "only SEND has pairs; " + kind + " would ignore them");
     }
   }
 
@@ -185,15 +223,16 @@ class CollectiveValidator {
 
   const Collective& c_;
   const ResolvedMesh& mesh_;
+  const PodSpec& pod_;
   const FieldPath path_;
   IssueList& issues_;
 };
 
 }  // namespace
 
-void validate_collective(const Collective& collective, const ResolvedMesh& mesh,
+void validate_collective(const Collective& collective, const ResolvedMesh& mesh, const PodSpec& pod,
                          const FieldPath& path, IssueList& issues) {
-  CollectiveValidator(collective, mesh, path, issues).run();
+  CollectiveValidator(collective, mesh, pod, path, issues).run();
 }
 
 }  // namespace podsim::config::internal

@@ -39,6 +39,8 @@ CollectiveKind to_kind(podsim::CollectiveKind k) {
       return CollectiveKind::kBroadcast;
     case podsim::COLLECTIVE_PERMUTE:
       return CollectiveKind::kPermute;
+    case podsim::SEND:
+      return CollectiveKind::kSend;
     default:  // ALL_REDUCE; validation rejected unset and unknown kinds
       assert(k == podsim::ALL_REDUCE);
       return CollectiveKind::kAllReduce;
@@ -55,6 +57,8 @@ CollectiveAlgorithm to_algorithm(podsim::CollectiveAlgorithm a) {
       return CollectiveAlgorithm::kSequentialAxes;
     case podsim::DIRECT:
       return CollectiveAlgorithm::kDirect;
+    case podsim::SNAKE_RING:
+      return CollectiveAlgorithm::kSnakeRing;
     default:  // ALGORITHM_AUTO
       return CollectiveAlgorithm::kAuto;
   }
@@ -70,6 +74,10 @@ CollectiveSpec to_collective_spec(const Collective& c) {
   spec.root = c.root();
   spec.shift = c.shift();
   spec.compute_reduction = c.compute_reduction();
+  for (const podsim::ChipPair& p : c.pairs()) {
+    spec.pairs.push_back({{p.src().slice(), {p.src().coords().begin(), p.src().coords().end()}},
+                          {p.dst().slice(), {p.dst().coords().begin(), p.dst().coords().end()}}});
+  }
   return spec;
 }
 

@@ -84,7 +84,7 @@ class WorkloadValidator {
     issues_.at_most(path("repeat"), op.repeat(), kMaxRepeat, "");
     switch (op.op_case()) {
       case Operation::kCollective:
-        validate_collective(op.collective(), mesh, path("collective"), issues_);
+        validate_collective(op.collective(), mesh, pod_, path("collective"), issues_);
         return;
       case Operation::kCompute:
         validate_compute(op.compute(), path("compute"), issues_);

@@ -1,0 +1,253 @@
+// All-to-all: every chip of a group sends a block of V / N^2 to every other.
+//
+// DIRECT, or one dimension: every pair exchanges its block along its route
+// (the pod's shortest dimension-ordered route), a block exactly opposite on
+// an even ring half each way round.
+//
+// Several dimensions (the default): what the hardware does -- every block
+// along its dimension-ordered route, cut through at each turn -- modelled by
+// the routes' segments. A route is a run of hops along each dimension in turn
+// (t_d signed hops along d); a chip sends, for every dimension d and every
+// displacement t, one transfer t hops along d carrying every block whose
+// route takes that segment from that chip: on an untwisted torus N / n_d
+// blocks per (d, t), since the routes' displacements are independent per
+// dimension; on a twisted torus the counts come from the routes of one chip
+// of the group to all the others (the slice is vertex-transitive, so every
+// chip's are the same, translated). The segments load every link exactly as
+// the direct exchange does, with N x sum(n_d) transfers instead of N^2, and
+// the twisted links are used wherever a shortest route takes them, including
+// by groups that do not span the twisted dimension (a y-z all-to-all on a
+// twisted slice may shortcut through the x cycle). All segments start at
+// once, as cut-through routing overlaps a route's hops; a receipt on a later
+// dimension counts after the earlier dimensions' longest segments' hop
+// latency, so a latency-bound exchange costs the longest route's latency
+// (the sum of its segments'), a bandwidth-bound one its busiest link's load.
+// SEQUENTIAL_AXES runs one phase per dimension after another with the whole
+// buffer instead (store and forward at every turn).
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+#include "coll/internal/builder.h"
+#include "topo/routing.h"
+
+namespace podsim::coll::internal {
+namespace {
+
+// Half-blocks each chip sends per (dimension, displacement), and the order
+// in which the routes visit the dimensions.
+struct Segments {
+  std::vector<uint32_t> order;
+  std::map<std::pair<uint32_t, int64_t>, uint64_t> half_blocks;
+};
+
+// Untwisted: per dimension, every displacement of the shorter way round (a
+// tie split in half between +n/2 and -n/2) or, on a line, every offset,
+// each carrying N / n_d blocks. The slices come last, one DCN hop to each
+// counterpart.
+Segments plain_segments(const Builder& b, const std::vector<uint32_t>& dims, uint64_t n) {
+  Segments s;
+  for (const uint32_t d : dims) {
+    s.order.push_back(d);
+    const auto size =
+        static_cast<int64_t>(d == topo::kSliceDim ? b.pod().slice_count() : b.pod().dim_size(d));
+    const uint64_t half = 2 * (n / static_cast<uint64_t>(size));
+    const bool ring = d == topo::kSliceDim || b.pod().wraparound(d);
+    for (int64_t t = -(size - 1); t <= size - 1; ++t) {
+      if (t == 0) {
+        continue;
+      }
+      if (!ring || d == topo::kSliceDim) {
+        // A line reaches every offset; over DCN the slice index is the offset.
+        if (d == topo::kSliceDim && t < 0) {
+          continue;
+        }
+        s.half_blocks[{d, t}] = half;
+        continue;
+      }
+      if (2 * std::abs(t) < size) {
+        s.half_blocks[{d, t}] = half;
+      } else if (2 * std::abs(t) == size) {
+        s.half_blocks[{d, t}] = half / 2;  // opposite: half of it each way
+      }
+    }
+  }
+  return s;
+}
+
+// Twisted: the routes of the group's first chip to every other member, cut
+// into runs along one dimension. nullopt when a route is not a run per
+// dimension in one order, or a turn lands outside the group.
+std::optional<Segments> twisted_segments(Builder& b, uint32_t group_set) {
+  const topo::Pod& pod = b.pod();
+  const GroupSet& gs = b.plan().group_sets[group_set];
+  const std::vector<topo::ChipId>& group = gs.groups.front();
+  const topo::ChipId src = group.front();
+  const uint32_t group_index = gs.group_of[src];
+  Segments s;
+  std::vector<std::vector<uint32_t>> visits;  // each route's dimensions, in order
+  for (const topo::ChipId dst : group) {
+    if (dst == src) {
+      continue;
+    }
+    const bool tie = topo::route_has_tie(pod, src, dst);
+    for (const topo::TieBreak way : {topo::TieBreak::kPlus, topo::TieBreak::kMinus}) {
+      if (way == topo::TieBreak::kMinus && !tie) {
+        continue;
+      }
+      const std::vector<topo::LinkId> route = topo::route(pod, src, dst, way);
+      std::vector<uint32_t> dims;
+      topo::ChipId at = src;
+      int64_t run = 0;
+      for (size_t i = 0; i < route.size(); ++i) {
+        const topo::Link& link = pod.link(route[i]);
+        if (link.kind != topo::LinkKind::kIci) {
+          return std::nullopt;
+        }
+        if (dims.empty() || dims.back() != link.dim) {
+          if (std::find(dims.begin(), dims.end(), link.dim) != dims.end()) {
+            return std::nullopt;  // a dimension visited twice
+          }
+          if (gs.group_of[at] != group_index) {
+            return std::nullopt;  // a turn outside the group
+          }
+          dims.push_back(link.dim);
+          run = 0;
+        }
+        run += link.direction;
+        at = link.dst;
+        const bool last = i + 1 == route.size() || pod.link(route[i + 1]).dim != link.dim;
+        if (last) {
+          s.half_blocks[{link.dim, run}] += tie ? 1 : 2;
+        }
+      }
+      for (const uint32_t d : dims) {
+        if (std::find(s.order.begin(), s.order.end(), d) == s.order.end()) {
+          s.order.push_back(d);
+        }
+      }
+      visits.push_back(std::move(dims));
+    }
+  }
+  // Every route must visit its dimensions in the one order, or a segment
+  // would carry blocks that have not reached it.
+  for (const auto& dims : visits) {
+    size_t at = 0;
+    for (const uint32_t d : dims) {
+      const auto pos =
+          static_cast<size_t>(std::find(s.order.begin(), s.order.end(), d) - s.order.begin());
+      if (pos < at) {
+        return std::nullopt;
+      }
+      at = pos;
+    }
+  }
+  return s;
+}
+
+void lower_direct(Builder& b) {
+  const config::CollectiveSpec& c = b.collective();
+  Plan& plan = b.plan();
+  const uint64_t n = plan.group_size;
+  Phase ph;
+  ph.pattern = Pattern::kDirect;
+  ph.axis = join_names(c.axes);
+  Lane lane;
+  lane.group_set = b.axes_group_set(c.axes);
+  lane.chunk_bytes = ceil_div(c.bytes, n * n);
+  ph.lanes = {lane};
+  plan.shares.push_back(Share{{std::move(ph)}});
+  plan.schedule = "direct exchange over " + join_names(c.axes, " ");
+}
+
+std::string label_of(Builder& b, uint32_t dim) {
+  return dim == topo::kSliceDim ? "slice" : b.pod().spec().torus.dims[dim].name;
+}
+
+}  // namespace
+
+void lower_all_to_all(Builder& b, bool direct) {
+  const config::CollectiveSpec& c = b.collective();
+  Plan& plan = b.plan();
+  const topo::Pod& pod = b.pod();
+  const uint64_t n = plan.group_size;
+  std::vector<uint32_t> dims = b.ici_dims();
+  if (!b.dcn_axes().empty() && pod.slice_count() > 1) {
+    dims.push_back(topo::kSliceDim);
+  }
+  if (n <= 1) {
+    plan.schedule = "nothing to do (one chip per group)";
+    return;
+  }
+  const bool twisted = pod.has_twists();
+  if (direct || (dims.size() <= 1 && !twisted) || (twisted && pod.has_failed_links())) {
+    lower_direct(b);
+    return;
+  }
+  std::optional<Segments> seg;
+  if (twisted) {
+    seg = pod.slice_count() > 1 ? std::nullopt : twisted_segments(b, b.axes_group_set(c.axes));
+  } else {
+    seg = plain_segments(b, dims, n);
+  }
+  if (!seg) {
+    lower_direct(b);
+    return;
+  }
+  const uint64_t block = ceil_div(c.bytes, n * n);
+  const bool sequential = c.algorithm == config::CollectiveAlgorithm::kSequentialAxes;
+  std::string labels;
+  Share share;
+  sim::Time delay;
+  for (const uint32_t d : seg->order) {
+    Phase ph;
+    ph.pattern = Pattern::kShift;
+    ph.axis = label_of(b, d);
+    labels += (labels.empty() ? "" : " > ") + label_of(b, d);
+    // Farthest segments first: a chip's DMA issues the transfers with the
+    // most hops to cross before the near ones, so on a link shared first come
+    // first served the last bytes to land are those with the fewest hops left.
+    std::vector<std::pair<int64_t, uint64_t>> moves;  // (displacement, half-blocks)
+    for (const auto& [key, halves] : seg->half_blocks) {
+      if (key.first == d) {
+        moves.emplace_back(key.second, halves);
+      }
+    }
+    std::stable_sort(moves.begin(), moves.end(), [](const auto& l, const auto& r) {
+      return std::abs(l.first) > std::abs(r.first) ||
+             (std::abs(l.first) == std::abs(r.first) && l.first > r.first);
+    });
+    int64_t longest = 0;
+    for (const auto& [t, halves] : moves) {
+      Lane lane;
+      lane.group_set = d == topo::kSliceDim ? b.dim_group_set(d) : b.cycle_group_set(d);
+      lane.wraps = d == topo::kSliceDim || pod.wraparound(d);
+      lane.walk_dim = d == topo::kSliceDim ? kNoWalk : static_cast<int32_t>(d);
+      lane.chunk_bytes = ceil_div(halves * block, 2);
+      lane.shift = static_cast<int32_t>(t);
+      lane.receipt_delay = sequential ? sim::Time::zero() : delay;
+      ph.lanes.push_back(lane);
+      longest = std::max(longest, std::abs(t));
+    }
+    if (d == topo::kSliceDim) {
+      delay += pod.spec().dcn ? pod.spec().dcn->latency : sim::Time::zero();
+    } else {
+      delay += longest * pod.spec().torus.dims[d].hop_latency;
+    }
+    if (sequential || share.phases.empty()) {
+      share.phases.push_back(std::move(ph));
+    } else {
+      auto& lanes = share.phases.back().lanes;
+      lanes.insert(lanes.end(), ph.lanes.begin(), ph.lanes.end());
+      share.phases.back().axis += "," + ph.axis;
+    }
+  }
+  plan.shares.push_back(std::move(share));
+  plan.schedule =
+      std::string(sequential ? "dimension-ordered segments, one dimension after another: "
+                             : "dimension-ordered segments: ") +
+      labels + (twisted ? " (through the twisted links)" : "");
+}
+
+}  // namespace podsim::coll::internal

@@ -1,0 +1,106 @@
+#include "schedule_forms.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace podsim::coll::testing {
+namespace {
+
+uint32_t steps(FormDim d) {
+  return d.wraps ? d.n / 2 : d.n - 1;  // ceil((n-1)/2) = floor(n/2)
+}
+
+double group_chips(const std::vector<FormDim>& dims) {
+  double n = 1;
+  for (const FormDim& d : dims) {
+    n *= d.n;
+  }
+  return n;
+}
+
+// Blocks (of one peer's block) the busiest directed link of one dimension
+// carries when every chip sends one block to every other along the shorter
+// way, a block exactly opposite split in half, and the longest route's hops.
+struct Exchange {
+  double blocks = 0;
+  uint32_t hops = 0;
+};
+
+Exchange exchange(FormDim d) {
+  Exchange e;
+  if (!d.wraps) {
+    // Link (q, q+1) carries every block from {0..q} to {q+1..n-1}.
+    for (uint32_t q = 0; q + 1 < d.n; ++q) {
+      e.blocks = std::max(e.blocks, static_cast<double>((q + 1) * (d.n - 1 - q)));
+    }
+    e.hops = d.n - 1;
+    return e;
+  }
+  // A + link carries the blocks that go k = 1 .. (n-1)/2 steps + from each of
+  // the k chips behind it, and half of those going n/2 steps (n even).
+  for (uint32_t k = 1; 2 * k < d.n; ++k) {
+    e.blocks += k;
+  }
+  if (d.n % 2 == 0) {
+    e.blocks += 0.5 * (d.n / 2);
+  }
+  e.hops = d.n / 2;
+  return e;
+}
+
+}  // namespace
+
+double phase_seconds(FormDim d, double chunk, FormLink l) {
+  return steps(d) * (chunk / l.w1 + l.alpha);
+}
+
+double all_gather_seconds(const std::vector<FormDim>& dims, double v, FormLink l) {
+  const double share = v / static_cast<double>(dims.size());
+  double held = share / group_chips(dims);
+  double t = 0;
+  for (const FormDim& d : dims) {
+    t += phase_seconds(d, held, l);
+    held *= d.n;
+  }
+  return t;
+}
+
+double reduce_scatter_seconds(const std::vector<FormDim>& dims, double v, FormLink l) {
+  double held = v / static_cast<double>(dims.size());
+  double t = 0;
+  for (const FormDim& d : dims) {
+    held /= d.n;
+    t += phase_seconds(d, held, l);
+  }
+  return t;
+}
+
+double all_reduce_seconds(const std::vector<FormDim>& dims, double v, FormLink l) {
+  // The all-gather back retraces the reduce-scatter's phases with the same chunks.
+  return 2 * reduce_scatter_seconds(dims, v, l);
+}
+
+double all_to_all_seconds(const std::vector<FormDim>& dims, double v, FormLink l) {
+  const double share = v / static_cast<double>(dims.size());
+  const double n = group_chips(dims);
+  double t = 0;
+  for (const FormDim& d : dims) {
+    const double block = share / (n * d.n);
+    const Exchange e = exchange(d);
+    t += e.blocks * block / l.w1 + e.hops * l.alpha;
+  }
+  return t;
+}
+
+double broadcast_seconds(const std::vector<FormDim>& dims, const std::vector<uint32_t>& root,
+                         double v, uint32_t pieces, FormLink l) {
+  uint32_t depth = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const FormDim d = dims[i];
+    depth += d.wraps ? d.n / 2 : std::max(root[i], d.n - 1 - root[i]);
+  }
+  const double piece = std::ceil(v / pieces);
+  return (pieces - 1 + depth) * (piece / l.w1 + l.alpha);
+}
+
+}  // namespace podsim::coll::testing
