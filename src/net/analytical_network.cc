@@ -44,49 +44,60 @@ void AnalyticalNetwork::start(sim::Simulation& sim, const Transfer& t, TransferS
 }
 
 void AnalyticalNetwork::book_batch(sim::Simulation& sim) {
-  // Smallest first, call order among equals: the order in which fair sharing
-  // would finish transfers that start together, so the last to land on a
-  // busy link is its largest transfer, as in the flow model.
-  std::stable_sort(batch_.begin(), batch_.end(),
-                   [](const Starting& a, const Starting& b) { return a.bytes < b.bytes; });
-  for (const Starting& s : batch_) {
+  const sim::Time now = sim.now();
+  uses_.clear();
+  ends_.assign(batch_.size(), now);
+  latencies_.assign(batch_.size(), sim::Time::zero());
+  for (uint32_t i = 0; i < batch_.size(); ++i) {
+    const Starting& s = batch_[i];
     const std::span<const topo::LinkId> route =
         s.owned
             ? std::span<const topo::LinkId>(owned_routes_.data() + s.owned_begin, s.route.size())
             : s.route;
-    sim.schedule_at(book(route, s.bytes, sim.now()), *this, s.slot);
+    for (const topo::LinkId id : route) {
+      latencies_[i] += links_.latency(id);
+      // Zero bytes occupy no link: they pay the latencies only, however busy
+      // the links are (as in the flow and packet models).
+      if (s.bytes > 0) {
+        uses_.push_back(Use{id, s.bytes, i});
+      }
+    }
+  }
+  // Per link, its transfers of this instant smallest first: processor
+  // sharing from when the link is free. The one of b bytes ends when every
+  // transfer still on the link has moved b: after the smaller ones' bytes
+  // and b for each of the k - j still running; the largest when the link has
+  // carried them all. Equal transfers end together, as under fair sharing.
+  std::sort(uses_.begin(), uses_.end(), [](const Use& a, const Use& b) {
+    return a.link != b.link ? a.link < b.link
+                            : (a.bytes != b.bytes ? a.bytes < b.bytes : a.index < b.index);
+  });
+  for (size_t g = 0; g < uses_.size();) {
+    size_t e = g;
+    while (e < uses_.size() && uses_[e].link == uses_[g].link) {
+      ++e;
+    }
+    Usage& u = usage_[uses_[g].link];
+    const sim::Bandwidth bandwidth = links_.bandwidth(uses_[g].link);
+    const sim::Time start = std::max(now, u.free);
+    uint64_t done = 0;  // bytes of the transfers that have ended
+    for (size_t j = g; j < e; ++j) {
+      const uint64_t b = uses_[j].bytes;
+      const sim::Time end = start + sim::transfer_time(done + (e - j) * b, bandwidth);
+      ends_[uses_[j].index] = std::max(ends_[uses_[j].index], end);
+      done += b;
+    }
+    const sim::Time stream = sim::transfer_time(done, bandwidth);
+    u.bytes += done;
+    u.busy += stream;
+    u.free = start + stream;
+    g = e;
+  }
+  for (uint32_t i = 0; i < batch_.size(); ++i) {
+    sim.schedule_at(ends_[i] + latencies_[i], *this, batch_[i].slot);
   }
   batch_.clear();
   owned_routes_.clear();
-}
-
-sim::Time AnalyticalNetwork::book(std::span<const topo::LinkId> route, uint64_t bytes,
-                                  sim::Time now) {
-  // One pass over the route: its latency, and (bytes > 0) its bookings.
-  // Zero bytes occupy no link: they pay the latencies only, however busy the
-  // links are (as in the flow and packet models).
-  sim::Time latest = now;
-  sim::Time latency;
-  // Routes mostly cross links of one bandwidth: divide once per change of it.
-  sim::Bandwidth last_bandwidth;
-  sim::Time stream;
-  for (const topo::LinkId id : route) {
-    latency += links_.latency(id);
-    if (bytes == 0)
-      continue;
-    const sim::Bandwidth bandwidth = links_.bandwidth(id);
-    if (bandwidth != last_bandwidth) {
-      stream = sim::transfer_time(bytes, bandwidth);
-      last_bandwidth = bandwidth;
-    }
-    Usage& u = usage_[id];
-    const sim::Time end = std::max(now, u.free) + stream;
-    u.bytes += bytes;
-    u.busy += stream;
-    u.free = end;
-    latest = std::max(latest, end);
-  }
-  return latest + latency;
 }
 
 void AnalyticalNetwork::handle(sim::Simulation& sim, uint64_t payload) {

@@ -2,46 +2,45 @@
 // through one number per directed link, the time until which it is booked.
 //
 // The rule. Every link l keeps free_l, the end of its last booking (initially
-// zero). Transfers started at the same instant are booked together, at the
-// end of that instant, smallest first (call order among equal sizes): the
-// order in which fair sharing finishes transfers that start together, so the
-// last to land on a busy link is its largest, as in the flow model. A
-// transfer of B > 0 bytes booked at `now` books, on each link l of its route
-// independently and in route order,
-//   [begin_l, end_l) with begin_l = max(now, free_l),
-//                         end_l   = begin_l + transfer_time(B, bandwidth_l),
-// sets free_l = end_l, and is delivered at
-//   max over its links of end_l + sum of the route's link latencies.
-// So the most loaded link decides: N transfers that start together on one
-// link all finish once it has carried their N x B bytes, the first booked at
-// B / bandwidth, the last at N x B / bandwidth. A transfer alone on free links
-// gets exactly the old closed form, transfer_time(B, slowest link) + latencies
-// (transfer_time is monotone in the bandwidth), which analytical_time() below
-// still computes. B == 0 books nothing and pays the latencies only; src == dst
-// is delivered at once (through an event, like every delivery).
+// zero). The transfers started at one instant are booked together, at the
+// end of that instant (a late-priority event), on each link of their routes
+// independently: from begin_l = max(now, free_l), the link is shared among
+// them as fair sharing would share it if nothing else came -- processor
+// sharing: taken smallest first, the j-th of k (b_j bytes) ends at
+//   begin_l + transfer_time(b_1 + ... + b_{j-1} + (k - j + 1) b_j, bandwidth_l),
+// when every transfer still on the link has moved b_j; the largest when the
+// link has carried them all, which becomes free_l. A transfer is delivered at
+//   max over its links of its end there + sum of the route's link latencies.
+// So the most loaded link decides: N transfers of B bytes that start together
+// on one link all end once it has carried their N x B bytes. Transfers that
+// start later queue behind (first come, first served, per instant). A
+// transfer alone on free links gets exactly the old closed form,
+// transfer_time(B, slowest link) + latencies (transfer_time is monotone in
+// the bandwidth), which analytical_time() below still computes. B == 0 books
+// nothing and pays the latencies only; src == dst is delivered at once
+// (through an event, like every delivery).
 //
 // Assumptions, and how the result compares with the flow model:
-//  - FIFO per link, by start instant and then size: a link carries one
-//    transfer at a time at its full bandwidth. Max-min shares it instead, so
-//    per transfer this is earlier (booked first) or later (booked behind a
-//    large one) than the flow model; the mean completion is lower, the last
-//    one on a link the same when that link binds all its transfers. Booking
-//    same-instant transfers smallest first matters where routes differ in
-//    length: an all-to-all's last transfer is then a large one, as under
-//    fair sharing, not whichever was started last (on a twisted v5p 8x16x16
-//    all-to-all that brought this model from 12% above the flow model to 2%
-//    below it).
-//  - The links of one route are booked independently: the bytes are treated
-//    as if they could wait between hops booked at different times
-//    (store-and-forward), even cross a downstream link before an upstream one
-//    booked later. A transfer held up on one link therefore does not hold up
-//    its others: they carry its bytes at full rate and are then free, where
-//    max-min would slow the flow to its bottleneck share on every link. That
-//    is the optimism; it also makes a transfer queue behind bytes that
-//    max-min would have spread thinly over a long time
-//    (tests/net/conformance_contention_test.cc, MaxMinOverLinksOfUnequal-
-//    Bandwidth: C comes 1.5x later than max-min gives it).
-//  - Latency is paid once per route, after the last booking, as in the flow
+//  - Fair sharing among transfers that start together, FIFO between instants:
+//    max-min would also slow a transfer already running when a new one
+//    arrives. Sharing the instant's transfers (rather than serving them in
+//    call order) keeps the shares of a multi-dimension collective in step,
+//    as they are under fair sharing: served first come first served, one
+//    share would run ahead, reach the next dimension while another is still
+//    on it, and the two would then collide there (a hierarchical all-reduce
+//    over two v5e 16x16 slices came out 36% above the flow model that way).
+//    And an all-to-all's last transfer on a link is then its largest, as
+//    under fair sharing, not whichever was started last.
+//  - The links of one route are shared independently: the bytes are treated
+//    as if they could wait between hops (store-and-forward), even cross a
+//    downstream link before an upstream one. A transfer held up on one link
+//    therefore does not hold up its others: they carry its bytes at their
+//    share and are then free, where max-min would slow the flow to its
+//    bottleneck share on every link. That is the optimism; it also makes a
+//    transfer queue behind bytes that max-min would have spread thinly over a
+//    long time (tests/net/conformance_contention_test.cc, MaxMinOverLinksOf-
+//    UnequalBandwidth).
+//  - Latency is paid once per route, after the last byte, as in the flow
 //    model; links are not held for it.
 //  On the bandwidth bound it is pessimistic nowhere: each link's bookings are
 //  a work-conserving queue of the bytes offered to it from the moment their
@@ -49,16 +48,10 @@
 //  that respects the link's bandwidth (and cannot move bytes before their
 //  transfer starts) can have carried them. For transfers started together,
 //  the last booking ends exactly at max over links of bytes / bandwidth, and
-//  the pattern completes that plus the latency of the transfer booked last
-//  on the busiest link. Flow and packet drain no earlier than that bound
-//  (max-min need not reach it; on the all-to-alls measured it does, all but
-//  latency) and add the latency of the longest route among the flows that
-//  drain last, so the two differ by about the spread of route latencies,
-//  either way. Measured (tests/net/model_agreement_test.cc, all-to-all of
-//  1-4 MiB blocks, 1 us hops): within 0.6% of flow on a ring of 8, 4x4 and
-//  8x4 tori, a 4x4 mesh and a 4x4x4 torus. Where latency is a large part of
-//  the time the spread shows: a 1 MiB all-to-all over a v5e line of 4 is
-//  7.2 us here, 8.2 us in the flow model (one hop of latency).
+//  the pattern completes that plus the latency of the largest transfers on
+//  the busiest link. Measured (tests/net/model_agreement_test.cc and
+//  tests/engine/model_agreement_test.cc): within 5% of flow on every shipped
+//  operation list and on all-to-alls over rings, lines, tori and twisted tori.
 //
 // Link stats: bytes are counted when a transfer starts; busy is the union of
 // the booked intervals clipped to now. Bookings on a link never overlap, so
@@ -66,12 +59,12 @@
 // the part after now is exactly [now, free_l). Busy <= elapsed time, hence
 // utilisation <= 1 on every link.
 //
-// Costs: start O(hops) (one transfer_time per change of bandwidth along the
-// route, so one for a uniform route), plus an O(k log k) sort of the k
-// transfers started at one instant; one event per transfer and one per
-// instant with starts, 24 bytes per link, one small record per transfer in
-// flight, no allocation in steady state (the batch's buffers are reused).
-// Deterministic: bookings follow start time, size and call order only.
+// Costs: per instant with starts, O(H log H) for the H (link, transfer)
+// pairs of its transfers' routes (a sort by link and size) and one
+// transfer_time per pair; one event per transfer and one per instant, 24
+// bytes per link, one small record per transfer in flight, no allocation in
+// steady state (the batch's buffers are reused). Deterministic: bookings
+// follow start time, size and call order only.
 #pragma once
 
 #include <cstdint>
@@ -127,16 +120,22 @@ class AnalyticalNetwork final : public Network, private sim::EventHandler {
   // Delivers the transfer in slot `payload`, or books the batch.
   void handle(sim::Simulation& sim, uint64_t payload) override;
   void book_batch(sim::Simulation& sim);
-  // Books `bytes` on every link of `route` from `now` (nothing when zero);
-  // returns the delivery time: the latest end + the route's latency. O(hops).
-  sim::Time book(std::span<const topo::LinkId> route, uint64_t bytes, sim::Time now);
-
   LinkTable links_;
   SlotPool<Pending> pending_;
   std::vector<Usage> usage_;  // indexed by LinkId
   std::vector<topo::LinkId> route_scratch_;
+  // One link of one batch transfer's route, for the per-link booking.
+  struct Use {
+    topo::LinkId link = 0;
+    uint64_t bytes = 0;
+    uint32_t index = 0;  // into batch_
+  };
   std::vector<Starting> batch_;
   std::vector<topo::LinkId> owned_routes_;  // default routes of the batch
+  // Scratch of book_batch(), kept so that steady state allocates nothing.
+  std::vector<Use> uses_;
+  std::vector<sim::Time> ends_;
+  std::vector<sim::Time> latencies_;
 };
 
 }  // namespace podsim::net

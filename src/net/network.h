@@ -2,11 +2,11 @@
 //
 // One interface, three models (chosen per run with --network):
 //  - analytical: a closed form per transfer that sees contention. Every
-//    directed link is booked first come, first served (transfers started at
-//    one instant smallest first): a transfer books each link of its route for
-//    bytes / that link's bandwidth from when the link is free (or now), and
-//    is delivered at the latest end of those bookings + the sum of the
-//    route's link latencies. The most loaded link decides,
+//    directed link keeps the time until which it is booked; the transfers
+//    that start at one instant share each link of their routes from then as
+//    fair sharing would if nothing else came (processor sharing), later ones
+//    queue behind; a transfer is delivered at its latest end over its links
+//    + the sum of the route's link latencies. The most loaded link decides,
 //    so utilisation never exceeds 1; a lone transfer takes bytes / slowest
 //    link + latencies. O(hops) and one event per transfer, no rate solve.
 //  - flow (default): every transfer is a flow along its route; each directed

@@ -34,13 +34,13 @@ topo::LinkId link(const topo::Pod& pod, topo::ChipId from, uint32_t dim, int dir
   return *pod.link_from(from, dim, direction);
 }
 
-TEST(AnalyticalContention, TransfersOnOneLinkFinishOneAfterAnother) {
+TEST(AnalyticalContention, TransfersStartedTogetherShareTheirLink) {
   const topo::Pod line4 = line(4);
   const std::vector<Transfer> transfers(5, transfer(1, 2, kBlock));
   const auto r = run(line4, transfers);
-  // Booked back to back: [0, 100), [100, 200), ... [400, 500) us.
+  // Equal and started together: they share the link and all end at 500 us.
   for (size_t i = 0; i < transfers.size(); ++i) {
-    EXPECT_EQ(r.times[i], static_cast<int64_t>(i + 1) * kBlockTime + kHop) << "transfer " << i;
+    EXPECT_EQ(r.times[i], 5 * kBlockTime + kHop) << "transfer " << i;
   }
   const topo::LinkId used = link(line4, 1, 0, +1);
   for (topo::LinkId id = 0; id < r.stats.bytes.size(); ++id) {
@@ -51,18 +51,22 @@ TEST(AnalyticalContention, TransfersOnOneLinkFinishOneAfterAnother) {
 
 TEST(AnalyticalContention, TransfersSharingOneOfSeveralLinks) {
   const topo::Pod line5 = line(5);
-  // A: 0 -> 4 over four links, booked first: [0, 100) on each. B: 2 -> 3 and
-  // C: 3 -> 4 each share one of A's links and queue behind it: [100, 200).
-  auto r = run(line5, {transfer(0, 4, kBlock), transfer(2, 3, kBlock), transfer(3, 4, kBlock)});
-  EXPECT_EQ(r.times[0], kBlockTime + 4 * kHop);
-  EXPECT_EQ(r.times[1], 2 * kBlockTime + kHop);
-  EXPECT_EQ(r.times[2], 2 * kBlockTime + kHop);
-  // Booked the other way round, B and C go first and A's last two links are
-  // [100, 200): its latest booking decides.
-  r = run(line5, {transfer(2, 3, kBlock), transfer(3, 4, kBlock), transfer(0, 4, kBlock)});
-  EXPECT_EQ(r.times[0], kBlockTime + kHop);
-  EXPECT_EQ(r.times[1], kBlockTime + kHop);
-  EXPECT_EQ(r.times[2], 2 * kBlockTime + 4 * kHop);
+  // A: 0 -> 4 over four links, alone on the first two ([0, 100)). B: 2 -> 3
+  // and C: 3 -> 4 each share one of A's links with it: both end at 200 us
+  // there, and A's latest end decides it. The order of the calls does not
+  // matter among transfers that start together.
+  for (const bool a_first : {true, false}) {
+    const auto r =
+        a_first
+            ? run(line5, {transfer(0, 4, kBlock), transfer(2, 3, kBlock), transfer(3, 4, kBlock)})
+            : run(line5, {transfer(2, 3, kBlock), transfer(3, 4, kBlock), transfer(0, 4, kBlock)});
+    const size_t a = a_first ? 0 : 2;
+    EXPECT_EQ(r.times[a], 2 * kBlockTime + 4 * kHop);
+    EXPECT_EQ(r.times[a_first ? 1 : 0], 2 * kBlockTime + kHop);
+    EXPECT_EQ(r.times[a_first ? 2 : 1], 2 * kBlockTime + kHop);
+  }
+  const auto r =
+      run(line5, {transfer(2, 3, kBlock), transfer(3, 4, kBlock), transfer(0, 4, kBlock)});
   // The links A has to itself are busy only for its own stream.
   EXPECT_EQ(r.stats.busy[link(line5, 0, 0, +1)], kBlockTime);
   EXPECT_EQ(r.stats.busy[link(line5, 2, 0, +1)], 2 * kBlockTime);
@@ -78,12 +82,12 @@ TEST(AnalyticalContention, UnequalBandwidths) {
   auto r = run(mesh, {transfer(0, 3, mb)});
   EXPECT_EQ(r.times[0], sim::Time::us(100) + 2 * kHop);
   EXPECT_EQ(r.times[0], analytical_time(mesh, route, mb, analytical()));
-  // A: x [0, 100), y [0, 50). Two 1 -> 3 on the y link: [50, 100), [100, 150).
-  // The y link carries 3 MB (150 us) and ends the pattern, though it is the
-  // fast one: the most loaded link decides, not the slowest.
+  // A: x alone [0, 100); on the y link with two 1 -> 3, three equal
+  // transfers share it to 150 us. The y link carries 3 MB and ends the
+  // pattern, though it is the fast one: the most loaded link decides.
   r = run(mesh, {transfer(0, 3, mb), transfer(1, 3, mb), transfer(1, 3, mb)});
-  EXPECT_EQ(r.times[0], sim::Time::us(100) + 2 * kHop);
-  EXPECT_EQ(r.times[1], sim::Time::us(100) + kHop);
+  EXPECT_EQ(r.times[0], sim::Time::us(150) + 2 * kHop);
+  EXPECT_EQ(r.times[1], sim::Time::us(150) + kHop);
   EXPECT_EQ(r.times[2], sim::Time::us(150) + kHop);
   EXPECT_EQ(r.stats.busy[link(mesh, 0, 0, +1)], sim::Time::us(100));
   EXPECT_EQ(r.stats.busy[link(mesh, 1, 1, +1)], sim::Time::us(150));
@@ -97,7 +101,7 @@ TEST(AnalyticalContention, DcnDownLinkIsShared) {
   const topo::Pod pod(with_slices(pod_spec({{4, true}}), 2));
   const uint64_t bytes = 2'500'000;
   const auto r = run(pod, {transfer(0, 4, bytes), transfer(1, 4, bytes)});
-  EXPECT_EQ(r.times[0], sim::Time::us(100) + kDcnLatency);
+  EXPECT_EQ(r.times[0], sim::Time::us(200) + kDcnLatency);
   EXPECT_EQ(r.times[1], sim::Time::us(200) + kDcnLatency);
 }
 
@@ -270,7 +274,7 @@ TEST(AnalyticalContention, RandomMixMatchesTheRuleAndNoLinkIsOverbooked) {
     EXPECT_LE(stats.busy[id], sim.now());
 }
 
-TEST(AnalyticalContention, DeterministicAndDecidedByCallOrder) {
+TEST(AnalyticalContention, DeterministicAndIndependentOfCallOrderWithinAnInstant) {
   const topo::Pod torus = torus3(4);
   const RoutedPattern p = all_to_all(torus, 256 * 1024);
   const auto first = run(torus, p.transfers);
@@ -279,13 +283,18 @@ TEST(AnalyticalContention, DeterministicAndDecidedByCallOrder) {
   EXPECT_EQ(first.fingerprint, second.fingerprint);
   EXPECT_EQ(first.stats.bytes, second.stats.bytes);
   EXPECT_EQ(first.stats.busy, second.stats.busy);
-  // Two transfers on one link: whichever starts first is served first.
+  // Two transfers on one link started together share it, whatever the order
+  // of the calls; one started later queues behind.
   const auto ab = run(line(3), {transfer(0, 1, kBlock), transfer(0, 2, kBlock)});
   const auto ba = run(line(3), {transfer(0, 2, kBlock), transfer(0, 1, kBlock)});
-  EXPECT_EQ(ab.times[0], kBlockTime + kHop);
+  EXPECT_EQ(ab.times[0], 2 * kBlockTime + kHop);
   EXPECT_EQ(ab.times[1], 2 * kBlockTime + 2 * kHop);
-  EXPECT_EQ(ba.times[0], kBlockTime + 2 * kHop);
+  EXPECT_EQ(ba.times[0], 2 * kBlockTime + 2 * kHop);
   EXPECT_EQ(ba.times[1], 2 * kBlockTime + kHop);
+  const auto later = run(line(3), {transfer(0, 1, kBlock), transfer(0, 2, kBlock)},
+                         {sim::Time::zero(), sim::Time::us(1)});
+  EXPECT_EQ(later.times[0], kBlockTime + kHop);
+  EXPECT_EQ(later.times[1], 2 * kBlockTime + 2 * kHop);
 }
 
 }  // namespace
