@@ -20,10 +20,13 @@ double group_chips(const std::vector<FormDim>& dims) {
 
 // Blocks (of one peer's block) the busiest directed link of one dimension
 // carries when every chip sends one block to every other along the shorter
-// way, a block exactly opposite split in half, and the longest route's hops.
+// way, a block exactly opposite split in half; the farthest displacement
+// (h), and the farthest that carries whole blocks (h': an even ring's
+// opposite chip gets half a block each way, so it is not the last to land).
 struct Exchange {
   double blocks = 0;
   uint32_t hops = 0;
+  uint32_t whole_hops = 0;
 };
 
 Exchange exchange(FormDim d) {
@@ -34,6 +37,7 @@ Exchange exchange(FormDim d) {
       e.blocks = std::max(e.blocks, static_cast<double>((q + 1) * (d.n - 1 - q)));
     }
     e.hops = d.n - 1;
+    e.whole_hops = d.n - 1;
     return e;
   }
   // A + link carries the blocks that go k = 1 .. (n-1)/2 steps + from each of
@@ -45,6 +49,7 @@ Exchange exchange(FormDim d) {
     e.blocks += 0.5 * (d.n / 2);
   }
   e.hops = d.n / 2;
+  e.whole_hops = (d.n - 1) / 2;
   return e;
 }
 
@@ -81,15 +86,20 @@ double all_reduce_seconds(const std::vector<FormDim>& dims, double v, FormLink l
 }
 
 double all_to_all_seconds(const std::vector<FormDim>& dims, double v, FormLink l) {
-  const double share = v / static_cast<double>(dims.size());
+  // All segments at once: dimension d's last whole-block segment lands when
+  // its busiest link has drained, h'_d hops later, and after the earlier
+  // dimensions' farthest segments' latency (cut-through).
   const double n = group_chips(dims);
-  double t = 0;
+  const double block = v / (n * n);
+  double worst = 0;
+  double before = 0;
   for (const FormDim& d : dims) {
-    const double block = share / (n * d.n);
     const Exchange e = exchange(d);
-    t += e.blocks * block / l.w1 + e.hops * l.alpha;
+    const double drain = n / d.n * e.blocks * block / l.w1;
+    worst = std::max(worst, drain + before + e.whole_hops * l.alpha);
+    before += e.hops * l.alpha;
   }
-  return t;
+  return worst;
 }
 
 double broadcast_seconds(const std::vector<FormDim>& dims, const std::vector<uint32_t>& root,

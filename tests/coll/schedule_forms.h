@@ -33,8 +33,9 @@ double phase_seconds(FormDim d, double chunk, FormLink l);
 double all_gather_seconds(const std::vector<FormDim>& dims, double v, FormLink l);
 double reduce_scatter_seconds(const std::vector<FormDim>& dims, double v, FormLink l);
 double all_reduce_seconds(const std::vector<FormDim>& dims, double v, FormLink l);
-// One direct exchange per dimension: the most loaded link's blocks over W1,
-// plus the longest route's hops.
+// Dimension-ordered segments, all at once: for each dimension its busiest
+// link's blocks over W1, plus its farthest whole-block segment's hops and
+// the earlier dimensions' farthest segments' hops; the worst dimension.
 double all_to_all_seconds(const std::vector<FormDim>& dims, double v, FormLink l);
 // A tree of pipelined chains over `dims` from the root at position `root`
 // (coordinates, one per dimension), V cut into `pieces`: (pieces - 1 + sum

@@ -11,12 +11,6 @@
 
 namespace podsim::config::testing {
 
-std::filesystem::path source_dir() {
-  const char* dir = std::getenv("PODSIM_SOURCE_DIR");
-  return dir != nullptr && *dir != '\0' ? std::filesystem::path(dir)
-                                        : std::filesystem::current_path();
-}
-
 podsim::Topology valid_topology() {
   static constexpr const char* kText = R"pb(
     name: "test-pod"

@@ -9,12 +9,12 @@
 
 #include "config/diagnostics.h"
 #include "podsim/topology.pb.h"
+#include "shipped.h"
 
 namespace podsim::config::testing {
 
-// The source tree: $PODSIM_SOURCE_DIR (set by podsim_add_test), else the
-// current directory.
-std::filesystem::path source_dir();
+// The source tree (tests/support/shipped.h).
+using podsim::testing::source_dir;
 
 // A small valid pod: a 4x4x2 torus (x and y wrap, z is a 2-chip line), one
 // slice, no calibration. Tests break one rule at a time on a copy.

@@ -131,22 +131,6 @@ WorkloadSpec load_workload(const podsim::Workload& workload, const PodSpec& pod)
   return parse_workload_text(text, "test.textproto", pod);
 }
 
-std::optional<std::string> topology_header(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  const std::string key = "# topology:";
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty())
-      continue;
-    if (line[0] != '#')
-      break;
-    if (line.rfind(key, 0) == 0) {
-      const size_t begin = line.find_first_not_of(' ', key.size());
-      return begin == std::string::npos ? std::string() : line.substr(begin);
-    }
-  }
-  return std::nullopt;
-}
-
 ShippedWorkload load_shipped_workload(const std::string& name) {
   const std::filesystem::path file = source_dir() / "workloads" / name;
   const auto topology = topology_header(file);

@@ -12,6 +12,7 @@
 #include "config/topology_spec.h"
 #include "config/workload_spec.h"
 #include "podsim/workload.pb.h"
+#include "shipped.h"
 
 namespace podsim::config::testing {
 
@@ -59,8 +60,8 @@ std::vector<Diagnostic> workload_errors(const std::string& text, const PodSpec& 
 WorkloadSpec load_workload(const podsim::Workload& workload, const PodSpec& pod = test_pod());
 
 // The PATH of the "# topology: PATH" line among the comment lines that open
-// `file`; nullopt without one.
-std::optional<std::string> topology_header(const std::filesystem::path& file);
+// `file`; nullopt without one (tests/support/shipped.h).
+using podsim::testing::topology_header;
 
 // A shipped workload (workloads/NAME) loaded against the topology its header
 // names.

@@ -35,43 +35,76 @@
 namespace podsim::coll::internal {
 namespace {
 
-// Half-blocks each chip sends per (dimension, displacement), and the order
-// in which the routes visit the dimensions.
+// What each chip sends along each (dimension, displacement), in half-blocks;
+// how long its receipts wait for the earlier segments' hops (the longest
+// such wait among the routes through it); and the order in which the
+// routes visit the dimensions.
 struct Segments {
+  using Key = std::pair<uint32_t, int64_t>;
   std::vector<uint32_t> order;
-  std::map<std::pair<uint32_t, int64_t>, uint64_t> half_blocks;
+  std::map<Key, uint64_t> half_blocks;
+  std::map<Key, sim::Time> delay;
+  bool cycles = false;  // twisted dimensions run over their true cycles
 };
 
-// Untwisted: per dimension, every displacement of the shorter way round (a
-// tie split in half between +n/2 and -n/2) or, on a line, every offset,
-// each carrying N / n_d blocks. The slices come last, one DCN hop to each
-// counterpart.
+sim::Time hop_latency(const topo::Pod& pod, uint32_t dim) {
+  if (dim == topo::kSliceDim) {
+    return pod.spec().dcn ? pod.spec().dcn->latency : sim::Time::zero();
+  }
+  return pod.spec().torus.dims[dim].hop_latency;
+}
+
+bool is_twisted(const topo::Pod& pod, uint32_t dim) {
+  const auto& twists = pod.spec().torus.twists;
+  return std::any_of(twists.begin(), twists.end(),
+                     [dim](const config::TwistSpec& t) { return t.dim == dim; });
+}
+
+// The group is a subgroup of the twisted torus (so translations map it onto
+// the other groups) when every dimension a twisted dimension of it shifts
+// is also one of its dimensions.
+bool closed_under_twists(const topo::Pod& pod, const std::vector<uint32_t>& dims) {
+  for (const auto& t : pod.spec().torus.twists) {
+    const bool has = std::find(dims.begin(), dims.end(), t.dim) != dims.end();
+    if (has && std::find(dims.begin(), dims.end(), t.shift_dim) == dims.end()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Independent dimensions: per dimension, every displacement of the shorter
+// way round (a tie split in half between +n/2 and -n/2) or, on a line (or a
+// twisted dimension, whose routes inside a line never take the wrap), every
+// offset, each carrying N / n_d blocks. The slices come last, one DCN hop to
+// each counterpart.
 Segments plain_segments(const Builder& b, const std::vector<uint32_t>& dims, uint64_t n) {
+  const topo::Pod& pod = b.pod();
   Segments s;
+  sim::Time before;
   for (const uint32_t d : dims) {
     s.order.push_back(d);
-    const auto size =
-        static_cast<int64_t>(d == topo::kSliceDim ? b.pod().slice_count() : b.pod().dim_size(d));
+    const bool dcn = d == topo::kSliceDim;
+    const auto size = static_cast<int64_t>(dcn ? pod.slice_count() : pod.dim_size(d));
     const uint64_t half = 2 * (n / static_cast<uint64_t>(size));
-    const bool ring = d == topo::kSliceDim || b.pod().wraparound(d);
+    const bool ring = !dcn && pod.wraparound(d) && !is_twisted(pod, d);
+    int64_t longest = 0;
     for (int64_t t = -(size - 1); t <= size - 1; ++t) {
-      if (t == 0) {
-        continue;
+      if (t == 0 || (dcn && t < 0)) {
+        continue;  // over DCN the offset is the slice index, one hop whatever it is
       }
-      if (!ring || d == topo::kSliceDim) {
-        // A line reaches every offset; over DCN the slice index is the offset.
-        if (d == topo::kSliceDim && t < 0) {
-          continue;
-        }
-        s.half_blocks[{d, t}] = half;
-        continue;
+      uint64_t blocks = half;
+      if (ring && 2 * std::abs(t) > size) {
+        continue;  // the other way round is shorter
       }
-      if (2 * std::abs(t) < size) {
-        s.half_blocks[{d, t}] = half;
-      } else if (2 * std::abs(t) == size) {
-        s.half_blocks[{d, t}] = half / 2;  // opposite: half of it each way
+      if (ring && 2 * std::abs(t) == size) {
+        blocks = half / 2;  // opposite: half of it each way
       }
+      s.half_blocks[{d, t}] = blocks;
+      s.delay[{d, t}] = before;
+      longest = std::max(longest, dcn ? 1 : std::abs(t));
     }
+    before += longest * hop_latency(pod, d);
   }
   return s;
 }
@@ -100,6 +133,7 @@ std::optional<Segments> twisted_segments(Builder& b, uint32_t group_set) {
       std::vector<uint32_t> dims;
       topo::ChipId at = src;
       int64_t run = 0;
+      sim::Time before;  // latency of this route's earlier segments
       for (size_t i = 0; i < route.size(); ++i) {
         const topo::Link& link = pod.link(route[i]);
         if (link.kind != topo::LinkKind::kIci) {
@@ -119,7 +153,10 @@ std::optional<Segments> twisted_segments(Builder& b, uint32_t group_set) {
         at = link.dst;
         const bool last = i + 1 == route.size() || pod.link(route[i + 1]).dim != link.dim;
         if (last) {
-          s.half_blocks[{link.dim, run}] += tie ? 1 : 2;
+          const Segments::Key key{link.dim, run};
+          s.half_blocks[key] += tie ? 1 : 2;
+          s.delay[key] = std::max(s.delay[key], before);
+          before += std::abs(run) * hop_latency(pod, link.dim);
         }
       }
       for (const uint32_t d : dims) {
@@ -130,6 +167,7 @@ std::optional<Segments> twisted_segments(Builder& b, uint32_t group_set) {
       visits.push_back(std::move(dims));
     }
   }
+  s.cycles = true;
   // Every route must visit its dimensions in the one order, or a segment
   // would carry blocks that have not reached it.
   for (const auto& dims : visits) {
@@ -185,8 +223,10 @@ void lower_all_to_all(Builder& b, bool direct) {
     lower_direct(b);
     return;
   }
+  // A group closed under the twists uses them (from one chip's shortest
+  // routes); any other group's routes stay on its lines.
   std::optional<Segments> seg;
-  if (twisted) {
+  if (twisted && closed_under_twists(pod, dims)) {
     seg = pod.slice_count() > 1 ? std::nullopt : twisted_segments(b, b.axes_group_set(c.axes));
   } else {
     seg = plain_segments(b, dims, n);
@@ -199,7 +239,6 @@ void lower_all_to_all(Builder& b, bool direct) {
   const bool sequential = c.algorithm == config::CollectiveAlgorithm::kSequentialAxes;
   std::string labels;
   Share share;
-  sim::Time delay;
   for (const uint32_t d : seg->order) {
     Phase ph;
     ph.pattern = Pattern::kShift;
@@ -218,22 +257,19 @@ void lower_all_to_all(Builder& b, bool direct) {
       return std::abs(l.first) > std::abs(r.first) ||
              (std::abs(l.first) == std::abs(r.first) && l.first > r.first);
     });
-    int64_t longest = 0;
+    const bool dcn = d == topo::kSliceDim;
+    // A twisted dimension's segments run along its true cycle where the
+    // routes take the twisted wraps, along its lines otherwise.
+    const bool line = !dcn && (!pod.wraparound(d) || (is_twisted(pod, d) && !seg->cycles));
     for (const auto& [t, halves] : moves) {
       Lane lane;
-      lane.group_set = d == topo::kSliceDim ? b.dim_group_set(d) : b.cycle_group_set(d);
-      lane.wraps = d == topo::kSliceDim || pod.wraparound(d);
-      lane.walk_dim = d == topo::kSliceDim ? kNoWalk : static_cast<int32_t>(d);
+      lane.group_set = seg->cycles && !dcn ? b.cycle_group_set(d) : b.dim_group_set(d);
+      lane.wraps = !line;
+      lane.walk_dim = dcn ? kNoWalk : static_cast<int32_t>(d);
       lane.chunk_bytes = ceil_div(halves * block, 2);
       lane.shift = static_cast<int32_t>(t);
-      lane.receipt_delay = sequential ? sim::Time::zero() : delay;
+      lane.receipt_delay = sequential ? sim::Time::zero() : seg->delay.at({d, t});
       ph.lanes.push_back(lane);
-      longest = std::max(longest, std::abs(t));
-    }
-    if (d == topo::kSliceDim) {
-      delay += pod.spec().dcn ? pod.spec().dcn->latency : sim::Time::zero();
-    } else {
-      delay += longest * pod.spec().torus.dims[d].hop_latency;
     }
     if (sequential || share.phases.empty()) {
       share.phases.push_back(std::move(ph));
@@ -247,7 +283,7 @@ void lower_all_to_all(Builder& b, bool direct) {
   plan.schedule =
       std::string(sequential ? "dimension-ordered segments, one dimension after another: "
                              : "dimension-ordered segments: ") +
-      labels + (twisted ? " (through the twisted links)" : "");
+      labels + (seg->cycles ? " (through the twisted links)" : "");
 }
 
 }  // namespace podsim::coll::internal
