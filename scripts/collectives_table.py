@@ -526,8 +526,8 @@ FOOTNOTE = (
     "share's phases s x (c / W1 + alpha), s = floor(n/2) on a ring and n - 1 on a "
     "line or a twisted dimension, reduce-scatter chunks ceil(h / n), all-reduce twice "
     "the reduce-scatter; `SNAKE_RING` one line (or ring) over the group's N chips; "
-    "all-to-all, max_d (N / n_d) B(n_d) (V / N^2) / W1 + the longest route's hops x "
-    "alpha; broadcast, (P - 1 + D) x (ceil(V / P) / W1 + alpha); collective permute, "
+    "all-to-all, max_d [(N / n_d) B(n_d) (V / N^2) / W1 + (D_d + h'_d) x alpha]; "
+    "broadcast, (P - 1 + D) x (ceil(V / P) / W1 + alpha); collective permute, "
     "V / W1 + hops x alpha; send, V / (routes x W1) + hops x alpha."
 )
 
