@@ -16,7 +16,9 @@
 // constructor resolves those targets and routes once, into peer tables shared
 // by lanes with the same group set, direction and routing: O(tables x chips
 // x hops), and the hot path does no route or group lookups. Sends index
-// their paths by source chip once, in the constructor.
+// their paths by source chip once, in the constructor. executor.cc holds the
+// state machine, executor_roles.cc each pattern's rules, executor_tables.cc
+// the tables.
 #pragma once
 
 #include <cstdint>

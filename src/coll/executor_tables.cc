@@ -1,0 +1,95 @@
+// CollectiveRun's tables, built once: where each member of a lane sends
+// (peer tables, shared by lanes with the same group set, offset and
+// routing), a send phase's paths by source chip, and the all-to-all routes
+// looked up as they are first needed.
+#include <optional>
+#include <stdexcept>
+#include <utility>
+
+#include "coll/executor.h"
+#include "coll/internal/ring_math.h"
+#include "topo/routing.h"
+
+namespace podsim::coll {
+
+using internal::mod;
+
+uint32_t CollectiveRun::peer_table(uint32_t group_set, int64_t offset, bool wraps,
+                                   int32_t walk_dim) {
+  const PeerKey key{group_set, offset, wraps, walk_dim};
+  for (uint32_t t = 0; t < peer_keys_.size(); ++t) {
+    if (peer_keys_[t] == key) {
+      return t;
+    }
+  }
+  const GroupSet& gs = plan_.group_sets[group_set];
+  std::vector<topo::LinkId> route;
+  for (topo::ChipId c = 0; c < chip_count_; ++c) {
+    const auto& group = gs.groups[gs.group_of[c]];
+    const auto n = static_cast<uint32_t>(group.size());
+    const int64_t to = static_cast<int64_t>(gs.position[c]) + offset;
+    if (!wraps && (to < 0 || to >= n)) {
+      // Off the end of a line: role() gives such a member no step that way.
+      peers_.push_back(Peer{c, 0, 0});
+      continue;
+    }
+    const topo::ChipId peer = group[mod(to, n)];
+    route.clear();
+    // Along one dimension the transfer walks that dimension's links the way
+    // the lane goes, so a ring over a twisted dimension closes through the
+    // twisted wrap (its true cycle) rather than back along the line.
+    std::optional<std::vector<topo::LinkId>> walk;
+    if (walk_dim != kNoWalk && peer != c) {
+      walk = topo::walk_along(pod_, c, peer, static_cast<uint32_t>(walk_dim), offset > 0 ? +1 : -1);
+    }
+    if (walk) {
+      route = std::move(*walk);
+    } else {
+      topo::route_into(pod_, c, peer, route);
+    }
+    peers_.push_back(
+        Peer{peer, static_cast<uint32_t>(peer_links_.size()), static_cast<uint32_t>(route.size())});
+    peer_links_.insert(peer_links_.end(), route.begin(), route.end());
+  }
+  peer_keys_.push_back(key);
+  return static_cast<uint32_t>(peer_keys_.size() - 1);
+}
+
+uint32_t CollectiveRun::send_table(const Phase& ph) {
+  SendTable t;
+  t.begin.assign(chip_count_ + 1, 0);
+  t.incoming.assign(chip_count_, 0);
+  for (const SendPath& p : ph.paths) {
+    if (p.src >= chip_count_ || p.dst >= chip_count_) {
+      throw std::invalid_argument("CollectiveRun: a send path names a chip outside the pod");
+    }
+    ++t.begin[p.src + 1];
+    ++t.incoming[p.dst];
+  }
+  for (topo::ChipId c = 0; c < chip_count_; ++c) {
+    t.begin[c + 1] += t.begin[c];
+  }
+  t.order.assign(ph.paths.size(), 0);
+  std::vector<uint32_t> next(t.begin.begin(), t.begin.end() - 1);
+  for (uint32_t i = 0; i < ph.paths.size(); ++i) {
+    t.order[next[ph.paths[i].src]++] = i;
+  }
+  send_tables_.push_back(std::move(t));
+  return static_cast<uint32_t>(send_tables_.size() - 1);
+}
+
+std::span<const topo::LinkId> CollectiveRun::direct_route(topo::ChipId src, topo::ChipId dst,
+                                                          topo::TieBreak tie) {
+  const uint64_t key =
+      (uint64_t{tie == topo::TieBreak::kMinus} << 63) | (uint64_t{src} << 32) | dst;
+  auto [it, added] =
+      direct_route_of_.try_emplace(key, static_cast<uint32_t>(direct_routes_.size()));
+  if (added) {
+    // Moving the outer vector moves each route's buffer, not its elements, so
+    // spans handed out earlier stay valid.
+    direct_routes_.push_back(topo::route(pod_, src, dst, tie));
+  }
+  return direct_routes_[it->second];
+}
+
+}  // namespace podsim::coll
