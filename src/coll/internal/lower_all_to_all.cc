@@ -110,8 +110,8 @@ Segments plain_segments(const Builder& b, const std::vector<uint32_t>& dims, uin
 }
 
 // Twisted: the routes of the group's first chip to every other member, cut
-// into runs along one dimension. nullopt when a route is not a run per
-// dimension in one order, or a turn lands outside the group.
+// into runs along one dimension. nullopt when a route visits a dimension
+// twice or turns outside the group.
 std::optional<Segments> twisted_segments(Builder& b, uint32_t group_set) {
   const topo::Pod& pod = b.pod();
   const GroupSet& gs = b.plan().group_sets[group_set];
@@ -119,7 +119,6 @@ std::optional<Segments> twisted_segments(Builder& b, uint32_t group_set) {
   const topo::ChipId src = group.front();
   const uint32_t group_index = gs.group_of[src];
   Segments s;
-  std::vector<std::vector<uint32_t>> visits;  // each route's dimensions, in order
   for (const topo::ChipId dst : group) {
     if (dst == src) {
       continue;
@@ -164,23 +163,16 @@ std::optional<Segments> twisted_segments(Builder& b, uint32_t group_set) {
           s.order.push_back(d);
         }
       }
-      visits.push_back(std::move(dims));
     }
   }
   s.cycles = true;
-  // Every route must visit its dimensions in the one order, or a segment
-  // would carry blocks that have not reached it.
-  for (const auto& dims : visits) {
-    size_t at = 0;
-    for (const uint32_t d : dims) {
-      const auto pos =
-          static_cast<size_t>(std::find(s.order.begin(), s.order.end(), d) - s.order.begin());
-      if (pos < at) {
-        return std::nullopt;
-      }
-      at = pos;
-    }
-  }
+  // The lanes are built dimension by dimension, twisted ones first as the
+  // routes take them. Routes need not all visit the dimensions in one order:
+  // every segment starts at once and waits, through its receipt delay, for
+  // the earlier segments of every route through it.
+  std::stable_sort(s.order.begin(), s.order.end(), [&pod](uint32_t l, uint32_t r) {
+    return is_twisted(pod, l) != is_twisted(pod, r) ? is_twisted(pod, l) : l < r;
+  });
   return s;
 }
 
