@@ -75,5 +75,28 @@ INSTANTIATE_TEST_SUITE_P(
                       Shape{"v5p_4x4x8_twisted", {}, {}, "topologies/v5p-4x4x8-twisted.textproto"}),
     [](const auto& param) { return std::string(param.param.label); });
 
+// Groups that span part of a twisted slice: z alone (the dimension the
+// twists shift; its shortest routes may go round an x or y cycle: segments)
+// and the x-y plane (both twisted, their shift dimension left out: a route
+// that crosses the x and the y wrap shifts z by 4 + 4 = 8, back where it
+// was, so some routes leave the plane's lines and the exchange runs direct).
+TEST(AllToAllSegments, SubgroupsOfATwistedSliceLoadLinksAsTheDirectExchange) {
+  const topo::Pod pod(config::load_topology_file("topologies/v5p-4x4x8-twisted.textproto"));
+  const topo::DeviceMesh mesh(pod, {{"xy", {0, 1}}, {"z", {2}}});
+  for (const std::string axis : {"z", "xy"}) {
+    const uint64_t n = mesh.axis_size(axis);
+    auto c = collective(CollectiveKind::kAllToAll, n * n * kMiB, {axis});
+    const Outcome segments = run(pod, mesh, c);
+    const std::string schedule = lower(pod, mesh, c).schedule;
+    EXPECT_EQ(schedule.find("direct") == std::string::npos, axis == "z")
+        << axis << ": " << schedule;
+    c.algorithm = CollectiveAlgorithm::kDirect;
+    const Outcome direct = run(pod, mesh, c);
+    ASSERT_TRUE(segments.done && direct.done);
+    EXPECT_EQ(segments.link_bytes, direct.link_bytes) << axis;
+    EXPECT_NEAR(segments.seconds, direct.seconds, 0.02 * direct.seconds) << axis;
+  }
+}
+
 }  // namespace
 }  // namespace podsim::coll::testing
