@@ -52,8 +52,8 @@ void BM_BuildPod(benchmark::State& state) {
 }
 BENCHMARK(BM_BuildPod)->Unit(benchmark::kMillisecond);
 
-void BM_Route(benchmark::State& state) {
-  const Pod pod(torus_spec({16, 16, 16}));
+// route_into() over random pairs of `pod`, one route per iteration.
+void route_pairs(benchmark::State& state, const Pod& pod) {
   const auto pairs = random_pairs(pod, 1 << 14);
   std::vector<LinkId> path;
   size_t i = 0;
@@ -64,6 +64,10 @@ void BM_Route(benchmark::State& state) {
     benchmark::DoNotOptimize(path.data());
   }
   state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Route(benchmark::State& state) {
+  route_pairs(state, Pod(torus_spec({16, 16, 16})));
 }
 BENCHMARK(BM_Route);
 
@@ -94,17 +98,7 @@ BENCHMARK(BM_ShortestRoute)->Unit(benchmark::kMicrosecond);
 void BM_TwistedRoute(benchmark::State& state) {
   config::PodSpec spec = torus_spec({8, 16, 16});
   spec.torus.twists = {{0, 1, 8}, {0, 2, 8}};
-  const Pod pod(spec);
-  const auto pairs = random_pairs(pod, 1 << 14);
-  std::vector<LinkId> path;
-  size_t i = 0;
-  for (auto _ : state) {
-    const auto& [src, dst] = pairs[i++ % pairs.size()];
-    path.clear();
-    route_into(pod, src, dst, path);
-    benchmark::DoNotOptimize(path.data());
-  }
-  state.SetItemsProcessed(state.iterations());
+  route_pairs(state, Pod(spec));
 }
 BENCHMARK(BM_TwistedRoute);
 

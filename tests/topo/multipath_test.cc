@@ -17,19 +17,11 @@
 namespace podsim::topo {
 namespace {
 
+using testing::expect_walk;
 using testing::ReferenceTorus;
 using testing::torus_spec;
 
 using Routes = std::vector<std::vector<LinkId>>;
-
-void expect_walk(const Pod& pod, ChipId src, ChipId dst, const std::vector<LinkId>& path) {
-  VertexId at = src;
-  for (const LinkId id : path) {
-    ASSERT_EQ(pod.link(id).src, at) << src << "->" << dst;
-    at = pod.link(id).dst;
-  }
-  EXPECT_EQ(at, dst) << src << "->" << dst;
-}
 
 // No link appears twice across all the routes.
 void expect_disjoint(const Routes& routes, ChipId src, ChipId dst) {

@@ -14,19 +14,9 @@
 namespace podsim::topo {
 namespace {
 
+using testing::expect_walk;
 using testing::ReferenceTorus;
 using testing::torus_spec;
-
-// A route is a walk: it leaves src, each link starts where the last one ended,
-// and it ends at dst.
-void expect_walk(const Pod& pod, ChipId src, ChipId dst, const std::vector<LinkId>& path) {
-  VertexId at = src;
-  for (const LinkId id : path) {
-    ASSERT_EQ(pod.link(id).src, at) << src << "->" << dst;
-    at = pod.link(id).dst;
-  }
-  EXPECT_EQ(at, dst) << src << "->" << dst;
-}
 
 // The (dim, direction) steps DOR should take on a plain torus, worked out from
 // coordinates alone: dimension by dimension, the shorter way, + on a tie.

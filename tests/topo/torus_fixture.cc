@@ -1,5 +1,7 @@
 #include "torus_fixture.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <deque>
 #include <string>
@@ -150,6 +152,15 @@ int64_t ReferenceTorus::diameter() const {
     }
   }
   return worst;
+}
+
+void expect_walk(const Pod& pod, ChipId src, ChipId dst, const std::vector<LinkId>& path) {
+  VertexId at = src;
+  for (const LinkId id : path) {
+    ASSERT_EQ(pod.link(id).src, at) << src << "->" << dst;
+    at = pod.link(id).dst;
+  }
+  EXPECT_EQ(at, dst) << src << "->" << dst;
 }
 
 }  // namespace podsim::topo::testing

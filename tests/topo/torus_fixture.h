@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/topology_spec.h"
+#include "topo/pod.h"
 
 namespace podsim::topo::testing {
 
@@ -29,6 +30,10 @@ const std::vector<ShapeCase>& standard_shapes();
 
 // An N-d torus, one slice, `link_gbps` one-way links and 1 us hops.
 config::PodSpec torus_spec(const std::vector<Dim>& dims, double link_gbps = 50.0);
+
+// A route is a walk: it leaves src, each link starts where the last one
+// ended, and it ends at dst (gtest assertions).
+void expect_walk(const Pod& pod, ChipId src, ChipId dst, const std::vector<LinkId>& path);
 // The same spec replicated into `slices` slices joined by a DCN.
 config::PodSpec with_slices(config::PodSpec spec, uint32_t slices, double dcn_gbps_per_chip);
 config::PodSpec with_failed_link(config::PodSpec spec, std::vector<uint32_t> coords, uint32_t dim,

@@ -14,17 +14,9 @@
 namespace podsim::topo {
 namespace {
 
+using testing::expect_walk;
 using testing::ReferenceTorus;
 using testing::torus_spec;
-
-void expect_walk(const Pod& pod, ChipId src, ChipId dst, const std::vector<LinkId>& path) {
-  VertexId at = src;
-  for (const LinkId id : path) {
-    ASSERT_EQ(pod.link(id).src, at) << src << "->" << dst;
-    at = pod.link(id).dst;
-  }
-  EXPECT_EQ(at, dst) << src << "->" << dst;
-}
 
 config::PodSpec twisted(const std::vector<testing::Dim>& dims,
                         std::vector<config::TwistSpec> twists) {
