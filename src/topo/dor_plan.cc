@@ -55,7 +55,7 @@ class PlanCost {
       Shifted s{d, pod.dim_size(d), from, to, pod.wraparound(d), {}};
       bool shifted = false;
       // plan_steps() lets twists move untwisted dimensions only.
-      const bool twisted = is_twisted(pod, d);
+      const bool twisted = pod.twisted(d);
       for (const auto& t : pod.spec().torus.twists) {
         if (twisted || t.shift_dim != d)
           continue;
@@ -131,17 +131,9 @@ class PlanCost {
 
 }  // namespace
 
-bool is_twisted(const Pod& pod, uint32_t dim) {
-  for (const auto& t : pod.spec().torus.twists) {
-    if (t.dim == dim)
-      return true;
-  }
-  return false;
-}
-
 bool has_twist_chain(const Pod& pod) {
   for (const auto& t : pod.spec().torus.twists) {
-    if (is_twisted(pod, t.shift_dim))
+    if (pod.twisted(t.shift_dim))
       return true;
   }
   return false;
@@ -152,7 +144,7 @@ std::vector<uint32_t> canonical_order(const Pod& pod) {
   order.reserve(pod.dim_count());
   for (const bool twisted : {true, false}) {
     for (uint32_t d = 0; d < pod.dim_count(); ++d) {
-      if (is_twisted(pod, d) == twisted)
+      if (pod.twisted(d) == twisted)
         order.push_back(d);
     }
   }
@@ -166,7 +158,7 @@ int64_t plan_steps(const Pod& pod, const DorPlan& plan, ChipId src, ChipId dst, 
   }
   const int64_t from = pod.coord(src, dim);
   const int64_t to = pod.coord(dst, dim);
-  if (is_twisted(pod, dim))
+  if (pod.twisted(dim))
     return plain_steps(pod, dim, from, to, TieBreak::kPlus);
   // Where the twisted walks leave this dimension: every crossing of a wrap
   // that shifts it moves it by that twist's offset, modulo its size.
@@ -187,7 +179,7 @@ int64_t plan_steps(const Pod& pod, const DorPlan& plan, ChipId src, ChipId dst, 
 DorChoice choose_plan(const Pod& pod, ChipId src, ChipId dst) {
   DorPlan plan;
   for (uint32_t d = 0; d < pod.dim_count() && plan.slots < kMaxJointTwisted; ++d) {
-    if (is_twisted(pod, d))
+    if (pod.twisted(d))
       plan.dim[plan.slots++] = d;
   }
   DorChoice choice{plan, plan};

@@ -88,9 +88,6 @@ std::vector<uint32_t> canonical_order(const Pod& pod);
 // land and a walk may miss dst. O(twists^2).
 bool has_twist_chain(const Pod& pod);
 
-// True when some twist twists `dim`'s wrap. O(twists).
-bool is_twisted(const Pod& pod, uint32_t dim);
-
 // Takes `steps` signed hops along `dim` from `at` (updated), calling
 // emit(LinkId) per hop; false when a link is missing. O(|steps|).
 template <typename Emit>
@@ -135,7 +132,7 @@ bool walk_plan_canonical(const Pod& pod, const DorPlan& plan, ChipId src, ChipId
   }
   for (const bool twisted : {true, false}) {
     for (uint32_t dim = 0; dim < pod.dim_count(); ++dim) {
-      if (is_twisted(pod, dim) != twisted)
+      if (pod.twisted(dim) != twisted)
         continue;
       if (!walk_dim(pod, plan_steps(pod, plan, src, dst, dim), dim, at, emit))
         return false;

@@ -1,5 +1,6 @@
 #include "topo/pod.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -147,6 +148,12 @@ void Pod::index_out_links() {
   std::vector<uint32_t> next(out_begin_.begin(), out_begin_.end() - 1);
   for (LinkId id = 0; id < links_.size(); ++id)
     out_ids_[next[links_[id].src]++] = id;
+}
+
+bool Pod::twisted(uint32_t dim) const {
+  const auto& twists = spec_.torus.twists;
+  return std::any_of(twists.begin(), twists.end(),
+                     [dim](const config::TwistSpec& t) { return t.dim == dim; });
 }
 
 }  // namespace podsim::topo

@@ -56,6 +56,9 @@ class Pod {
   uint32_t dim_size(uint32_t dim) const { return shape_.dim_size(dim); }
   bool wraparound(uint32_t dim) const { return spec_.torus.dims[dim].wraparound; }
   bool has_twists() const { return !spec_.torus.twists.empty(); }
+  // True when some twist shifts `dim`'s wraparound, so its wrap links land on
+  // another line (and its true cycle passes through several). O(twists).
+  bool twisted(uint32_t dim) const;
   bool has_failed_links() const { return !spec_.failed_links.empty(); }
 
   std::vector<uint32_t> coords(ChipId chip) const { return shape_.coords(chip); }

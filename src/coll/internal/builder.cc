@@ -34,18 +34,12 @@ Builder::Builder(const topo::Pod& pod, const topo::DeviceMesh& mesh,
       plan_.group_size *= pod.dim_size(d);
       if (pod.dim_size(d) > 1) {
         ici_dims_.push_back(d);
-        if (is_twisted(d)) {
+        if (pod_.twisted(d)) {
           twisted_dims_.push_back(d);
         }
       }
     }
   }
-}
-
-bool Builder::is_twisted(uint32_t dim) const {
-  const auto& twists = pod_.spec().torus.twists;
-  return std::any_of(twists.begin(), twists.end(),
-                     [dim](const config::TwistSpec& t) { return t.dim == dim; });
 }
 
 Unit Builder::dim_unit(uint32_t dim, TwistedAs twisted_as) {
@@ -62,7 +56,7 @@ Unit Builder::dim_unit(uint32_t dim, TwistedAs twisted_as) {
   const std::string& name = pod_.spec().torus.dims[dim].name;
   u.size = pod_.dim_size(dim);
   u.walk_dim = static_cast<int32_t>(dim);
-  if (is_twisted(dim)) {
+  if (pod_.twisted(dim)) {
     u.wraps = twisted_as == TwistedAs::kCycle;
     u.label = name + (u.wraps ? " cycle" : " line");
   } else {
@@ -85,7 +79,6 @@ std::vector<Unit> Builder::ici_units(bool snake, std::span<const TwistedAs> twis
   for (const auto& axis : ici_axes_) {
     const std::span<const std::string> one(&axis, 1);
     Unit u;
-    u.by_dim = false;
     u.group_set = axes_group_set(one);
     u.size = mesh_.axis_size(axis);
     if (u.size <= 1) {
@@ -141,7 +134,7 @@ uint32_t Builder::axes_group_set(std::span<const std::string> axes) {
 }
 
 uint32_t Builder::cycle_group_set(uint32_t dim) {
-  if (dim == topo::kSliceDim || !is_twisted(dim)) {
+  if (dim == topo::kSliceDim || !pod_.twisted(dim)) {
     return dim_group_set(dim);
   }
   const std::string key = "cycle:" + std::to_string(dim);

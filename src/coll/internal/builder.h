@@ -30,7 +30,6 @@ struct Unit {
   bool wraps = false;          // the groups close into rings
   int32_t walk_dim = kNoWalk;  // transfers to a neighbour walk this dimension
   bool dcn = false;            // over the slices, through the DCN fabric
-  bool by_dim = true;          // one dimension (position = coordinate); false: a snake
   uint32_t dim = topo::kSliceDim;
   std::string label;  // "x", "x line", "x cycle", "x,y snake", "slice"
 };
@@ -74,7 +73,6 @@ class Builder {
 
  private:
   uint32_t add_group_set(const std::string& key, std::vector<std::vector<topo::ChipId>> groups);
-  bool is_twisted(uint32_t dim) const;
   uint32_t find_group_set(const std::string& key) const;  // or kNone
 
   const topo::Pod& pod_;

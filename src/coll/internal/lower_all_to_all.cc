@@ -54,12 +54,6 @@ sim::Time hop_latency(const topo::Pod& pod, uint32_t dim) {
   return pod.spec().torus.dims[dim].hop_latency;
 }
 
-bool is_twisted(const topo::Pod& pod, uint32_t dim) {
-  const auto& twists = pod.spec().torus.twists;
-  return std::any_of(twists.begin(), twists.end(),
-                     [dim](const config::TwistSpec& t) { return t.dim == dim; });
-}
-
 // The group is a subgroup of the twisted torus (so translations map it onto
 // the other groups) when every dimension a twisted dimension of it shifts
 // is also one of its dimensions.
@@ -90,7 +84,7 @@ bool routes_stay_on_lines(Builder& b, uint32_t group_set) {
         topo::route_into(pod, src, dst, route, way);
         for (const topo::LinkId id : route) {
           const topo::Link& link = pod.link(id);
-          if ((link.wrap && is_twisted(pod, link.dim)) || gs.group_of[link.dst] != index) {
+          if ((link.wrap && pod.twisted(link.dim)) || gs.group_of[link.dst] != index) {
             return false;
           }
         }
@@ -114,7 +108,7 @@ Segments plain_segments(const Builder& b, const std::vector<uint32_t>& dims, uin
     const bool dcn = d == topo::kSliceDim;
     const auto size = static_cast<int64_t>(dcn ? pod.slice_count() : pod.dim_size(d));
     const uint64_t half = 2 * (n / static_cast<uint64_t>(size));
-    const bool ring = !dcn && pod.wraparound(d) && !is_twisted(pod, d);
+    const bool ring = !dcn && pod.wraparound(d) && !pod.twisted(d);
     int64_t longest = 0;
     for (int64_t t = -(size - 1); t <= size - 1; ++t) {
       if (t == 0 || (dcn && t < 0)) {
@@ -198,7 +192,7 @@ std::optional<Segments> twisted_segments(Builder& b, uint32_t group_set) {
   // every segment starts at once and waits, through its receipt delay, for
   // the earlier segments of every route through it.
   std::stable_sort(s.order.begin(), s.order.end(), [&pod](uint32_t l, uint32_t r) {
-    return is_twisted(pod, l) != is_twisted(pod, r) ? is_twisted(pod, l) : l < r;
+    return pod.twisted(l) != pod.twisted(r) ? pod.twisted(l) : l < r;
   });
   return s;
 }
@@ -281,7 +275,7 @@ void lower_all_to_all(Builder& b, bool direct) {
     const bool dcn = d == topo::kSliceDim;
     // A twisted dimension's segments run along its true cycle where the
     // routes take the twisted wraps, along its lines otherwise.
-    const bool line = !dcn && (!pod.wraparound(d) || (is_twisted(pod, d) && !seg->cycles));
+    const bool line = !dcn && (!pod.wraparound(d) || (pod.twisted(d) && !seg->cycles));
     for (const auto& [t, halves] : moves) {
       Lane lane;
       lane.group_set = seg->cycles && !dcn ? b.cycle_group_set(d) : b.dim_group_set(d);

@@ -39,7 +39,6 @@ void lower_broadcast(Builder& b, std::span<const TwistedAs> twisted_as) {
   if (c.algorithm == CollectiveAlgorithm::kSnakeRing) {
     // One chain over the whole group in snake order, the root by position.
     Unit u;
-    u.by_dim = false;
     u.group_set = b.axes_group_set(c.axes);
     u.size = plan.group_size;
     u.wraps = true;
