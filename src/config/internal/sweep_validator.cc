@@ -1,0 +1,261 @@
+#include "config/internal/sweep_validator.h"
+
+#include <array>
+#include <cmath>
+#include <set>
+#include <string_view>
+
+#include "config/internal/enum_values.h"
+#include "config/internal/sweep_ranges.h"
+#include "podsim/sweep.pb.h"
+
+namespace podsim::config::internal {
+namespace {
+
+constexpr std::array<std::string_view, 3> kNetworks = {"analytical", "flow", "packet"};
+constexpr std::array<std::string_view, 2> kComputes = {"roofline", "systolic"};
+
+template <size_t N>
+bool one_of(const std::array<std::string_view, N>& names, const std::string& s) {
+  for (std::string_view n : names) {
+    if (n == s)
+      return true;
+  }
+  return false;
+}
+
+template <size_t N>
+std::string listed(const std::array<std::string_view, N>& names) {
+  std::vector<std::string> v(names.begin(), names.end());
+  return join(v);
+}
+
+bool rooted(std::string_view path) {
+  return path.starts_with("topology.") || path.starts_with("workload.");
+}
+
+std::filesystem::path resolve(const std::filesystem::path& base_dir, const std::string& name) {
+  const std::filesystem::path p(name);
+  return p.is_absolute() ? p : base_dir / p;
+}
+
+NumericRange range_of(const Parameter& p) {
+  NumericRange r;
+  if (p.has_geometric()) {
+    r.geometric = true;
+    r.start = p.geometric().start();
+    r.stop = p.geometric().stop();
+    r.step = p.geometric().factor();
+  } else {
+    r.start = p.linear().start();
+    r.stop = p.linear().stop();
+    r.step = p.linear().step();
+  }
+  return r;
+}
+
+class SweepValidator {
+ public:
+  SweepValidator(const Sweep& s, const std::filesystem::path& base_dir)
+      : s_(s), base_dir_(base_dir) {}
+
+  std::vector<FieldIssue> run() {
+    check_base("topology", s_.topology());
+    check_base("workload", s_.workload());
+    if (!s_.network().empty() && !one_of(kNetworks, s_.network()))
+      issues_.add(root_("network"),
+                  "must be one of " + listed(kNetworks) + ", got \"" + s_.network() + "\"");
+    if (!s_.compute().empty() && !one_of(kComputes, s_.compute()))
+      issues_.add(root_("compute"),
+                  "must be one of " + listed(kComputes) + ", got \"" + s_.compute() + "\"");
+    known_value(*Combine_descriptor(), s_.combine(), root_("combine"), issues_);
+    for (int i = 0; i < s_.set_size(); ++i)
+      check_set(i);
+    if (s_.parameters_size() == 0)
+      issues_.add(root_("parameters"), "a sweep needs at least one parameter to vary");
+    std::set<std::string> paths;
+    std::vector<uint64_t> counts;
+    for (int i = 0; i < s_.parameters_size(); ++i) {
+      const uint64_t n = check_parameter(i);
+      if (!s_.parameters(i).path().empty() && !paths.insert(s_.parameters(i).path()).second)
+        issues_.add(root_("parameters", i)("path"),
+                    "\"" + s_.parameters(i).path() + "\" is varied twice");
+      counts.push_back(n);
+    }
+    check_points(counts);
+    return issues_.issues();
+  }
+
+ private:
+  void check_base(const char* field, const std::string& name) {
+    if (name.empty())
+      return;
+    const std::filesystem::path p = resolve(base_dir_, name);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(p, ec))
+      issues_.add(root_(field), "no such file: " + p.string());
+  }
+
+  void check_set(int i) {
+    const std::string& s = s_.set(i);
+    const size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      issues_.add(root_("set", i), "expected PATH=VALUE, got \"" + s + "\"");
+    } else if (!rooted(std::string_view(s).substr(0, eq))) {
+      issues_.add(root_("set", i), "the path must start with topology. or workload., got \"" +
+                                       s.substr(0, eq) + "\"");
+    }
+  }
+
+  // Returns how many values the parameter has (0 when it is invalid).
+  uint64_t check_parameter(int i) {
+    const Parameter& p = s_.parameters(i);
+    const FieldPath at = root_("parameters", i);
+    if (p.path().empty()) {
+      issues_.add(at("path"), "must name a --set path, \"network\" or \"compute\"");
+    } else if (p.path() != "network" && p.path() != "compute" && !rooted(p.path())) {
+      issues_.add(at("path"),
+                  "must start with topology. or workload., or be \"network\" or "
+                  "\"compute\"; got \"" +
+                      p.path() + "\"");
+    }
+    const int forms = (p.values_size() > 0) + p.has_linear() + p.has_geometric();
+    if (forms != 1) {
+      issues_.add(at("values"), "give exactly one of values, linear and geometric (" +
+                                    std::to_string(forms) + " given)");
+      return 0;
+    }
+    if (p.values_size() > 0)
+      return check_values(p, at);
+    return check_range(p, at);
+  }
+
+  uint64_t check_values(const Parameter& p, const FieldPath& at) {
+    if (static_cast<uint64_t>(p.values_size()) > kMaxParameterValues) {
+      issues_.add(at("values"), "at most " + std::to_string(kMaxParameterValues) + " values");
+      return 0;
+    }
+    for (int k = 0; k < p.values_size(); ++k) {
+      const std::string& v = p.values(k);
+      if (p.path() == "network" && !one_of(kNetworks, v))
+        issues_.add(at("values", k), "must be one of " + listed(kNetworks) + ", got \"" + v + "\"");
+      if (p.path() == "compute" && !one_of(kComputes, v))
+        issues_.add(at("values", k), "must be one of " + listed(kComputes) + ", got \"" + v + "\"");
+    }
+    return static_cast<uint64_t>(p.values_size());
+  }
+
+  uint64_t check_range(const Parameter& p, const FieldPath& at) {
+    const bool geo = p.has_geometric();
+    const FieldPath r = at(geo ? "geometric" : "linear");
+    if (p.path() == "network" || p.path() == "compute") {
+      issues_.add(r, p.path() + " takes values, not a numeric range");
+      return 0;
+    }
+    const NumericRange range = range_of(p);
+    bool ok = issues_.finite(r("start"), range.start) & issues_.finite(r("stop"), range.stop);
+    if (geo) {
+      ok &= issues_.positive(r("start"), range.start);
+      if (!(range.step > 1) || !std::isfinite(range.step)) {
+        issues_.add(r("factor"), "must be a finite number > 1, got " + format_number(range.step));
+        ok = false;
+      }
+    } else {
+      ok &= issues_.positive(r("step"), range.step);
+    }
+    if (ok && range.stop < range.start) {
+      issues_.add(r("stop"), "must be >= start (" + format_number(range.start) + "), got " +
+                                 format_number(range.stop));
+      ok = false;
+    }
+    if (!ok)
+      return 0;
+    const uint64_t n = range_count(range);
+    if (n > kMaxParameterValues) {
+      issues_.add(r, "makes " + format_number(static_cast<double>(n)) + " values; at most " +
+                         std::to_string(kMaxParameterValues));
+      return 0;
+    }
+    return n;
+  }
+
+  void check_points(const std::vector<uint64_t>& counts) {
+    if (counts.empty())
+      return;
+    for (uint64_t n : counts) {
+      if (n == 0)
+        return;  // already reported
+    }
+    if (s_.combine() == ZIP) {
+      for (size_t i = 1; i < counts.size(); ++i) {
+        if (counts[i] != counts[0])
+          issues_.add(root_("parameters", static_cast<int>(i)),
+                      "zipped parameters need equal lengths: this one has " +
+                          std::to_string(counts[i]) + " values, parameters[0] has " +
+                          std::to_string(counts[0]));
+      }
+      return;
+    }
+    uint64_t points = 1;
+    for (uint64_t n : counts) {
+      if (points > kMaxSweepPoints / n) {
+        issues_.add(root_("parameters"),
+                    "the grid makes more than " + std::to_string(kMaxSweepPoints) + " points");
+        return;
+      }
+      points *= n;
+    }
+  }
+
+  const Sweep& s_;
+  const std::filesystem::path& base_dir_;
+  const FieldPath root_;
+  IssueList issues_;
+};
+
+std::vector<std::string> values_of(const Parameter& p) {
+  if (p.values_size() > 0)
+    return {p.values().begin(), p.values().end()};
+  const NumericRange r = range_of(p);
+  std::vector<std::string> out;
+  const uint64_t n = range_count(r);
+  out.reserve(n);
+  for (uint64_t i = 0; i < n; ++i)
+    out.push_back(range_value(r, i));
+  return out;
+}
+
+}  // namespace
+
+std::vector<FieldIssue> validate_sweep(const Sweep& sweep, const std::filesystem::path& base_dir) {
+  return SweepValidator(sweep, base_dir).run();
+}
+
+SweepSpec to_sweep_spec(const Sweep& sweep, const std::filesystem::path& base_dir,
+                        std::string source_file) {
+  SweepSpec spec;
+  spec.name = sweep.name();
+  spec.description = sweep.description();
+  spec.source_file = std::move(source_file);
+  if (!sweep.topology().empty())
+    spec.topology_file = resolve(base_dir, sweep.topology()).lexically_normal().string();
+  if (!sweep.workload().empty())
+    spec.workload_file = resolve(base_dir, sweep.workload()).lexically_normal().string();
+  spec.combine = sweep.combine() == ZIP ? SweepCombine::kZip : SweepCombine::kGrid;
+  spec.set.assign(sweep.set().begin(), sweep.set().end());
+  if (!sweep.network().empty())
+    spec.network = sweep.network();
+  if (!sweep.compute().empty())
+    spec.compute = sweep.compute();
+  spec.allow_oom = sweep.allow_oom();
+  for (const Parameter& p : sweep.parameters())
+    spec.parameters.push_back({p.path(), values_of(p)});
+  spec.points = spec.combine == SweepCombine::kZip ? spec.parameters.front().values.size() : 1;
+  if (spec.combine == SweepCombine::kGrid) {
+    for (const auto& p : spec.parameters)
+      spec.points *= p.values.size();
+  }
+  return spec;
+}
+
+}  // namespace podsim::config::internal

@@ -1,0 +1,50 @@
+// A validated sweep (proto/podsim/sweep.proto): one base configuration and
+// the parameters to vary, with every range already expanded into values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace podsim::config {
+
+// One varied parameter: a `--set` path ("workload.scenario.batch") or one of
+// the run options "network" and "compute", and its values in order, each
+// as `--set` takes it ("64", "[model]", "flow").
+struct SweepParameter {
+  std::string path;
+  std::vector<std::string> values;
+
+  friend bool operator==(const SweepParameter&, const SweepParameter&) = default;
+};
+
+enum class SweepCombine {
+  kGrid,  // every combination; the first parameter varies slowest
+  kZip,   // the i-th value of every parameter (all have the same length)
+};
+
+struct SweepSpec {
+  std::string name;
+  std::string description;
+  std::string source_file;  // as the user named it
+  // The base inputs, resolved against the sweep file's directory; nullopt:
+  // the embedded default.
+  std::optional<std::string> topology_file;
+  std::optional<std::string> workload_file;
+  std::vector<SweepParameter> parameters;
+  SweepCombine combine = SweepCombine::kGrid;
+  std::vector<std::string> set;      // "path=value", applied to every point first
+  std::string network = "flow";      // analytical, flow or packet
+  std::string compute = "roofline";  // roofline or systolic
+  bool allow_oom = false;
+  uint64_t points = 1;  // how many points the parameters make (checked <= kMaxSweepPoints)
+
+  friend bool operator==(const SweepSpec&, const SweepSpec&) = default;
+};
+
+// Limits, so a typo cannot ask for a sweep that never ends.
+inline constexpr uint64_t kMaxSweepPoints = 10'000'000;
+inline constexpr uint64_t kMaxParameterValues = 100'000;
+
+}  // namespace podsim::config

@@ -1,0 +1,105 @@
+// Results come back in index order whatever order the threads finish in,
+// the window bounds how far ahead they run, errors reach the caller, and a
+// sweep dealt over a transport writes the same bytes for any number of jobs.
+#include "sweep/ordered_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "sweep/transport.h"
+
+namespace podsim::sweep {
+namespace {
+
+// Later points finish first: index i sleeps (n - i) * 200 us.
+std::string slow_first(uint64_t i, uint64_t n) {
+  std::this_thread::sleep_for(std::chrono::microseconds(200 * (n - i)));
+  return "row " + std::to_string(i) + "\n";
+}
+
+std::string run_all(uint64_t n, unsigned jobs) {
+  LocalTransport local;
+  std::string out;
+  uint64_t expected = 0;
+  run_points(
+      n, local, jobs, [n](uint64_t i) { return slow_first(i, n); },
+      [&](uint64_t i, const std::string& s) {
+        EXPECT_EQ(i, expected++);
+        out += s;
+      });
+  EXPECT_EQ(expected, n);
+  return out;
+}
+
+TEST(ShareTest, RoundRobinSharesCoverEveryPointOnce) {
+  const uint64_t n = 10;
+  std::vector<int> hits(n, 0);
+  for (uint64_t r = 0; r < 3; ++r) {
+    const Share s{r, 3, n};
+    for (uint64_t k = 0; k < s.size(); ++k)
+      ++hits[s.at(k)];
+  }
+  for (int h : hits)
+    EXPECT_EQ(h, 1);
+  EXPECT_EQ((Share{0, 3, 10}.size()), 4U);
+  EXPECT_EQ((Share{2, 3, 10}.size()), 3U);
+  EXPECT_EQ((Share{5, 8, 4}.size()), 0U);
+}
+
+TEST(OrderedRunnerTest, SameBytesForAnyNumberOfJobs) {
+  const std::string one = run_all(40, 1);
+  EXPECT_EQ(one.substr(0, 12), "row 0\nrow 1\n");
+  EXPECT_EQ(run_all(40, 2), one);
+  EXPECT_EQ(run_all(40, 7), one);
+}
+
+TEST(OrderedRunnerTest, NeverRunsMoreThanTheWindowAhead) {
+  std::atomic<uint64_t> started{0};
+  std::atomic<uint64_t> consumed{0};
+  std::atomic<bool> overran{false};
+  const uint64_t window = 3;
+  OrderedRunner runner(
+      {0, 1, 50}, 4,
+      [&](uint64_t i) {
+        started.fetch_add(1);
+        // The runner counts a result consumed as next() returns
+        // it, one step before this test does.
+        if (i >= consumed.load() + window + 1)
+          overran = true;
+        return std::to_string(i);
+      },
+      window);
+  for (uint64_t k = 0; k < 50; ++k) {
+    EXPECT_EQ(runner.next(), std::to_string(k));
+    consumed.fetch_add(1);
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  EXPECT_FALSE(overran.load());
+  EXPECT_EQ(started.load(), 50U);
+}
+
+TEST(OrderedRunnerTest, AnErrorReachesTheCallerAtItsIndex) {
+  OrderedRunner runner({0, 1, 5}, 2, [](uint64_t i) -> std::string {
+    if (i == 2)
+      throw std::runtime_error("point 2 broke");
+    return std::to_string(i);
+  });
+  EXPECT_EQ(runner.next(), "0");
+  EXPECT_EQ(runner.next(), "1");
+  EXPECT_THROW(runner.next(), std::runtime_error);
+}
+
+TEST(OrderedRunnerTest, AShareComputesOnlyItsPoints) {
+  OrderedRunner runner({1, 3, 8}, 2, [](uint64_t i) { return std::to_string(i); });
+  EXPECT_EQ(runner.next(), "1");
+  EXPECT_EQ(runner.next(), "4");
+  EXPECT_EQ(runner.next(), "7");
+  EXPECT_THROW(runner.next(), std::logic_error);
+}
+
+}  // namespace
+}  // namespace podsim::sweep
