@@ -14,6 +14,8 @@ packages=(
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  libopenmpi-dev  # podsim sweep across machines (mpirun); optional at build time
+  openmpi-bin
   python3-matplotlib  # scripts/plot_breakdown.py and its test (for /usr/bin/python3)
 )
 

@@ -9,12 +9,14 @@
 
 namespace podsim::config {
 
-// One varied parameter: a `--set` path ("workload.scenario.batch") or one of
-// the run options "network" and "compute", and its values in order, each
-// as `--set` takes it ("64", "[model]", "flow").
+// One varied parameter: a `--set` path ("workload.scenario.batch"), one of
+// the run options "network" and "compute", or "topology" / "workload" (the
+// input file), and its values in order, each as `--set` takes it ("64",
+// "[model]", "flow"; files resolved against the sweep file's directory).
 struct SweepParameter {
   std::string path;
   std::vector<std::string> values;
+  std::vector<std::string> also;  // further --set paths given the same value
 
   friend bool operator==(const SweepParameter&, const SweepParameter&) = default;
 };

@@ -13,6 +13,8 @@ Point point_at(const config::SweepSpec& spec, uint64_t index) {
   p.overrides = spec.set;
   p.network = spec.network;
   p.compute = spec.compute;
+  p.topology_file = spec.topology_file;
+  p.workload_file = spec.workload_file;
   // The value index of each parameter: mixed radix, last parameter fastest.
   std::vector<uint64_t> pick(spec.parameters.size(), index);
   if (spec.combine == config::SweepCombine::kGrid) {
@@ -30,8 +32,14 @@ Point point_at(const config::SweepSpec& spec, uint64_t index) {
       p.network = value;
     } else if (param.path == "compute") {
       p.compute = value;
+    } else if (param.path == "topology") {
+      p.topology_file = value;
+    } else if (param.path == "workload") {
+      p.workload_file = value;
     } else {
       p.overrides.push_back(param.path + "=" + value);
+      for (const std::string& also : param.also)
+        p.overrides.push_back(also + "=" + value);
     }
     p.varied.push_back(param.path + "=" + value);
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,10 @@ struct Point {
   std::vector<std::string> overrides;
   std::string network;  // as the sweep or its "network" parameter says
   std::string compute;
+  // The input files: the base ones or a "topology" / "workload" parameter's
+  // value; nullopt: the embedded default.
+  std::optional<std::string> topology_file;
+  std::optional<std::string> workload_file;
   // "path=value" of every varied parameter (network and compute included),
   // for progress lines and messages.
   std::vector<std::string> varied;

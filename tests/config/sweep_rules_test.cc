@@ -144,6 +144,24 @@ TEST(SweepRulesTest, BaseFilesMustExistRelativeToTheSweep) {
   EXPECT_EQ(s.source_file, path.string());
 }
 
+TEST(SweepRulesTest, FileParametersAndAlsoPaths) {
+  const SweepSpec s = parse(R"(
+    parameters { path: "topology" values: ["topologies/v5e-4x4.textproto", "topologies/v5e-2x2.textproto"] }
+    parameters { path: "topology.torus.dims[0].link_bandwidth_gbps"
+                 also: "topology.torus.dims[1].link_bandwidth_gbps" values: ["25", "50"] }
+  )");
+  EXPECT_EQ(s.parameters[0].values[0],
+            (source_dir() / "topologies/v5e-4x4.textproto").lexically_normal().string());
+  EXPECT_THAT(s.parameters[1].also, ElementsAre("topology.torus.dims[1].link_bandwidth_gbps"));
+  EXPECT_THAT(errors(R"(parameters { path: "workload" values: "nope.textproto" })"),
+              ElementsAre(IsDiagnostic("parameters[0].values[0]", "no such file")));
+  EXPECT_THAT(
+      errors(R"(parameters { path: "network" also: "topology.chip.hbm_bytes" values: "flow" })"),
+      ElementsAre(IsDiagnostic("parameters[0].also[0]", "only a --set path")));
+  EXPECT_THAT(errors(R"(parameters { path: "workload.scenario.batch" also: "batch" values: "1" })"),
+              ElementsAre(IsDiagnostic("parameters[0].also[0]", "must be a --set path")));
+}
+
 TEST(SweepRulesTest, TextErrorsCarryLineAndColumn) {
   const auto d = errors("parameters {\n  path: \"network\"\n  values: \"fluid\"\n}\n");
   ASSERT_EQ(d.size(), 1U);

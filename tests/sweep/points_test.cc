@@ -15,9 +15,9 @@ using ::testing::ElementsAre;
 config::SweepSpec grid() {
   config::SweepSpec s;
   s.set = {"workload.sharding.data_axes=[]"};
-  s.parameters = {{"workload.scenario.batch", {"1", "2", "4"}},
-                  {"network", {"analytical", "flow"}},
-                  {"topology.chip.hbm_bytes", {"8", "16"}}};
+  s.parameters = {{"workload.scenario.batch", {"1", "2", "4"}, {}},
+                  {"network", {"analytical", "flow"}, {}},
+                  {"topology.chip.hbm_bytes", {"8", "16"}, {}}};
   s.points = 12;
   return s;
 }
@@ -47,11 +47,27 @@ TEST(PointsTest, GridVisitsEveryCombinationOnce) {
   EXPECT_THROW(point_at(s, 12), std::out_of_range);
 }
 
+TEST(PointsTest, FilesAndAlsoPaths) {
+  config::SweepSpec s = grid();
+  s.set.clear();
+  s.workload_file = std::string("base.textproto");
+  s.parameters = {{"topology", {"a.textproto", "b.textproto"}, {}},
+                  {"topology.torus.dims[0].link_bandwidth_gbps",
+                   {"25"},
+                   {"topology.torus.dims[1].link_bandwidth_gbps"}}};
+  s.points = 2;
+  const Point p = point_at(s, 1);
+  EXPECT_EQ(p.topology_file, "b.textproto");
+  EXPECT_EQ(p.workload_file, "base.textproto");
+  EXPECT_THAT(p.overrides, ElementsAre("topology.torus.dims[0].link_bandwidth_gbps=25",
+                                       "topology.torus.dims[1].link_bandwidth_gbps=25"));
+}
+
 TEST(PointsTest, ZipTakesTheIthValueOfEach) {
   config::SweepSpec s;
   s.combine = config::SweepCombine::kZip;
-  s.parameters = {{"workload.scenario.batch", {"1", "2", "4"}},
-                  {"compute", {"roofline", "systolic", "roofline"}}};
+  s.parameters = {{"workload.scenario.batch", {"1", "2", "4"}, {}},
+                  {"compute", {"roofline", "systolic", "roofline"}, {}}};
   s.points = 3;
   const Point p = point_at(s, 1);
   EXPECT_THAT(p.overrides, ElementsAre("workload.scenario.batch=2"));

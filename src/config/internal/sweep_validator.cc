@@ -34,6 +34,14 @@ bool rooted(std::string_view path) {
   return path.starts_with("topology.") || path.starts_with("workload.");
 }
 
+bool run_option(std::string_view path) {
+  return path == "network" || path == "compute";
+}
+
+bool input_file(std::string_view path) {
+  return path == "topology" || path == "workload";
+}
+
 std::filesystem::path resolve(const std::filesystem::path& base_dir, const std::string& name) {
   const std::filesystem::path p(name);
   return p.is_absolute() ? p : base_dir / p;
@@ -88,12 +96,15 @@ class SweepValidator {
 
  private:
   void check_base(const char* field, const std::string& name) {
-    if (name.empty())
-      return;
+    if (!name.empty())
+      check_file(root_(field), name);
+  }
+
+  void check_file(const FieldPath& at, const std::string& name) {
     const std::filesystem::path p = resolve(base_dir_, name);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(p, ec))
-      issues_.add(root_(field), "no such file: " + p.string());
+      issues_.add(at, "no such file: " + p.string());
   }
 
   void check_set(int i) {
@@ -112,12 +123,20 @@ class SweepValidator {
     const Parameter& p = s_.parameters(i);
     const FieldPath at = root_("parameters", i);
     if (p.path().empty()) {
-      issues_.add(at("path"), "must name a --set path, \"network\" or \"compute\"");
-    } else if (p.path() != "network" && p.path() != "compute" && !rooted(p.path())) {
+      issues_.add(at("path"), "must name a --set path, network, compute, topology or workload");
+    } else if (!run_option(p.path()) && !input_file(p.path()) && !rooted(p.path())) {
       issues_.add(at("path"),
-                  "must start with topology. or workload., or be \"network\" or "
-                  "\"compute\"; got \"" +
+                  "must start with topology. or workload., or be network, compute, "
+                  "topology or workload; got \"" +
                       p.path() + "\"");
+    }
+    for (int k = 0; k < p.also_size(); ++k) {
+      if (!rooted(p.also(k))) {
+        issues_.add(at("also", k), "must be a --set path (topology.... or workload....), got \"" +
+                                       p.also(k) + "\"");
+      } else if (!rooted(p.path())) {
+        issues_.add(at("also", k), "only a --set path can set further paths, not " + p.path());
+      }
     }
     const int forms = (p.values_size() > 0) + p.has_linear() + p.has_geometric();
     if (forms != 1) {
@@ -141,6 +160,8 @@ class SweepValidator {
         issues_.add(at("values", k), "must be one of " + listed(kNetworks) + ", got \"" + v + "\"");
       if (p.path() == "compute" && !one_of(kComputes, v))
         issues_.add(at("values", k), "must be one of " + listed(kComputes) + ", got \"" + v + "\"");
+      if (input_file(p.path()))
+        check_file(at("values", k), v);
     }
     return static_cast<uint64_t>(p.values_size());
   }
@@ -148,7 +169,7 @@ class SweepValidator {
   uint64_t check_range(const Parameter& p, const FieldPath& at) {
     const bool geo = p.has_geometric();
     const FieldPath r = at(geo ? "geometric" : "linear");
-    if (p.path() == "network" || p.path() == "compute") {
+    if (run_option(p.path()) || input_file(p.path())) {
       issues_.add(r, p.path() + " takes values, not a numeric range");
       return 0;
     }
@@ -248,8 +269,14 @@ SweepSpec to_sweep_spec(const Sweep& sweep, const std::filesystem::path& base_di
   if (!sweep.compute().empty())
     spec.compute = sweep.compute();
   spec.allow_oom = sweep.allow_oom();
-  for (const Parameter& p : sweep.parameters())
-    spec.parameters.push_back({p.path(), values_of(p)});
+  for (const Parameter& p : sweep.parameters()) {
+    SweepParameter param{p.path(), values_of(p), {p.also().begin(), p.also().end()}};
+    if (input_file(p.path())) {
+      for (std::string& v : param.values)
+        v = resolve(base_dir, v).lexically_normal().string();
+    }
+    spec.parameters.push_back(std::move(param));
+  }
   spec.points = spec.combine == SweepCombine::kZip ? spec.parameters.front().values.size() : 1;
   if (spec.combine == SweepCombine::kGrid) {
     for (const auto& p : spec.parameters)
