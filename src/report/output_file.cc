@@ -4,42 +4,76 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <stdexcept>
+#include <string>
 #include <system_error>
 
 namespace podsim::report {
+namespace fs = std::filesystem;
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  namespace fs = std::filesystem;
+namespace {
+
+// The pid keeps two podsim processes writing the same file from sharing a temp name.
+fs::path temp_beside(const fs::path& path) {
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  // The pid keeps two podsim processes writing the same file from sharing a temp name.
-  std::string tmp_name = ".";
-  tmp_name += path.filename().string();
-  tmp_name += ".tmp.";
-  tmp_name += std::to_string(::getpid());
-  const fs::path tmp = dir / tmp_name;
-  auto fail = [&](const std::string& what) {
+  std::string name = ".";
+  name += path.filename().string();
+  name += ".tmp.";
+  name += std::to_string(::getpid());
+  return dir / name;
+}
+
+}  // namespace
+
+AtomicFile::AtomicFile(fs::path path) : path_(std::move(path)), tmp_(temp_beside(path_)) {
+  out_.open(tmp_, std::ios::binary | std::ios::trunc);
+  if (!out_)
+    fail(std::strerror(errno));
+}
+
+AtomicFile::~AtomicFile() {
+  if (!committed_) {
+    out_.close();
     std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw OutputError(path.string() + ": cannot write output: " + what);
-  };
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      fail(std::strerror(errno));
-    }
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    out.flush();
-    if (!out) {
-      fail("write failed");
-    }
+    fs::remove(tmp_, ignored);
   }
+}
+
+void AtomicFile::fail(const std::string& what) {
+  out_.close();
+  std::error_code ignored;
+  fs::remove(tmp_, ignored);
+  committed_ = true;  // nothing left to clean up
+  throw OutputError(path_.string() + ": cannot write output: " + what);
+}
+
+void AtomicFile::write(std::string_view contents) {
+  if (committed_)
+    throw std::logic_error("AtomicFile::write after commit: " + path_.string());
+  out_.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+  if (!out_)
+    fail("write failed");
+}
+
+void AtomicFile::commit() {
+  if (committed_)
+    throw std::logic_error("AtomicFile::commit twice: " + path_.string());
+  out_.flush();
+  if (!out_)
+    fail("write failed");
+  out_.close();
+  if (!out_)
+    fail("close failed");
   std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
+  fs::rename(tmp_, path_, ec);
+  if (ec)
     fail(ec.message());
-  }
+  committed_ = true;
+}
+
+void write_file_atomically(const fs::path& path, std::string_view contents) {
+  AtomicFile file(path);
+  file.write(contents);
+  file.commit();
 }
 
 }  // namespace podsim::report

@@ -1,11 +1,14 @@
 // Output that is written whole or not at all.
 //
-// Results are rendered into memory first; commit() writes them to a temporary
-// file beside the destination and renames it into place, so a failed run (bad
-// input, a crash, a full disk) never leaves a half-written file behind.
+// Results go to a temporary file beside the destination, which is renamed
+// into place only when everything was written, so a failed run (bad input, a
+// crash, a full disk) never leaves a half-written file behind. A long sweep
+// streams its rows into the temporary file as they finish (AtomicFile), so
+// its memory does not grow with its output.
 #pragma once
 
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string_view>
 
@@ -18,9 +21,34 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Writes `contents` to `path` atomically (temp file in the same directory, then
-// rename). Throws OutputError naming the path on any I/O failure, after
-// removing the temporary file.
+// A file written in pieces and put in place by commit(). Until then the
+// destination is untouched; destroying an uncommitted AtomicFile removes the
+// temporary file. Every failure throws OutputError naming the destination,
+// after removing the temporary file.
+class AtomicFile {
+ public:
+  // Opens ".NAME.tmp.<pid>" in the destination's directory.
+  explicit AtomicFile(std::filesystem::path path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  void write(std::string_view contents);
+  // Flushes, closes and renames the temporary file into place. Once.
+  void commit();
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& what);
+
+  std::filesystem::path path_;
+  std::filesystem::path tmp_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+// Writes `contents` to `path` atomically (one AtomicFile).
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
 }  // namespace podsim::report
