@@ -15,6 +15,7 @@ packages=(
   libgmock-dev
   libbenchmark-dev
   python3-matplotlib  # scripts/plot_breakdown.py and its test (for /usr/bin/python3)
+  python3-protobuf    # loading podsim's JSON with the generated modules (docs/outputs.md)
 )
 
 sudo_cmd=()
