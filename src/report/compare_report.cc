@@ -2,7 +2,8 @@
 
 #include <cstdio>
 
-#include "report/json_writer.h"
+#include "podsim/comparison.pb.h"
+#include "report/output_json.h"
 #include "report/table.h"
 
 namespace podsim::report {
@@ -19,54 +20,47 @@ std::string optional_number(const std::optional<double>& v) {
   return v ? format_double(*v) : std::string();
 }
 
-void key_json(JsonWriter& j, const Scenario& s) {
-  j.field("scenario", s.label);
-  j.key("key").begin_object();
+void set_key(const Scenario& s, std::string* label,
+             google::protobuf::RepeatedPtrField<output::KeyCell>* key) {
+  *label = s.label;
   for (const auto& [column, cell] : s.key) {
-    j.field(column, cell);
-  }
-  j.end_object();
-}
-
-void optional_json(JsonWriter& j, const char* key, const std::optional<double>& v) {
-  j.key(key);
-  if (v) {
-    j.value(*v);
-  } else {
-    j.null();
+    output::KeyCell& k = *key->Add();
+    k.set_column(column);
+    k.set_value(cell);
   }
 }
 
 void render_json(const CompareInputs& in, const Comparison& c, std::ostream& out) {
-  JsonWriter j(out);
-  j.begin_object();
-  j.field("baseline", in.baseline_file).field("current", in.current_file);
-  j.field("rel_tol", in.options.rel_tol).field("abs_tol_us", in.options.abs_tol_us);
-  j.field("ok", c.clean());
-  j.field("scenarios_matched", static_cast<uint64_t>(c.scenarios_matched));
-  j.field("values_compared", static_cast<uint64_t>(c.values_compared));
-  j.key("moved").begin_array();
+  output::Comparison r;
+  r.set_baseline(in.baseline_file);
+  r.set_current(in.current_file);
+  r.set_rel_tol(in.options.rel_tol);
+  r.set_abs_tol_us(in.options.abs_tol_us);
+  r.set_ok(c.clean());
+  r.set_scenarios_matched(static_cast<uint32_t>(c.scenarios_matched));
+  r.set_values_compared(static_cast<uint32_t>(c.values_compared));
   for (const MovedValue& m : c.moved) {
-    j.begin_object();
-    key_json(j, m.scenario);
-    j.field("column", m.column).field("baseline", m.baseline).field("current", m.current);
-    optional_json(j, "delta", m.delta);
-    optional_json(j, "rel_delta", m.rel_delta);
-    j.end_object();
-  }
-  j.end_array();
-  for (const auto& [name, list] :
-       {std::pair{"appeared", &c.appeared}, std::pair{"disappeared", &c.disappeared}}) {
-    j.key(name).begin_array();
-    for (const Scenario& s : *list) {
-      j.begin_object();
-      key_json(j, s);
-      j.end_object();
+    output::MovedValue& o = *r.add_moved();
+    set_key(m.scenario, o.mutable_scenario(), o.mutable_key());
+    o.set_column(m.column);
+    o.set_baseline(m.baseline);
+    o.set_current(m.current);
+    if (m.delta) {
+      o.set_delta(*m.delta);
     }
-    j.end_array();
+    if (m.rel_delta) {
+      o.set_rel_delta(*m.rel_delta);
+    }
   }
-  j.end_object();
-  j.finish();
+  for (const Scenario& s : c.appeared) {
+    output::ComparedScenario& o = *r.add_appeared();
+    set_key(s, o.mutable_scenario(), o.mutable_key());
+  }
+  for (const Scenario& s : c.disappeared) {
+    output::ComparedScenario& o = *r.add_disappeared();
+    set_key(s, o.mutable_scenario(), o.mutable_key());
+  }
+  out << to_json(r, JsonStyle{.indent = true, .all_fields = true});
 }
 
 void render_csv(const Comparison& c, std::ostream& out) {

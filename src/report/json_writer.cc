@@ -1,26 +1,9 @@
 #include "report/json_writer.h"
 
-#include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
 namespace podsim::report {
-
-std::string format_double(double v) {
-  if (!std::isfinite(v)) {
-    return "null";
-  }
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, res.ptr);
-}
-
-std::string format_fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
 
 JsonWriter::JsonWriter(std::ostream& out, int indent) : out_(out), indent_(indent) {}
 

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/format.h"  // format_double, format_fixed
+
 namespace podsim::report {
 
 class JsonWriter {
@@ -61,10 +63,5 @@ class JsonWriter {
   bool key_pending_ = false;
   bool done_ = false;
 };
-
-// Shortest round-trip decimal form of v ("0.1", "1e+21", "3"); "null" if not finite.
-std::string format_double(double v);
-// v with a fixed number of decimals, for tables ("12.50").
-std::string format_fixed(double v, int decimals);
 
 }  // namespace podsim::report

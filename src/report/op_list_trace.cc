@@ -8,24 +8,38 @@
 namespace podsim::report {
 namespace {
 
+// Picoseconds as the schema's double (exact below 2^53 ps, about 2.5 hours).
+double ps(sim::Time t) {
+  return static_cast<double>(t.count_ps());
+}
+
+TraceArgs run_args(sim::Time dur) {
+  TraceArgs args;
+  args.set_dur_ps(ps(dur));
+  return args;
+}
+
 // A compute operation runs on every chip at once: one slice per run on its
 // track, no network traffic.
 void add_compute(TraceEventWriter& w, const TraceTrack& track, const engine::OperationResult& op) {
   const std::string kind(config::kind_name(op.compute->op));
   const chip::OpTiming& timing = op.compute->timing;
-  w.slice(track, op.name, kind, op.start, op.end, [&](JsonWriter& j) {
-    j.field("kind", kind).field("repeat", op.repeat).field("time_us", op.per_run.to_us());
-    j.field("flops", timing.flops).field("hbm_bytes", timing.bytes);
-    j.field("bound", std::string(chip::to_string(timing.bound)));
-    j.field("dur_ps", (op.end - op.start).count_ps());
-  });
+  TraceArgs args;
+  args.set_kind(kind);
+  args.set_repeat(op.repeat);
+  args.set_time_us(op.per_run.to_us());
+  args.set_flops(timing.flops);
+  args.set_hbm_bytes(static_cast<double>(timing.bytes));
+  args.set_bound(std::string(chip::to_string(timing.bound)));
+  args.set_dur_ps(ps(op.end - op.start));
+  w.slice(track, op.name, kind, op.start, op.end, args);
   if (op.runs.size() <= 1) {
     return;
   }
   for (size_t r = 0; r < op.runs.size(); ++r) {
     const engine::RunSpan& span = op.runs[r];
     w.slice(track, "run " + std::to_string(r), kind, span.start, span.end,
-            [&](JsonWriter& j) { j.field("dur_ps", (span.end - span.start).count_ps()); });
+            run_args(span.end - span.start));
   }
 }
 
@@ -52,29 +66,35 @@ void render_op_list_trace(const RunInputs& run, const engine::OpListResult& resu
       axes += (axes.empty() ? "" : ",") + a;
     }
     // The whole operation first: a viewer nests the runs under it.
-    w.slice(track, op.name, kind, op.start, op.end, [&](JsonWriter& j) {
-      j.field("kind", kind).field("bytes", op.bytes).field("axes", axes);
-      j.field("group_size", op.group_size).field("repeat", op.repeat);
-      j.field("time_us", op.per_run.to_us()).field("algbw_gbps", op.algbw_gbps);
-      j.field("busbw_gbps", op.busbw_gbps).field("dur_ps", (op.end - op.start).count_ps());
-    });
+    TraceArgs args;
+    args.set_kind(kind);
+    args.set_bytes(static_cast<double>(op.bytes));
+    args.set_axes(axes);
+    args.set_group_size(op.group_size);
+    args.set_repeat(op.repeat);
+    args.set_time_us(op.per_run.to_us());
+    args.set_algbw_gbps(op.algbw_gbps);
+    args.set_busbw_gbps(op.busbw_gbps);
+    args.set_dur_ps(ps(op.end - op.start));
+    w.slice(track, op.name, kind, op.start, op.end, args);
     for (size_t r = 0; r < op.runs.size(); ++r) {
       const engine::RunSpan& run_span = op.runs[r];
       if (op.runs.size() > 1) {
-        w.slice(
-            track, "run " + std::to_string(r), kind, run_span.start, run_span.end,
-            [&](JsonWriter& j) { j.field("dur_ps", (run_span.end - run_span.start).count_ps()); });
+        w.slice(track, "run " + std::to_string(r), kind, run_span.start, run_span.end,
+                run_args(run_span.end - run_span.start));
       }
       net.add(op.axes, {run_span.start, run_span.end, op.name});
     }
   }
   net.write();
-  w.finish([&](JsonWriter& j) {
-    j.field("generator", "podsim run --trace").field("workload", run.workload);
-    j.field("topology", run.topology).field("network", run.network);
-    j.field("makespan_us", result.makespan.to_us());
-    j.field("time_resolution", "ts and dur are whole ns (rounded down); args.dur_ps is exact");
-  });
+  TraceMetadata other;
+  other.set_generator("podsim run --trace");
+  other.set_workload(run.workload);
+  other.set_topology(run.topology);
+  other.set_network(run.network);
+  other.set_makespan_us(result.makespan.to_us());
+  other.set_time_resolution("ts and dur are whole ns (rounded down); args.dur_ps is exact");
+  w.finish(other);
 }
 
 }  // namespace podsim::report

@@ -119,7 +119,7 @@ class StepTrace {
     network();
     transfer_flows();
     critical_flows();
-    w_.finish([this](JsonWriter& j) { other_data(j); });
+    w_.finish(other_data());
   }
 
  private:
@@ -222,31 +222,25 @@ class StepTrace {
       const Instruction& ins = prog[k];
       const engine::Span& sp = spans[k];
       const char* op_class = workload::to_string(ins.op_class);
-      const int64_t dur_ps = (sp.end - sp.start).count_ps();
-      auto common = [&](JsonWriter& j) {
-        j.field("layer", engine::breakdown_layer_key(ins)).field("op_class", op_class);
-        j.field("dur_ps", dur_ps);
-      };
+      args_.Clear();
+      args_.set_layer(engine::breakdown_layer_key(ins));
+      args_.set_op_class(op_class);
+      args_.set_dur_ps(static_cast<double>((sp.end - sp.start).count_ps()));
       if (is_compute(ins)) {
         const chip::OpTiming& tm = timing_[stage][k];
-        w_.slice(t.of[k], ins.name, op_class, sp.start, sp.end, [&](JsonWriter& j) {
-          common(j);
-          j.field("bound", bound_name(tm.bound)).field("flops", tm.flops);
-          j.field("hbm_bytes", tm.bytes);
-        });
+        args_.set_bound(bound_name(tm.bound));
+        args_.set_flops(tm.flops);
+        args_.set_hbm_bytes(static_cast<double>(tm.bytes));
       } else if (const auto* c = std::get_if<config::CollectiveSpec>(&ins.body)) {
-        w_.slice(t.of[k], ins.name, op_class, sp.start, sp.end, [&](JsonWriter& j) {
-          common(j);
-          j.field("kind", coll::to_string(c->kind)).field("bytes", c->bytes);
-          j.field("axes", join(c->axes, ","));
-        });
+        args_.set_kind(coll::to_string(c->kind));
+        args_.set_bytes(static_cast<double>(c->bytes));
+        args_.set_axes(join(c->axes, ","));
       } else {
         const auto& st = std::get<workload::StageTransfer>(ins.body);
-        w_.slice(t.of[k], ins.name, op_class, sp.start, sp.end, [&](JsonWriter& j) {
-          common(j);
-          j.field("bytes", st.bytes).field("direction", st.direction);
-        });
+        args_.set_bytes(static_cast<double>(st.bytes));
+        args_.set_direction(st.direction);
       }
+      w_.slice(t.of[k], ins.name, op_class, sp.start, sp.end, args_);
     }
   }
 
@@ -363,26 +357,27 @@ class StepTrace {
     }
   }
 
-  void other_data(JsonWriter& j) const {
+  TraceMetadata other_data() const {
     const auto& step = in_.step;
-    j.field("generator", "podsim run --trace").field("workload", in_.run.workload);
-    j.field("topology", in_.run.topology).field("network", in_.run.network);
-    j.field("compute", in_.compute.name());
-    j.field("step_time_us", step.step_time.to_us()).field("critical_chip", step.critical_chip);
-    j.field("critical_stage", step.critical_stage);
-    j.field("simulated_chips", step.simulated_chips);
-    j.field("represented_chips", step.represented_chips);
-    j.key("traced_chips").begin_array();
+    TraceMetadata o;
+    o.set_generator("podsim run --trace");
+    o.set_workload(in_.run.workload);
+    o.set_topology(in_.run.topology);
+    o.set_network(in_.run.network);
+    o.set_compute(std::string(in_.compute.name()));
+    o.set_step_time_us(step.step_time.to_us());
+    o.set_critical_chip(step.critical_chip);
+    o.set_critical_stage(step.critical_stage);
+    o.set_simulated_chips(step.simulated_chips);
+    o.set_represented_chips(step.represented_chips);
     for (const ChipTracks& t : tracks_) {
-      j.value(step.chips[t.index]);
+      o.add_traced_chips(step.chips[t.index]);
     }
-    j.end_array();
-    j.field("time_resolution", "ts and dur are whole ns (rounded down); args.dur_ps is exact");
-    j.key("notes").begin_array();
+    o.set_time_resolution("ts and dur are whole ns (rounded down); args.dur_ps is exact");
     for (const auto& n : chips_.notes) {
-      j.value(n);
+      o.add_notes(n);
     }
-    j.end_array();
+    return o;
   }
 
   const StepTraceInputs& in_;
@@ -391,6 +386,7 @@ class StepTrace {
   std::vector<int32_t> slot_of_;  // simulated chip index -> position in tracks_, or -1
   std::vector<ChipTracks> tracks_;
   std::vector<std::vector<chip::OpTiming>> timing_;  // [stage][instruction], traced stages
+  TraceArgs args_;                                   // reused for every chip slice
   int32_t critical_index_ = -1;
   uint32_t next_tid_ = 1;
 };

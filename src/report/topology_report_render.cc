@@ -1,7 +1,8 @@
 // Rendering of TopologySummary; the figures themselves come from summarize().
 #include <sstream>
 
-#include "report/json_writer.h"
+#include "podsim/topology_report.pb.h"
+#include "report/output_json.h"
 #include "report/table.h"
 #include "report/topology_report.h"
 
@@ -36,42 +37,40 @@ std::string diameter_text(const TopologySummary& s, const char* unit) {
 }
 
 void render_json(const TopologySummary& s, std::ostream& out) {
-  JsonWriter j(out);
-  j.begin_object();
-  j.field("name", s.name).field("description", s.description).field("source", s.source);
-  j.field("chip", s.chip).field("chips", s.chips).field("slices", s.slices);
-  j.field("shape", shape_of(s));
-  j.key("dims").begin_array();
+  output::TopologyReport r;
+  r.set_name(s.name);
+  r.set_description(s.description);
+  r.set_source(s.source);
+  r.set_chip(s.chip);
+  r.set_chips(static_cast<uint32_t>(s.chips));
+  r.set_slices(s.slices);
+  r.set_shape(shape_of(s));
   for (const auto& d : s.dims) {
-    j.begin_object()
-        .field("name", d.name)
-        .field("size", d.size)
-        .field("wraparound", d.wraparound)
-        .field("link_bandwidth_gbps", d.link_bandwidth_gbps)
-        .field("axis_bandwidth_gbps", d.axis_bandwidth_gbps)
-        .field("hop_latency_ns", d.hop_latency_ns)
-        .end_object();
+    output::TopologyDimension& dim = *r.add_dims();
+    dim.set_name(d.name);
+    dim.set_size(d.size);
+    dim.set_wraparound(d.wraparound);
+    dim.set_link_bandwidth_gbps(d.link_bandwidth_gbps);
+    dim.set_axis_bandwidth_gbps(d.axis_bandwidth_gbps);
+    dim.set_hop_latency_ns(d.hop_latency_ns);
   }
-  j.end_array();
-  j.field("twists", s.twists).field("failed_links", s.failed_links);
-  j.field("links", s.ici_links).field("dcn_links", s.dcn_links);
-  j.key("diameter_hops");
+  r.set_twists(s.twists);
+  r.set_failed_links(static_cast<uint32_t>(s.failed_links));
+  r.set_links(static_cast<uint32_t>(s.ici_links));
+  r.set_dcn_links(static_cast<uint32_t>(s.dcn_links));
   if (s.diameter_hops) {
-    j.value(*s.diameter_hops);
-  } else {
-    j.null();
+    r.set_diameter_hops(*s.diameter_hops);
   }
-  j.field("chip_ici_bandwidth_gbps", s.chip_ici_bandwidth_gbps);
-  j.field("bisection_links", s.bisection_links);
-  j.field("bisection_bandwidth_gbps", s.bisection_bandwidth_gbps);
-  j.field("bisection_cut", s.bisection_cut);
-  j.field("dcn_bandwidth_gbps_per_chip", s.dcn_bandwidth_gbps_per_chip);
-  j.field("peak_bf16_tflops_per_chip", s.peak_bf16_tflops_per_chip);
-  j.field("peak_bf16_pflops_total", s.peak_bf16_pflops_total);
-  j.field("hbm_gib_per_chip", s.hbm_gib_per_chip);
-  j.field("hbm_bandwidth_gbps_per_chip", s.hbm_bandwidth_gbps_per_chip);
-  j.end_object();
-  j.finish();
+  r.set_chip_ici_bandwidth_gbps(s.chip_ici_bandwidth_gbps);
+  r.set_bisection_links(static_cast<uint32_t>(s.bisection_links));
+  r.set_bisection_bandwidth_gbps(s.bisection_bandwidth_gbps);
+  r.set_bisection_cut(s.bisection_cut);
+  r.set_dcn_bandwidth_gbps_per_chip(s.dcn_bandwidth_gbps_per_chip);
+  r.set_peak_bf16_tflops_per_chip(s.peak_bf16_tflops_per_chip);
+  r.set_peak_bf16_pflops_total(s.peak_bf16_pflops_total);
+  r.set_hbm_gib_per_chip(s.hbm_gib_per_chip);
+  r.set_hbm_bandwidth_gbps_per_chip(s.hbm_bandwidth_gbps_per_chip);
+  out << to_json(r, JsonStyle{.indent = true});
 }
 
 // One row a pod, the inputs echoed, so rows from many pods paste into one sheet.

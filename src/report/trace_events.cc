@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "report/output_json.h"
+
 namespace podsim::report {
 namespace {
 
@@ -15,6 +17,10 @@ double ns_to_us(int64_t ns) {
   return static_cast<double>(ns) / 1000.0;
 }
 
+std::string str(std::string_view s) {
+  return std::string(s);
+}
+
 }  // namespace
 
 double trace_us(sim::Time t) {
@@ -25,62 +31,74 @@ TraceEventWriter::TraceEventWriter(std::ostream& out) : out_(out) {
   out_ << "{\"traceEvents\":[\n";
 }
 
-JsonWriter TraceEventWriter::begin_event(std::string_view ph) {
+output::TraceEvent& TraceEventWriter::begin_event(std::string_view ph) {
   if (finished_) {
     throw std::logic_error("TraceEventWriter: event after finish()");
   }
+  event_.Clear();
+  event_.set_ph(str(ph));
+  return event_;
+}
+
+void TraceEventWriter::emit() {
   if (events_++ != 0) {
     out_ << ",\n";
   }
-  JsonWriter j(out_, 0);
-  j.begin_object().field("ph", ph);
-  return j;
+  line_.clear();
+  append_json(event_, JsonStyle{}, line_);
+  out_ << line_;
+}
+
+// A metadata event of `kind` on `track`: ts 0, args filled in by the caller.
+void TraceEventWriter::metadata(TraceTrack track, std::string_view kind) {
+  output::TraceEvent& e = begin_event("M");
+  e.set_name(str(kind));
+  e.set_pid(track.pid);
+  e.set_tid(track.tid);
+  e.set_ts(0);
 }
 
 void TraceEventWriter::process(uint32_t pid, std::string_view name, int64_t sort_index) {
-  {
-    JsonWriter j = begin_event("M");
-    j.field("name", "process_name").field("pid", pid).field("tid", 0u).field("ts", 0);
-    j.key("args").begin_object().field("name", name).end_object().end_object();
-  }
-  JsonWriter j = begin_event("M");
-  j.field("name", "process_sort_index").field("pid", pid).field("tid", 0u).field("ts", 0);
-  j.key("args").begin_object().field("sort_index", sort_index).end_object().end_object();
+  metadata({pid, 0}, "process_name");
+  event_.mutable_args()->set_name(str(name));
+  emit();
+  metadata({pid, 0}, "process_sort_index");
+  event_.mutable_args()->set_sort_index(static_cast<int32_t>(sort_index));
+  emit();
 }
 
 void TraceEventWriter::process_labels(uint32_t pid, std::string_view labels) {
-  JsonWriter j = begin_event("M");
-  j.field("name", "process_labels").field("pid", pid).field("tid", 0u).field("ts", 0);
-  j.key("args").begin_object().field("labels", labels).end_object().end_object();
+  metadata({pid, 0}, "process_labels");
+  event_.mutable_args()->set_labels(str(labels));
+  emit();
 }
 
 void TraceEventWriter::thread(TraceTrack track, std::string_view name, int64_t sort_index) {
-  {
-    JsonWriter j = begin_event("M");
-    j.field("name", "thread_name").field("pid", track.pid).field("tid", track.tid).field("ts", 0);
-    j.key("args").begin_object().field("name", name).end_object().end_object();
-  }
-  JsonWriter j = begin_event("M");
-  j.field("name", "thread_sort_index").field("pid", track.pid).field("tid", track.tid);
-  j.field("ts", 0);
-  j.key("args").begin_object().field("sort_index", sort_index).end_object().end_object();
+  metadata(track, "thread_name");
+  event_.mutable_args()->set_name(str(name));
+  emit();
+  metadata(track, "thread_sort_index");
+  event_.mutable_args()->set_sort_index(static_cast<int32_t>(sort_index));
+  emit();
 }
 
 void TraceEventWriter::slice(TraceTrack track, std::string_view name, std::string_view cat,
-                             sim::Time start, sim::Time end, const TraceArgs& args) {
+                             sim::Time start, sim::Time end, const TraceArgs* args) {
   if (end < start) {
     throw std::logic_error("TraceEventWriter: slice ends before it starts");
   }
   const int64_t start_ns = floor_ns(start);
-  JsonWriter j = begin_event("X");
-  j.field("name", name).field("cat", cat).field("pid", track.pid).field("tid", track.tid);
-  j.field("ts", ns_to_us(start_ns)).field("dur", ns_to_us(floor_ns(end) - start_ns));
-  if (args) {
-    j.key("args").begin_object();
-    args(j);
-    j.end_object();
+  output::TraceEvent& e = begin_event("X");
+  e.set_name(str(name));
+  e.set_cat(str(cat));
+  e.set_pid(track.pid);
+  e.set_tid(track.tid);
+  e.set_ts(ns_to_us(start_ns));
+  e.set_dur(ns_to_us(floor_ns(end) - start_ns));
+  if (args != nullptr) {
+    *e.mutable_args() = *args;
   }
-  j.end_object();
+  emit();
 }
 
 void TraceEventWriter::flow_event(std::string_view ph, uint64_t id, std::string_view name,
@@ -89,37 +107,40 @@ void TraceEventWriter::flow_event(std::string_view ph, uint64_t id, std::string_
   // The midpoint lies inside the slice even after rounding: both ends are
   // rounded down the same way the slice's own ts and dur were.
   const int64_t mid_ns = (floor_ns(start) + floor_ns(end)) / 2;
-  JsonWriter j = begin_event(ph);
-  j.field("id", id).field("name", name).field("cat", cat).field("pid", track.pid);
-  j.field("tid", track.tid).field("ts", ns_to_us(mid_ns));
+  output::TraceEvent& e = begin_event(ph);
+  e.set_id(static_cast<uint32_t>(id));
+  e.set_name(str(name));
+  e.set_cat(str(cat));
+  e.set_pid(track.pid);
+  e.set_tid(track.tid);
+  e.set_ts(ns_to_us(mid_ns));
   if (ph == "f") {
-    j.field("bp", "e");  // bind to the enclosing slice, not the next one
+    e.set_bp("e");  // bind to the enclosing slice, not the next one
   }
-  j.end_object();
+  emit();
 }
 
 uint64_t TraceEventWriter::flow(std::string_view name, std::string_view cat, TraceTrack from,
                                 sim::Time from_start, sim::Time from_end, TraceTrack to,
                                 sim::Time to_start, sim::Time to_end) {
   const uint64_t id = next_flow_++;
+  if (id > UINT32_MAX) {
+    throw std::logic_error("TraceEventWriter: more than 2^32 - 1 flows");
+  }
   flow_event("s", id, name, cat, from, from_start, from_end);
   flow_event("f", id, name, cat, to, to_start, to_end);
   return id;
 }
 
-void TraceEventWriter::finish(const TraceArgs& other) {
+void TraceEventWriter::finish(const TraceMetadata& other) {
   if (finished_) {
     throw std::logic_error("TraceEventWriter: finish() called twice");
   }
   finished_ = true;
-  out_ << "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":";
-  JsonWriter j(out_, 0);
-  j.begin_object();
-  if (other) {
-    other(j);
-  }
-  j.end_object();
-  out_ << "}\n";
+  // What Protobuf's printer writes after the events of a Trace, with line breaks.
+  line_ = "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":";
+  append_json(other, JsonStyle{}, line_);
+  out_ << line_ << "}\n";
 }
 
 }  // namespace podsim::report

@@ -1,10 +1,14 @@
 // A writer of Chrome trace-event JSON, the format ui.perfetto.dev and
 // chrome://tracing load: {"traceEvents": [...], "displayTimeUnit": "ns",
-// "otherData": {...}}.
+// "otherData": {...}}, whose schema is proto/podsim/trace.proto.
 //
 // It knows processes, threads (tracks), complete events ("X"), metadata
 // ("M") and flow arrows ("s"/"f"); callers decide what the tracks mean.
-// One event per line, so traces diff and grep well.
+// Each event is a podsim.output.TraceEvent printed by Protobuf's JSON
+// printer (output_json.h) as it is written, so memory does not grow with
+// the trace; one event per line, so traces diff and grep well. Without its
+// line breaks the document is exactly what the printer writes for the
+// whole podsim.output.Trace (tests/report check it).
 //
 // Time. The format counts microseconds; viewers work in whole nanoseconds
 // (Perfetto rounds each ts and dur to ns on import). Simulated picoseconds
@@ -16,11 +20,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <ostream>
+#include <string>
 #include <string_view>
 
-#include "report/json_writer.h"
+#include "podsim/trace.pb.h"
 #include "sim/time.h"
 
 namespace podsim::report {
@@ -32,8 +36,10 @@ struct TraceTrack {
   uint32_t tid = 0;
 };
 
-// Writes the fields of an event's "args" object.
-using TraceArgs = std::function<void(JsonWriter&)>;
+// An event's "args" object: the fields a caller sets are written.
+using TraceArgs = output::TraceArgs;
+// The document's "otherData" object.
+using TraceMetadata = output::TraceMetadata;
 
 // Whole nanoseconds of `t`, rounded down, in microseconds: what ts and dur hold.
 double trace_us(sim::Time t);
@@ -52,9 +58,14 @@ class TraceEventWriter {
   // Metadata: a track's name and place within its process (lower first).
   void thread(TraceTrack track, std::string_view name, int64_t sort_index);
 
-  // A complete event spanning [start, end] on `track`; end >= start.
+  // A complete event spanning [start, end] on `track`; end >= start. With
+  // `args`, the event has an "args" object (even if no field is set).
   void slice(TraceTrack track, std::string_view name, std::string_view cat, sim::Time start,
-             sim::Time end, const TraceArgs& args = {});
+             sim::Time end, const TraceArgs* args = nullptr);
+  void slice(TraceTrack track, std::string_view name, std::string_view cat, sim::Time start,
+             sim::Time end, const TraceArgs& args) {
+    slice(track, name, cat, start, end, &args);
+  }
 
   // An arrow from the slice on `from` that spans [from_start, from_end] to
   // the one on `to` that spans [to_start, to_end], both written by slice().
@@ -64,19 +75,23 @@ class TraceEventWriter {
                 sim::Time from_end, TraceTrack to, sim::Time to_start, sim::Time to_end);
 
   // Closes the event list and writes "otherData" (metadata about the run,
-  // ignored by viewers that do not show it) with the fields `other` writes.
-  // Call once, last.
-  void finish(const TraceArgs& other);
+  // ignored by viewers that do not show it). Call once, last.
+  void finish(const TraceMetadata& other);
 
   uint64_t events() const { return events_; }
 
  private:
-  // Starts one event object on its own line; the caller fills and ends it.
-  JsonWriter begin_event(std::string_view ph);
+  // Clears event_ and starts it as an event of phase `ph`; emit() writes it.
+  output::TraceEvent& begin_event(std::string_view ph);
+  // Writes event_ on its own line. O(size of the event).
+  void emit();
+  void metadata(TraceTrack track, std::string_view kind);
   void flow_event(std::string_view ph, uint64_t id, std::string_view name, std::string_view cat,
                   TraceTrack track, sim::Time start, sim::Time end);
 
   std::ostream& out_;
+  output::TraceEvent event_;  // reused: one event is built at a time
+  std::string line_;          // reused: the printed event
   uint64_t events_ = 0;
   uint64_t next_flow_ = 1;
   bool finished_ = false;

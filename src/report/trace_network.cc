@@ -36,10 +36,11 @@ uint32_t NetworkTracks::write() {
     writer_.thread(track, "axis " + axes_[a], track.tid);
     for (const BusySpan& b : merge_busy(std::move(spans_[a]))) {
       const std::string name = b.count > 1 ? b.first + " +" + std::to_string(b.count - 1) : b.first;
-      writer_.slice(track, name, "network", b.start, b.end, [&](JsonWriter& j) {
-        j.field("axis", axes_[a]).field("merged", b.count);
-        j.field("dur_ps", (b.end - b.start).count_ps());
-      });
+      TraceArgs args;
+      args.set_axis(axes_[a]);
+      args.set_merged(b.count);
+      args.set_dur_ps(static_cast<double>((b.end - b.start).count_ps()));
+      writer_.slice(track, name, "network", b.start, b.end, args);
     }
   }
   return tid;

@@ -13,6 +13,7 @@
 #include "cli/context.h"
 #include "cli/exit_codes.h"
 #include "cli_runner.h"
+#include "json_value.h"  // podsim run's result
 #include "trace_check.h"
 
 namespace podsim::cli {
@@ -92,13 +93,13 @@ TEST(RunTrace, ServingTraceAgreesWithTheBreakdown) {
   EXPECT_TRUE(t.track("axis model"));
 
   const int critical = static_cast<int>(report["critical_chip"].as_number());
-  EXPECT_EQ(t.doc["otherData"]["critical_chip"].as_number(), critical);
+  EXPECT_EQ(static_cast<int>(t.doc.otherdata().critical_chip()), critical);
   const auto tracks = t.tracks_starting("chip " + std::to_string(critical) + " (");
   ASSERT_EQ(tracks.size(), 1u);
   EXPECT_NE(t.threads.at(tracks[0]).find("critical"), std::string::npos);
   double compute_ps = 0;
   for (const auto& s : t.slices.at(tracks[0])) {
-    compute_ps += s.args["dur_ps"].as_number();
+    compute_ps += s.args.dur_ps();
   }
   const double expected_us = report["compute_us"].as_number() + report["memory_us"].as_number();
   EXPECT_NEAR(compute_ps * 1e-6, expected_us, 1e-6);
@@ -170,10 +171,10 @@ TEST(RunTrace, FoldedChipsAreTracedAsTheirRepresentatives) {
   ASSERT_EQ(r.code, kExitOk) << r.err;
   const ParsedTrace t = parse_and_check_trace(trace.read());
   EXPECT_EQ(traced_chips(t).size(), 1u);
-  const auto& notes = t.doc["otherData"]["notes"].as_array();
-  ASSERT_EQ(notes.size(), 2u);
-  EXPECT_NE(notes[0].as_string().find("replica folding"), std::string::npos);
-  EXPECT_NE(notes[1].as_string().find("255->"), std::string::npos);
+  const auto& notes = t.doc.otherdata().notes();
+  ASSERT_EQ(notes.size(), 2);
+  EXPECT_NE(notes[0].find("replica folding"), std::string::npos);
+  EXPECT_NE(notes[1].find("255->"), std::string::npos);
 }
 
 TEST(RunTrace, OperationListTraceHasATrackPerOperation) {

@@ -1,5 +1,6 @@
 // `podsim topo` on shipped pods: the figures a user reads, in every format.
 // Expected values are worked out by hand from the torus shapes in the files.
+#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "cli/context.h"
 #include "cli/exit_codes.h"
+#include "podsim/topology_report.pb.h"
 
 namespace podsim::cli {
 namespace {
@@ -31,32 +33,52 @@ bool has(const std::string& text, const std::string& needle) {
   return text.find(needle) != std::string::npos;
 }
 
+// The JSON read into its schema (proto/podsim/topology_report.proto) by
+// Protobuf's parser, which rejects any key the schema does not have.
+output::TopologyReport topo_json(const std::vector<std::string>& args) {
+  const std::string json = run_ok(args);
+  output::TopologyReport r;
+  const auto status = google::protobuf::util::JsonStringToMessage(json, &r);
+  EXPECT_TRUE(status.ok()) << status.ToString() << "\n" << json;
+  return r;
+}
+
 TEST(TopoCommand, DefaultPodIsV5e16x16) {
-  const std::string json = run_ok({"topo", "--format", "json"});
-  EXPECT_TRUE(has(json, "\"chips\": 256")) << json;
-  EXPECT_TRUE(has(json, "\"links\": 1024"));                     // 256 chips x 4 ports
-  EXPECT_TRUE(has(json, "\"diameter_hops\": 16"));               // 8 + 8
-  EXPECT_TRUE(has(json, "\"bisection_links\": 32"));             // 16 rows x 2 (wrap), one way
-  EXPECT_TRUE(has(json, "\"bisection_bandwidth_gbps\": 1600"));  // Google: 1.6 TB/s
-  EXPECT_TRUE(has(json, "\"chip_ici_bandwidth_gbps\": 400"));    // Google: 400 GB/s
+  const output::TopologyReport r = topo_json({"topo", "--format", "json"});
+  EXPECT_EQ(r.name(), "tpu-v5e-16x16");
+  EXPECT_EQ(r.shape(), "16x16");
+  EXPECT_EQ(r.chips(), 256U);
+  EXPECT_EQ(r.links(), 1024U);                      // 256 chips x 4 ports
+  EXPECT_EQ(r.diameter_hops(), 16U);                // 8 + 8
+  EXPECT_EQ(r.bisection_links(), 32U);              // 16 rows x 2 (wrap), one way
+  EXPECT_EQ(r.bisection_bandwidth_gbps(), 1600.0);  // Google: 1.6 TB/s
+  EXPECT_EQ(r.chip_ici_bandwidth_gbps(), 400.0);    // Google: 400 GB/s
+  ASSERT_EQ(r.dims_size(), 2);
+  EXPECT_TRUE(r.dims(0).wraparound());
+  // Every field is written, zeros too: a script finds "twists": 0, not a missing key.
+  EXPECT_TRUE(r.has_twists() && r.has_failed_links() && r.has_dcn_links());
+  EXPECT_EQ(r.twists(), 0U);
 }
 
 TEST(TopoCommand, PartialWraparoundV5e8x16) {
-  const std::string json = run_ok({"topo", topology("v5e-8x16.textproto"), "--format=json"});
-  EXPECT_TRUE(has(json, "\"chips\": 128"));
+  const output::TopologyReport r =
+      topo_json({"topo", topology("v5e-8x16.textproto"), "--format=json"});
+  EXPECT_EQ(r.chips(), 128U);
   // x (8, a line): 7 hops; y (16, a ring): 8 hops.
-  EXPECT_TRUE(has(json, "\"diameter_hops\": 15")) << json;
+  EXPECT_EQ(r.diameter_hops(), 15U);
   // Cutting x: 16 links one way; cutting y: 8 columns x 2 = 16; both 800 GB/s.
-  EXPECT_TRUE(has(json, "\"bisection_links\": 16"));
-  EXPECT_TRUE(has(json, "\"bisection_bandwidth_gbps\": 800"));
+  EXPECT_EQ(r.bisection_links(), 16U);
+  EXPECT_EQ(r.bisection_bandwidth_gbps(), 800.0);
+  EXPECT_FALSE(r.dims(0).wraparound());
 }
 
 TEST(TopoCommand, V4FullPod3D) {
-  const std::string json = run_ok({"topo", topology("v4-16x16x16.textproto"), "-f", "json"});
-  EXPECT_TRUE(has(json, "\"chips\": 4096"));
-  EXPECT_TRUE(has(json, "\"links\": 24576"));  // 4096 x 6 ports
-  EXPECT_TRUE(has(json, "\"diameter_hops\": 24"));
-  EXPECT_TRUE(has(json, "\"bisection_links\": 512"));  // 16 x 16 x 2
+  const output::TopologyReport r =
+      topo_json({"topo", topology("v4-16x16x16.textproto"), "-f", "json"});
+  EXPECT_EQ(r.chips(), 4096U);
+  EXPECT_EQ(r.links(), 24576U);  // 4096 x 6 ports
+  EXPECT_EQ(r.diameter_hops(), 24U);
+  EXPECT_EQ(r.bisection_links(), 512U);  // 16 x 16 x 2
 }
 
 TEST(TopoCommand, CsvIsOneHeaderAndOneRow) {
@@ -88,7 +110,7 @@ TEST(TopoCommand, OutWritesTheFileAndNothingToStdout) {
   std::ifstream in(path);
   std::stringstream contents;
   contents << in.rdbuf();
-  EXPECT_TRUE(has(contents.str(), "\"chips\": 256"));
+  EXPECT_TRUE(has(contents.str(), "\"chips\": 256")) << contents.str();
 }
 
 TEST(TopoCommand, UnwritableOutIsBadInputAndLeavesNoFile) {

@@ -1,19 +1,22 @@
 // What `podsim compare` prints: the table a person reads, CSV and JSON a
-// script reads. The CSV is read back with the reader, the JSON with the
-// tests' own JSON parser, so neither shares the writer's code.
+// script reads. The CSV is read back with the reader, the JSON into its
+// schema (proto/podsim/comparison.proto) with Protobuf's JSON parser, as a
+// script using the generated module would.
 #include "report/compare_report.h"
 
 #include <gmock/gmock.h>
+#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "json_value.h"
+#include "podsim/comparison.pb.h"
 
 namespace podsim::report {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kHeader = "topology,workload,network,mesh,step_time_us,fits\n";
 
@@ -77,26 +80,53 @@ TEST(CompareReport, CsvHasOneRowPerChange) {
   EXPECT_EQ(d.rows[3].cells[1], "w3 / v5e / flow");
 }
 
+// The value of `column` in a scenario key, or "" if the key has none.
+std::string key_value(const google::protobuf::RepeatedPtrField<output::KeyCell>& key,
+                      const std::string& column) {
+  for (const output::KeyCell& k : key) {
+    if (k.column() == column) {
+      return k.value();
+    }
+  }
+  return "";
+}
+
 TEST(CompareReport, JsonCarriesEverything) {
-  const testing::JsonValue j = testing::parse_json(Fixture().render(Format::kJson));
-  EXPECT_EQ(j["baseline"].as_string(), "base.csv");
-  EXPECT_EQ(j["current"].as_string(), "cur.csv");
-  EXPECT_DOUBLE_EQ(j["abs_tol_us"].as_number(), 0.5);
-  EXPECT_FALSE(j["ok"].as_bool());
-  EXPECT_DOUBLE_EQ(j["scenarios_matched"].as_number(), 1);
-  const auto& moved = j["moved"].as_array();
-  ASSERT_EQ(moved.size(), 2U);
-  EXPECT_EQ(moved[0]["column"].as_string(), "step_time_us");
-  EXPECT_EQ(moved[0]["key"]["mesh"].as_string(), "x=4,y=4");
-  EXPECT_DOUBLE_EQ(moved[0]["delta"].as_number(), 10);
-  EXPECT_DOUBLE_EQ(moved[0]["rel_delta"].as_number(), 0.1);
-  EXPECT_TRUE(moved[1]["delta"].is_null());
-  const auto& appeared = j["appeared"].as_array();
-  ASSERT_EQ(appeared.size(), 1U);
-  EXPECT_EQ(appeared[0]["key"]["workload"].as_string(), "w3");
-  const auto& disappeared = j["disappeared"].as_array();
-  ASSERT_EQ(disappeared.size(), 1U);
-  EXPECT_EQ(disappeared[0]["scenario"].as_string(), "w2 / v5e / flow");
+  const std::string text = Fixture().render(Format::kJson);
+  output::Comparison j;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(text, &j).ok()) << text;
+  EXPECT_EQ(j.baseline(), "base.csv");
+  EXPECT_EQ(j.current(), "cur.csv");
+  EXPECT_DOUBLE_EQ(j.abs_tol_us(), 0.5);
+  EXPECT_FALSE(j.ok());
+  EXPECT_EQ(j.scenarios_matched(), 1U);
+  ASSERT_EQ(j.moved_size(), 2);
+  const output::MovedValue& m = j.moved(0);
+  EXPECT_EQ(m.column(), "step_time_us");
+  EXPECT_EQ(key_value(m.key(), "mesh"), "x=4,y=4");
+  ASSERT_EQ(m.key_size(), 4);  // the key columns, in header order
+  EXPECT_EQ(m.key(0).column(), "topology");
+  EXPECT_DOUBLE_EQ(m.delta(), 10);
+  EXPECT_DOUBLE_EQ(m.rel_delta(), 0.1);
+  EXPECT_FALSE(j.moved(1).has_delta());  // "true" -> "false" is not a number
+  EXPECT_FALSE(j.moved(1).has_rel_delta());
+  EXPECT_THAT(text, Not(HasSubstr("null")));
+  ASSERT_EQ(j.appeared_size(), 1);
+  EXPECT_EQ(key_value(j.appeared(0).key(), "workload"), "w3");
+  ASSERT_EQ(j.disappeared_size(), 1);
+  EXPECT_EQ(j.disappeared(0).scenario(), "w2 / v5e / flow");
+}
+
+// Every field is written, so a script finds "moved": [] and "ok": true when
+// nothing moved, not a missing key.
+TEST(CompareReport, JsonOfACleanComparisonHasEveryKey) {
+  Fixture f;
+  f.c = Comparison{};
+  const std::string text = f.render(Format::kJson);
+  EXPECT_THAT(text, HasSubstr("\"moved\": []"));
+  EXPECT_THAT(text, HasSubstr("\"appeared\": []"));
+  EXPECT_THAT(text, HasSubstr("\"scenarios_matched\": 0"));
+  EXPECT_THAT(text, HasSubstr("\"ok\": true"));
 }
 
 }  // namespace

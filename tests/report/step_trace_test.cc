@@ -82,8 +82,8 @@ TEST(StepTrace, ComputeSpansOfTheCriticalChipAddUpToItsComputeAndMemoryTime) {
   int64_t memory_ps = 0;
   int64_t other_ps = 0;
   for (const TraceSlice& s : slices) {
-    const auto ps = static_cast<int64_t>(s.args["dur_ps"].as_number());
-    (s.args["bound"].as_string() == "memory" ? memory_ps : other_ps) += ps;
+    const auto ps = static_cast<int64_t>(s.args.dur_ps());
+    (s.args.bound() == "memory" ? memory_ps : other_ps) += ps;
   }
   EXPECT_EQ(memory_ps + other_ps, (t.step.critical.compute + t.step.critical.memory).count_ps());
   EXPECT_EQ(memory_ps, t.step.critical.memory.count_ps());
@@ -111,8 +111,8 @@ TEST(StepTrace, CategoriesAndLayersAreTheBreakdownsKeys) {
   slices.insert(slices.end(), comms.begin(), comms.end());
   for (const TraceSlice& s : slices) {
     classes.insert(s.cat);
-    EXPECT_EQ(s.args["op_class"].as_string(), s.cat);
-    layers.insert(s.args["layer"].as_string());
+    EXPECT_EQ(s.args.op_class(), s.cat);
+    layers.insert(s.args.layer());
   }
   std::set<std::string> by_class;
   std::set<std::string> by_layer;
@@ -134,13 +134,13 @@ TEST(StepTrace, ACollectiveOverlappingComputeIsOnTheCollectivesTrack) {
                                [](const TraceSlice& s) { return s.name == "L0.allreduce"; });
   ASSERT_NE(ar, comms.end());
   EXPECT_EQ(ar->cat, "collective");
-  EXPECT_EQ(ar->args["kind"].as_string(), "all-reduce");
-  EXPECT_EQ(ar->args["axes"].as_string(), "model");
+  EXPECT_EQ(ar->args.kind(), "all-reduce");
+  EXPECT_EQ(ar->args.axes(), "model");
   const auto& compute = t.trace.slices.at(t.compute_track(chip));
   const auto scale = std::find_if(compute.begin(), compute.end(),
                                   [](const TraceSlice& s) { return s.name == "L0.scale"; });
   ASSERT_NE(scale, compute.end());
-  EXPECT_EQ(scale->args["bound"].as_string(), "memory");
+  EXPECT_EQ(scale->args.bound(), "memory");
   // They overlap in time: that is why they are on different tracks.
   EXPECT_LT(ar->ts_ns, scale->ts_ns + scale->dur_ns);
   EXPECT_LT(scale->ts_ns, ar->ts_ns + ar->dur_ns);
@@ -226,7 +226,7 @@ TEST(StepTrace, AxisTracksAreBusyWhileACollectiveOverThemIsInFlight) {
     int64_t busy_ps = 0;
     int64_t prev_end = -1;
     for (const TraceSlice& s : t.trace.slices.at(*track)) {
-      busy_ps += static_cast<int64_t>(s.args["dur_ps"].as_number());
+      busy_ps += static_cast<int64_t>(s.args.dur_ps());
       EXPECT_GT(s.ts_ns, prev_end) << "busy periods of one axis are disjoint";
       prev_end = s.ts_ns + s.dur_ns;
     }

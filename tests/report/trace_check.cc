@@ -1,5 +1,6 @@
 #include "trace_check.h"
 
+#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,22 +37,44 @@ void check_nesting(const std::string& track, std::vector<TraceSlice> slices) {
   }
 }
 
-void read_metadata(const JsonValue& e, ParsedTrace& t) {
-  const std::string& name = e["name"].as_string();
-  const int64_t pid = static_cast<int64_t>(e["pid"].as_number());
-  const int64_t tid = static_cast<int64_t>(e["tid"].as_number());
+void read_metadata(const output::TraceEvent& e, ParsedTrace& t) {
+  const std::string& name = e.name();
+  const int64_t pid = e.pid();
+  const int64_t tid = e.tid();
+  EXPECT_TRUE(e.has_args()) << "metadata " << name << " without args";
   if (name == "process_name") {
-    t.processes[pid] = e["args"]["name"].as_string();
+    EXPECT_TRUE(e.args().has_name());
+    t.processes[pid] = e.args().name();
   } else if (name == "thread_name") {
-    EXPECT_TRUE(t.threads.emplace(TrackKey{pid, tid}, e["args"]["name"].as_string()).second)
+    EXPECT_TRUE(e.args().has_name());
+    EXPECT_TRUE(t.threads.emplace(TrackKey{pid, tid}, e.args().name()).second)
         << "track named twice: " << pid << "/" << tid;
   } else if (name == "process_sort_index" || name == "thread_sort_index") {
-    EXPECT_TRUE(e["args"]["sort_index"].is_number());
+    EXPECT_TRUE(e.args().has_sort_index());
   } else if (name == "process_labels") {
-    EXPECT_TRUE(e["args"]["labels"].is_string());
+    EXPECT_TRUE(e.args().has_labels());
   } else {
     ADD_FAILURE() << "unknown metadata event " << name;
   }
+}
+
+// The document is the printer's one-line form of `doc` with line breaks
+// between events (JSON strings hold no raw line break, so removing every
+// '\n' leaves the one-line form).
+void check_printed_by_protobuf(const std::string& text, const output::Trace& doc) {
+  std::string expected;
+  google::protobuf::util::JsonPrintOptions options;
+  options.preserve_proto_field_names = true;
+  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(doc, &expected, options).ok());
+  std::string joined;
+  for (const char c : text) {
+    if (c != '\n') {
+      joined += c;
+    }
+  }
+  EXPECT_EQ(joined, expected) << "not what Protobuf's printer writes for this trace";
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), doc.traceevents_size() + 4)
+      << "not one event a line";
 }
 
 }  // namespace
@@ -77,18 +100,21 @@ std::vector<TrackKey> ParsedTrace::tracks_starting(const std::string& prefix) co
 
 ParsedTrace parse_and_check_trace(const std::string& text) {
   ParsedTrace t;
-  t.doc = parse_json(text);
-  EXPECT_EQ(t.doc["displayTimeUnit"].as_string(), "ns");
+  const auto status = google::protobuf::util::JsonStringToMessage(text, &t.doc);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  if (!status.ok()) {
+    return t;
+  }
+  check_printed_by_protobuf(text, t.doc);
+  EXPECT_EQ(t.doc.displaytimeunit(), "ns");
   std::set<int64_t> pids_used;
   std::map<int64_t, std::pair<std::string, std::string>> flow_names;  // id -> (name, cat) of "s"
-  for (const JsonValue& e : t.doc["traceEvents"].as_array()) {
-    for (const char* key : {"ph", "ts", "pid", "tid"}) {
-      EXPECT_TRUE(e.has(key)) << "event without " << key;
-    }
-    const std::string& ph = e["ph"].as_string();
-    const TrackKey track{static_cast<int64_t>(e["pid"].as_number()),
-                         static_cast<int64_t>(e["tid"].as_number())};
-    const int64_t ts = to_ns(e["ts"].as_number());
+  for (const output::TraceEvent& e : t.doc.traceevents()) {
+    EXPECT_TRUE(e.has_ph() && e.has_ts() && e.has_pid() && e.has_tid())
+        << "event without ph, ts, pid or tid";
+    const std::string& ph = e.ph();
+    const TrackKey track{e.pid(), e.tid()};
+    const int64_t ts = to_ns(e.ts());
     EXPECT_GE(ts, 0);
     if (ph == "M") {
       read_metadata(e, t);
@@ -96,17 +122,19 @@ ParsedTrace parse_and_check_trace(const std::string& text) {
     }
     pids_used.insert(track.first);
     if (ph == "X") {
-      EXPECT_GE(e["dur"].as_number(), 0.0);
-      TraceSlice s{ts, to_ns(e["dur"].as_number()), e["name"].as_string(), e["cat"].as_string(),
-                   e.has("args") ? e["args"] : JsonValue()};
-      t.slices[track].push_back(std::move(s));
+      EXPECT_TRUE(e.has_name() && e.has_cat() && e.has_dur()) << "slice without name, cat or dur";
+      EXPECT_GE(e.dur(), 0.0);
+      EXPECT_FALSE(e.has_id() || e.has_bp()) << "slice '" << e.name() << "' with flow keys";
+      t.slices[track].push_back({ts, to_ns(e.dur()), e.name(), e.cat(), e.args()});
     } else if (ph == "s" || ph == "f") {
-      const auto id = static_cast<int64_t>(e["id"].as_number());
+      EXPECT_TRUE(e.has_id() && e.has_name() && e.has_cat()) << "flow without id, name or cat";
+      EXPECT_FALSE(e.has_dur() || e.has_args()) << "flow with slice keys";
+      const int64_t id = e.id();
       auto& ends = ph == "s" ? t.flow_starts : t.flow_ends;
       EXPECT_TRUE(ends.emplace(id, TraceFlowEnd{track, ts}).second) << "flow " << id << " " << ph;
-      const std::pair<std::string, std::string> nc{e["name"].as_string(), e["cat"].as_string()};
+      const std::pair<std::string, std::string> nc{e.name(), e.cat()};
       if (ph == "f") {
-        EXPECT_EQ(e["bp"].as_string(), "e") << "flow " << id;
+        EXPECT_EQ(e.bp(), "e") << "flow " << id;
       }
       const auto [it, added] = flow_names.emplace(id, nc);
       EXPECT_TRUE(added || it->second == nc) << "flow " << id << ": name or category differ";

@@ -1,7 +1,11 @@
 // Reads a Chrome trace-event file as a viewer would, for tests: parses it
-// (with the tests' own JSON reader) and checks the rules every podsim trace
-// keeps, each broken rule a gtest failure:
-//  - the document is {"traceEvents": [...], "displayTimeUnit": "ns", ...};
+// into its schema, podsim.output.Trace (proto/podsim/trace.proto), with
+// Protobuf's JSON parser, and checks the rules every podsim trace keeps, each
+// broken rule a gtest failure:
+//  - the document parses, and has no key the schema does not know;
+//  - it is exactly what Protobuf's printer writes for the parsed message,
+//    with a line break between events (one event a line);
+//  - it is {"traceEvents": [...], "displayTimeUnit": "ns", ...};
 //  - every event has ph, ts, pid and tid; complete events ("X") have a name,
 //    a category and dur >= 0; metadata ("M") is one of the known kinds;
 //  - metadata names every process and every track that has events;
@@ -18,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "json_value.h"
+#include "podsim/trace.pb.h"
 
 namespace podsim::testing {
 
@@ -29,7 +33,7 @@ struct TraceSlice {
   int64_t dur_ns = 0;
   std::string name;
   std::string cat;
-  JsonValue args;  // null when absent
+  output::TraceArgs args;  // empty when absent
 };
 
 struct TraceFlowEnd {
@@ -38,7 +42,7 @@ struct TraceFlowEnd {
 };
 
 struct ParsedTrace {
-  JsonValue doc;
+  output::Trace doc;
   std::map<int64_t, std::string> processes;
   std::map<TrackKey, std::string> threads;
   std::map<TrackKey, std::vector<TraceSlice>> slices;  // per track, in file order

@@ -1,6 +1,7 @@
 // The trace-event writer, busy-period merging and the operation-list trace.
 #include "report/trace_events.h"
 
+#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -59,20 +60,67 @@ TEST(TraceEvents, FlowsPairUpInsideTheirSlices) {
   w.slice({1, 2}, "recv", "x", us(4), us(4) + ps(1500));
   EXPECT_EQ(w.flow("arrow", "x", {1, 1}, us(1), us(3), {1, 2}, us(4), us(4) + ps(1500)), 1u);
   EXPECT_EQ(w.flow("arrow", "x", {1, 1}, us(1), us(3), {1, 2}, us(4), us(4) + ps(1500)), 2u);
-  w.finish([](JsonWriter& j) { j.field("k", "v"); });
+  TraceMetadata other;
+  other.set_generator("test");
+  w.finish(other);
   const auto t = parse_and_check_trace(out.str());
   EXPECT_EQ(t.flow_starts.size(), 2u);
   EXPECT_EQ(t.flow_starts.at(1).ts_ns, 2000);  // midpoint
   EXPECT_EQ(t.flow_ends.at(1).ts_ns, 4000);    // midpoint of [4000, 4001] rounds down
-  EXPECT_EQ(t.doc["otherData"]["k"].as_string(), "v");
+  EXPECT_EQ(t.doc.otherdata().generator(), "test");
 }
 
 TEST(TraceEvents, NamesAreEscaped) {
   std::ostringstream out;
   TraceEventWriter w(out);
-  w.process(1, "a \"quoted\" name\\", 0);
+  const std::string name = "a \"quoted\" <name>\\ on\ntwo lines, \xc3\xa9";
+  w.process(1, name, 0);
   w.finish({});
-  EXPECT_EQ(parse_and_check_trace(out.str()).processes.at(1), "a \"quoted\" name\\");
+  EXPECT_EQ(parse_and_check_trace(out.str()).processes.at(1), name);
+}
+
+// Each kind of event carries the keys the format gives it and no others: a
+// viewer must not see a "dur" on a metadata event or an "args" on an arrow.
+TEST(TraceEvents, EventsCarryTheirPhasesKeysInTheFormatsOrder) {
+  std::ostringstream out;
+  TraceEventWriter w(out);
+  w.process(1, "p", 0);
+  w.thread({1, 2}, "t", 2);
+  TraceArgs args;
+  args.set_dur_ps(2'000'000);
+  args.set_bytes(4'294'967'296.0 * 1024);  // 4 TiB: past 32 bits, still a JSON number
+  w.slice({1, 2}, "s", "c", us(0), us(2), args);
+  w.slice({1, 2}, "bare", "c", us(2), us(3));
+  w.flow("arrow", "x", {1, 2}, us(0), us(2), {1, 2}, us(2), us(3));
+  w.finish({});
+  const std::string text = out.str();
+  EXPECT_EQ(text.substr(0, text.find('\n', text.find('\n') + 1)),
+            "{\"traceEvents\":[\n"
+            "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"ts\":0,"
+            "\"args\":{\"name\":\"p\"}},");
+  EXPECT_NE(text.find("\n{\"ph\":\"X\",\"name\":\"s\",\"cat\":\"c\",\"pid\":1,\"tid\":2,\"ts\":0,"
+                      "\"dur\":2,\"args\":{\"dur_ps\":2000000,\"bytes\":4398046511104}},\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n{\"ph\":\"X\",\"name\":\"bare\",\"cat\":\"c\",\"pid\":1,\"tid\":2,"
+                      "\"ts\":2,\"dur\":1},\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("\n{\"ph\":\"s\",\"id\":1,\"name\":\"arrow\",\"cat\":\"x\",\"pid\":1,"
+                      "\"tid\":2,\"ts\":1},\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("\n{\"ph\":\"f\",\"id\":1,\"name\":\"arrow\",\"cat\":\"x\",\"pid\":1,"
+                      "\"tid\":2,\"ts\":2.5,\"bp\":\"e\"}\n],\n"
+                      "\"displayTimeUnit\":\"ns\",\n\"otherData\":{}}\n"),
+            std::string::npos);
+  parse_and_check_trace(text);
+}
+
+// The checker's reader is strict: a key the schema does not have is an error,
+// so a trace cannot grow keys its schema (and a Python reader) does not know.
+TEST(TraceCheck, RejectsKeysOutsideTheSchema) {
+  output::Trace doc;
+  const std::string text = "{\"traceEvents\":[{\"ph\":\"M\",\"colour\":\"red\"}]}";
+  EXPECT_FALSE(google::protobuf::util::JsonStringToMessage(text, &doc).ok());
 }
 
 TEST(BusySpans, OverlappingAndTouchingSpansMerge) {
