@@ -257,6 +257,22 @@ TEST(Overrides, RulesOnOtherFieldsKeepTheirPosition) {
   EXPECT_EQ(errors[1].line, 0);
 }
 
+TEST(Overrides, RuleOnASiblingFieldMentionsTheOverride) {
+  // The rule is on wraparound, which the file holds; the size beside it was set.
+  const auto errors = pod_errors({{"topology.torus.dims[0].size", "2"}});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0], IsDiagnostic("torus.dims[0].wraparound",
+                                      "needs size >= 3, got size 2 (on 2 chips the wrap link would "
+                                      "duplicate the direct link) (with --set "
+                                      "topology.torus.dims[0].size=2)"));
+  EXPECT_GT(errors[0].line, 0);  // where the file writes wraparound
+  // A top-level override is not a sibling of everything.
+  const auto slices = pod_errors({{"topology.slices", "2"}});
+  ASSERT_EQ(slices.size(), 1u);
+  EXPECT_EQ(slices[0].field, "dcn");
+  EXPECT_THAT(slices[0].message, ::testing::Not(HasSubstr("--set")));
+}
+
 TEST(Overrides, RuleInsideACreatedMessageNamesTheOverride) {
   const auto errors = pod_errors({{"topology.calibration.ici_link_efficiency", "0.9"}});
   ASSERT_EQ(errors.size(), 1u);

@@ -67,10 +67,9 @@ void ParsedInput::throw_if_invalid(const std::vector<FieldIssue>& issues) const 
     d.file = source_;
     d.field = issue.path.to_string();
     d.message = issue.message;
-    const std::string note = override_note(overrides_, issue.path);
-    if (!note.empty()) {
-      d.message += note;
-    } else if (text_.has_value()) {
+    const OverrideNote note = override_note(overrides_, issue.path);
+    d.message += note.text;
+    if (!note.replaces_position && text_.has_value()) {
       if (const auto where = text_->locate(issue.path)) {
         d.line = where->line;
         d.column = where->column;

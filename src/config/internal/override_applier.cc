@@ -141,6 +141,15 @@ bool opens(const FieldPath& prefix, const FieldPath& path) {
   return true;
 }
 
+// `path` without its last segment.
+FieldPath parent_of(const FieldPath& path) {
+  FieldPath parent;
+  const auto& segments = path.segments();
+  for (size_t i = 0; i + 1 < segments.size(); ++i)
+    parent = parent(segments[i].name, segments[i].index);
+  return parent;
+}
+
 bool sets(const AppliedOverride& o, const FieldPath& path) {
   const auto& t = o.target.segments();
   const auto& s = path.segments();
@@ -197,14 +206,21 @@ std::vector<std::string> override_texts(const Overrides& overrides, std::string_
   return out;
 }
 
-std::string override_note(const std::vector<AppliedOverride>& applied, const FieldPath& path) {
+OverrideNote override_note(const std::vector<AppliedOverride>& applied, const FieldPath& path) {
   for (auto it = applied.rbegin(); it != applied.rend(); ++it) {
     if (sets(*it, path))
-      return " (set by --set " + it->text + ")";
+      return {" (set by --set " + it->text + ")", true};
     if (it->created && opens(*it->created, path))
-      return " (in " + it->created->to_string() + ", which --set " + it->text + " created)";
+      return {" (in " + it->created->to_string() + ", which --set " + it->text + " created)", true};
   }
-  return {};
+  std::vector<std::string> siblings;
+  for (const AppliedOverride& o : applied) {
+    if (o.target.segments().size() > 1 && opens(parent_of(o.target), path))
+      siblings.push_back("--set " + o.text);
+  }
+  if (siblings.empty())
+    return {};
+  return {" (with " + join(siblings) + ")", false};
 }
 
 }  // namespace podsim::config::internal

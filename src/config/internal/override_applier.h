@@ -52,11 +52,20 @@ std::vector<AppliedOverride> apply_overrides(const Overrides& overrides, std::st
 // as "path=value" (to_string), in order.
 std::vector<std::string> override_texts(const Overrides& overrides, std::string_view root);
 
-// What a diagnostic about `path` appends to name the override behind it,
-// from the last of `applied` that touched it: " (set by --set PATH=VALUE)"
-// when it set `path` (or, for a list, the whole list or an element of it);
-// " (in FIELD, which --set PATH=VALUE created)" when it created a message
-// enclosing `path`; "" when no override did. O(applied x depth).
-std::string override_note(const std::vector<AppliedOverride>& applied, const FieldPath& path);
+// What a diagnostic about `path` says of the overrides behind it.
+struct OverrideNote {
+  std::string text;                // appended to the message; "" when no override is involved
+  bool replaces_position = false;  // the input does not hold the value: drop its line:column
+};
+
+// From the last of `applied` that set `path` (or, for a list, the whole list
+// or an element of it): " (set by --set PATH=VALUE)", replacing the position;
+// else from the last that created a message enclosing `path`: " (in FIELD,
+// which --set PATH=VALUE created)", replacing the position; else, for a rule
+// on a field the input holds beside overridden ones (rules compare fields of
+// one message: a dimension's size and its wraparound), every override of a
+// field of the same message, not at the top level: " (with --set A=1, --set
+// B=2)", keeping the position. O(applied x depth).
+OverrideNote override_note(const std::vector<AppliedOverride>& applied, const FieldPath& path);
 
 }  // namespace podsim::config::internal
