@@ -7,6 +7,7 @@
 #include "cli/exit_codes.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/set_option.h"
 #include "cli/trace_option.h"
 #include "config/op_table_loader.h"
 #include "config/topology_loader.h"
@@ -167,6 +168,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "also write a Chrome/Perfetto timeline (JSON) to this file")(
       "trace-chips", po::value<std::string>(),
       "chips to trace: ids and ranges (0,5,8-15) and/or 'critical' (default: all up to 64)");
+  add_set_option(opts);
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(opts).run(), vm);
   po::notify(vm);
@@ -219,13 +221,15 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
   }
   so.progress = ctx.err_is_terminal && vm.count("quiet") == 0;
 
-  config::PodSpec pod_spec = vm.count("topology") != 0
-                                 ? config::load_topology_file(vm["topology"].as<std::string>())
-                                 : config::default_topology();
+  const config::Overrides overrides = set_overrides(vm);
+  config::PodSpec pod_spec =
+      vm.count("topology") != 0
+          ? config::load_topology_file(vm["topology"].as<std::string>(), overrides)
+          : config::default_topology(overrides);
   const config::WorkloadSpec workload =
       vm.count("workload") != 0
-          ? config::load_workload_file(vm["workload"].as<std::string>(), pod_spec)
-          : config::default_workload(pod_spec);
+          ? config::load_workload_file(vm["workload"].as<std::string>(), pod_spec, overrides)
+          : config::default_workload(pod_spec, overrides);
   const topo::Pod pod(std::move(pod_spec));
   so.trace = parse_trace_request(
       vm.count("trace") != 0 ? std::optional(vm["trace"].as<std::string>()) : std::nullopt,

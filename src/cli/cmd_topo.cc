@@ -1,10 +1,11 @@
-// podsim topo [FILE] [--format table|json|csv] [--out FILE]
+// podsim topo [FILE] [--format table|json|csv] [--out FILE] [--set PATH=VALUE]...
 #include <boost/program_options.hpp>
 #include <sstream>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
+#include "cli/set_option.h"
 #include "config/topology_loader.h"
 #include "report/topology_report.h"
 #include "topo/pod.h"
@@ -19,6 +20,7 @@ int cmd_topo(Context& ctx, const std::vector<std::string>& args) {
       "format,f", po::value<std::string>()->default_value("table"), "table, json or csv")(
       "out,o", po::value<std::string>(), "write to this file (whole or not at all)")(
       "topology", po::value<std::string>(), "topology file (default: the embedded v5e 16x16)");
+  add_set_option(opts);
   po::positional_options_description pos;
   pos.add("topology", 1);
   po::variables_map vm;
@@ -36,9 +38,16 @@ int cmd_topo(Context& ctx, const std::vector<std::string>& args) {
     out_file = vm["out"].as<std::string>();
   }
 
-  config::PodSpec spec = vm.count("topology") != 0
-                             ? config::load_topology_file(vm["topology"].as<std::string>())
-                             : config::default_topology();
+  const config::Overrides overrides = set_overrides(vm);
+  for (const config::Override& o : overrides) {
+    if (!o.path.starts_with("topology.")) {
+      ctx.log->warn("--set {}: ignored, topo reads no workload", config::to_string(o));
+    }
+  }
+  config::PodSpec spec =
+      vm.count("topology") != 0
+          ? config::load_topology_file(vm["topology"].as<std::string>(), overrides)
+          : config::default_topology(overrides);
   ctx.log->debug("loaded topology '{}' from {}", spec.name, spec.source_file);
   const topo::Pod pod(std::move(spec));
   std::ostringstream text;

@@ -1,13 +1,17 @@
-// podsim validate [--topology FILE] FILE...: load every file, topology or
-// workload (sniffed from its header or contents), print every problem, exit 2
-// if any file is bad. Workloads are checked against --topology, or the
-// embedded default pod.
+// podsim validate [--topology FILE] [--set PATH=VALUE]... FILE...: load every
+// file, topology or workload (sniffed from its header or contents), print
+// every problem, exit 2 if any file is bad. Workloads are checked against
+// --topology, or the embedded default pod. The topology overrides apply to
+// every topology (the --topology pod included), the workload overrides to
+// every workload.
 #include <boost/program_options.hpp>
+#include <functional>
 #include <iostream>
 #include <optional>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/set_option.h"
 #include "config/diagnostics.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
@@ -19,9 +23,12 @@ namespace po = boost::program_options;
 namespace {
 
 // Checks one file and prints "FILE: ok (...)" to ctx.out. Throws InputError.
-void validate_file(Context& ctx, const std::string& file, const config::PodSpec& pod) {
+// `pod` gives the pod a workload is checked against.
+void validate_file(Context& ctx, const std::string& file,
+                   const std::function<const config::PodSpec&()>& pod,
+                   const config::Overrides& overrides) {
   if (config::sniff_file_kind(file) == config::FileKind::kWorkload) {
-    const config::WorkloadSpec workload = config::load_workload_file(file, pod);
+    const config::WorkloadSpec workload = config::load_workload_file(file, pod(), overrides);
     ctx.out << file << ": ok (workload '" << workload.name << "', ";
     if (workload.serving) {
       const auto& sc = workload.serving->scenario;
@@ -34,7 +41,7 @@ void validate_file(Context& ctx, const std::string& file, const config::PodSpec&
     }
     return;
   }
-  const config::PodSpec topology = config::load_topology_file(file);
+  const config::PodSpec topology = config::load_topology_file(file, overrides);
   ctx.out << file << ": ok (topology '" << topology.name << "', " << topology.chip_count()
           << " chips)\n";
 }
@@ -42,24 +49,26 @@ void validate_file(Context& ctx, const std::string& file, const config::PodSpec&
 // The --topology file. A bad one is bad input like any other file
 // (InputError, exit 2); a workload there gets a message that says so rather
 // than the topology loader's list of everything a workload lacks.
-config::PodSpec load_pod(const std::string& file) {
+config::PodSpec load_pod(const std::string& file, const config::Overrides& overrides) {
   if (config::sniff_file_kind(file) == config::FileKind::kWorkload) {
     config::Diagnostic d;
     d.file = file;
     d.message = "--topology needs a topology (podsim.Topology); this file is a workload";
     throw config::InputError(std::move(d));
   }
-  return config::load_topology_file(file);
+  return config::load_topology_file(file, overrides);
 }
 
 }  // namespace
 
 int cmd_validate(Context& ctx, const std::vector<std::string>& args) {
-  po::options_description opts("Usage: podsim validate [--topology FILE] FILE...\n\nOptions");
+  po::options_description opts(
+      "Usage: podsim validate [--topology FILE] [--set PATH=VALUE]... FILE...\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "topology", po::value<std::string>(),
       "the pod workload files are checked against (default: the embedded v5e 16x16 pod)")(
       "file", po::value<std::vector<std::string>>()->composing(), "files to check");
+  add_set_option(opts);
   po::positional_options_description pos;
   pos.add("file", -1);
   po::variables_map vm;
@@ -76,13 +85,24 @@ int cmd_validate(Context& ctx, const std::vector<std::string>& args) {
   if (vm.count("file") == 0) {
     throw UsageError("validate: no files given");
   }
-  const config::PodSpec pod = vm.count("topology") != 0 ? load_pod(vm["topology"].as<std::string>())
-                                                        : config::default_topology();
+  const config::Overrides overrides = set_overrides(vm);
+  std::optional<config::PodSpec> pod;
+  if (vm.count("topology") != 0) {
+    pod = load_pod(vm["topology"].as<std::string>(), overrides);
+  }
+  // The default pod is loaded only when a workload needs it: topology
+  // overrides meant for the topology files being checked may not fit it.
+  const auto pod_for_workloads = [&]() -> const config::PodSpec& {
+    if (!pod) {
+      pod = config::default_topology(overrides);
+    }
+    return *pod;
+  };
 
   int bad = 0;
   for (const auto& file : vm["file"].as<std::vector<std::string>>()) {
     try {
-      validate_file(ctx, file, pod);
+      validate_file(ctx, file, pod_for_workloads, overrides);
     } catch (const config::InputError& e) {
       ++bad;
       ctx.err << e.what() << '\n';

@@ -2,6 +2,7 @@
 
 #include "config/internal/embedded_topology.h"
 #include "config/internal/input_parser.h"
+#include "config/internal/sha256.h"
 #include "config/internal/topology_converter.h"
 #include "config/internal/topology_validator.h"
 #include "podsim/topology.pb.h"
@@ -14,30 +15,39 @@ using internal::ParsedInput;
 
 constexpr std::string_view kEmbeddedName = "<embedded:v5e-16x16>";
 
-PodSpec parse(InputFormat format, std::string_view contents, std::string source_name) {
+constexpr std::string_view kRoot = "topology";  // of the --set paths this loader applies
+
+PodSpec parse(InputFormat format, std::string_view contents, std::string source_name,
+              const Overrides& overrides) {
   Topology message;
-  const ParsedInput parsed = ParsedInput::parse(format, contents, std::move(source_name), message);
+  ParsedInput parsed = ParsedInput::parse(format, contents, std::move(source_name), message);
+  parsed.apply_overrides(overrides, kRoot, message);
   parsed.throw_if_invalid(internal::validate_topology(message));
-  return internal::to_pod_spec(message, parsed.source());
+  PodSpec spec = internal::to_pod_spec(message, parsed.source());
+  spec.overrides = internal::override_texts(overrides, kRoot);
+  spec.source_sha256 = internal::sha256_hex(contents);
+  return spec;
 }
 
 }  // namespace
 
-PodSpec parse_topology_text(std::string_view text, std::string source_name) {
-  return parse(InputFormat::kText, text, std::move(source_name));
+PodSpec parse_topology_text(std::string_view text, std::string source_name,
+                            const Overrides& overrides) {
+  return parse(InputFormat::kText, text, std::move(source_name), overrides);
 }
 
-PodSpec parse_topology_binary(std::string_view bytes, std::string source_name) {
-  return parse(InputFormat::kBinary, bytes, std::move(source_name));
+PodSpec parse_topology_binary(std::string_view bytes, std::string source_name,
+                              const Overrides& overrides) {
+  return parse(InputFormat::kBinary, bytes, std::move(source_name), overrides);
 }
 
-PodSpec load_topology_file(const std::filesystem::path& path) {
-  return parse(internal::format_of(path), read_file_to_string(path), path.string());
+PodSpec load_topology_file(const std::filesystem::path& path, const Overrides& overrides) {
+  return parse(internal::format_of(path), read_file_to_string(path), path.string(), overrides);
 }
 
-PodSpec default_topology() {
-  return parse_topology_text(internal::embedded_default_topology_text(),
-                             std::string(kEmbeddedName));
+PodSpec default_topology(const Overrides& overrides) {
+  return parse_topology_text(internal::embedded_default_topology_text(), std::string(kEmbeddedName),
+                             overrides);
 }
 
 std::string default_topology_text() {

@@ -7,6 +7,12 @@
 //
 // Every function throws InputError listing every problem found, each with the
 // file, the field path, the reason and, for text input, the line:column.
+//
+// Every loader takes the `--set` overrides (config/overrides.h) and applies
+// those whose path starts with "topology." to the parsed podsim.Topology
+// before validation (the others are left for the workload loaders); bad ones
+// are InputErrors too. The spec records them (PodSpec::overrides) and the
+// SHA-256 of the input's bytes (PodSpec::source_sha256).
 #pragma once
 
 #include <filesystem>
@@ -14,6 +20,7 @@
 #include <string_view>
 
 #include "config/diagnostics.h"
+#include "config/overrides.h"
 #include "config/topology_spec.h"
 
 namespace podsim::config {
@@ -22,19 +29,21 @@ namespace podsim::config {
 // ".textproto", ".txtpb", ".pbtxt" are text; ".pb", ".binpb" are binary;
 // anything else is read as text. source_file and diagnostics name the file as
 // `path` spells it.
-PodSpec load_topology_file(const std::filesystem::path& path);
+PodSpec load_topology_file(const std::filesystem::path& path, const Overrides& overrides = {});
 
 // Protobuf text format. `source_name` names the input in diagnostics and
 // becomes PodSpec::source_file.
-PodSpec parse_topology_text(std::string_view text, std::string source_name);
+PodSpec parse_topology_text(std::string_view text, std::string source_name,
+                            const Overrides& overrides = {});
 
 // Protobuf binary wire format. Unknown fields are errors here too.
-PodSpec parse_topology_binary(std::string_view bytes, std::string source_name);
+PodSpec parse_topology_binary(std::string_view bytes, std::string source_name,
+                              const Overrides& overrides = {});
 
 // The pod compiled into the binary: topologies/v5e-16x16.textproto (a TPU v5e
 // 16x16 torus) embedded at build time, so the two cannot disagree.
 // source_file is "<embedded:v5e-16x16>".
-PodSpec default_topology();
+PodSpec default_topology(const Overrides& overrides = {});
 
 // The text default_topology() parses, comments included.
 std::string default_topology_text();

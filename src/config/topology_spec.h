@@ -103,6 +103,8 @@ struct PodSpec {
   std::optional<DcnSpec> dcn;  // present iff slices > 1
   std::vector<FailedLinkSpec> failed_links;
   CalibrationSpec calibration;
+  std::vector<std::string> overrides;  // "path=value" of each --set applied to this input, in order
+  std::string source_sha256;  // hex SHA-256 of the input's bytes (the file, or the embedded text)
 
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 

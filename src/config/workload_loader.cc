@@ -2,6 +2,7 @@
 
 #include "config/internal/embedded_workload.h"
 #include "config/internal/input_parser.h"
+#include "config/internal/sha256.h"
 #include "config/internal/workload_converter.h"
 #include "config/internal/workload_validator.h"
 #include "podsim/workload.pb.h"
@@ -14,33 +15,40 @@ using internal::ParsedInput;
 
 constexpr std::string_view kEmbeddedName = "<embedded:llama3-70b-decode-v5e>";
 
+constexpr std::string_view kRoot = "workload";  // of the --set paths this loader applies
+
 WorkloadSpec parse(InputFormat format, std::string_view contents, std::string source_name,
-                   const PodSpec& pod) {
+                   const PodSpec& pod, const Overrides& overrides) {
   Workload message;
-  const ParsedInput parsed = ParsedInput::parse(format, contents, std::move(source_name), message);
+  ParsedInput parsed = ParsedInput::parse(format, contents, std::move(source_name), message);
+  parsed.apply_overrides(overrides, kRoot, message);
   parsed.throw_if_invalid(internal::validate_workload(message, pod));
-  return internal::to_workload_spec(message, pod, parsed.source());
+  WorkloadSpec spec = internal::to_workload_spec(message, pod, parsed.source());
+  spec.overrides = internal::override_texts(overrides, kRoot);
+  spec.source_sha256 = internal::sha256_hex(contents);
+  return spec;
 }
 
 }  // namespace
 
-WorkloadSpec parse_workload_text(std::string_view text, std::string source_name,
-                                 const PodSpec& pod) {
-  return parse(InputFormat::kText, text, std::move(source_name), pod);
+WorkloadSpec parse_workload_text(std::string_view text, std::string source_name, const PodSpec& pod,
+                                 const Overrides& overrides) {
+  return parse(InputFormat::kText, text, std::move(source_name), pod, overrides);
 }
 
 WorkloadSpec parse_workload_binary(std::string_view bytes, std::string source_name,
-                                   const PodSpec& pod) {
-  return parse(InputFormat::kBinary, bytes, std::move(source_name), pod);
+                                   const PodSpec& pod, const Overrides& overrides) {
+  return parse(InputFormat::kBinary, bytes, std::move(source_name), pod, overrides);
 }
 
-WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec& pod) {
-  return parse(internal::format_of(path), read_file_to_string(path), path.string(), pod);
+WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec& pod,
+                                const Overrides& overrides) {
+  return parse(internal::format_of(path), read_file_to_string(path), path.string(), pod, overrides);
 }
 
-WorkloadSpec default_workload(const PodSpec& pod) {
+WorkloadSpec default_workload(const PodSpec& pod, const Overrides& overrides) {
   return parse_workload_text(internal::embedded_default_workload_text(), std::string(kEmbeddedName),
-                             pod);
+                             pod, overrides);
 }
 
 std::string default_workload_text() {

@@ -11,6 +11,12 @@
 // Every function throws InputError listing every problem found, each with the
 // file, the field path, the reason and, for text input, the line:column
 // (docs/inputs.md lists the rules).
+//
+// Every loader takes the `--set` overrides (config/overrides.h) and applies
+// those whose path starts with "workload." to the parsed podsim.Workload
+// before validation (the others are left for the topology loaders); bad ones
+// are InputErrors too. The spec records them (WorkloadSpec::overrides) and the
+// SHA-256 of the input's bytes (WorkloadSpec::source_sha256).
 #pragma once
 
 #include <filesystem>
@@ -18,6 +24,7 @@
 #include <string_view>
 
 #include "config/diagnostics.h"
+#include "config/overrides.h"
 #include "config/topology_spec.h"
 #include "config/workload_spec.h"
 
@@ -26,16 +33,17 @@ namespace podsim::config {
 // Reads and parses a workload file; the extension picks the format as for
 // load_topology_file(). source_file and diagnostics name the file as `path`
 // spells it.
-WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec& pod);
+WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec& pod,
+                                const Overrides& overrides = {});
 
 // Protobuf text format. `source_name` names the input in diagnostics and
 // becomes WorkloadSpec::source_file.
-WorkloadSpec parse_workload_text(std::string_view text, std::string source_name,
-                                 const PodSpec& pod);
+WorkloadSpec parse_workload_text(std::string_view text, std::string source_name, const PodSpec& pod,
+                                 const Overrides& overrides = {});
 
 // Protobuf binary wire format. Unknown fields are errors here too.
 WorkloadSpec parse_workload_binary(std::string_view bytes, std::string source_name,
-                                   const PodSpec& pod);
+                                   const PodSpec& pod, const Overrides& overrides = {});
 
 // The workload compiled into the binary: workloads/llama3-70b-decode-v5e.textproto
 // (one decode step of LLaMA-3-70B, 16-way tensor parallel x 16 replicas),
@@ -43,7 +51,7 @@ WorkloadSpec parse_workload_binary(std::string_view bytes, std::string source_na
 // default pod (default_topology(), named default_workload_topology_name());
 // on another pod it may not fit, which is an InputError like any workload's.
 // source_file is "<embedded:llama3-70b-decode-v5e>".
-WorkloadSpec default_workload(const PodSpec& pod);
+WorkloadSpec default_workload(const PodSpec& pod, const Overrides& overrides = {});
 
 // The text default_workload() parses, comments included.
 std::string default_workload_text();

@@ -219,6 +219,8 @@ TEST(WorkloadComputeRulesTest, TextAndBinaryGiveEqualSpecs) {
   WorkloadSpec from_text = parse_workload_text(text, "w.textproto", test_pod());
   const WorkloadSpec from_binary = parse_workload_binary(w.SerializeAsString(), "w.pb", test_pod());
   from_text.source_file = from_binary.source_file;
+  EXPECT_NE(from_text.source_sha256, from_binary.source_sha256);  // of different bytes
+  from_text.source_sha256 = from_binary.source_sha256;
   EXPECT_EQ(from_text, from_binary);
   const Matmul expected{.batch = 3,
                         .m = 5,

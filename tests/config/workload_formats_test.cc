@@ -130,6 +130,8 @@ TEST(WorkloadBinaryTest, TextAndBinaryGiveEqualSpecs) {
   EXPECT_EQ(from_text.source_file, "w.textproto");
   EXPECT_EQ(from_binary.source_file, "w.pb");
   from_text.source_file = from_binary.source_file;
+  EXPECT_NE(from_text.source_sha256, from_binary.source_sha256);  // of different bytes
+  from_text.source_sha256 = from_binary.source_sha256;
   EXPECT_EQ(from_text, from_binary);
   // And the fields really are set (equality of two empty specs proves nothing).
   EXPECT_EQ(from_binary.description, "all fields");

@@ -47,6 +47,17 @@ ParsedInput ParsedInput::parse(InputFormat format, std::string_view contents, st
                                         : text(contents, std::move(source), out);
 }
 
+void ParsedInput::apply_overrides(const Overrides& overrides, std::string_view root,
+                                  google::protobuf::Message& out) {
+  try {
+    overrides_ = internal::apply_overrides(overrides, root, source_, out);
+  } catch (const InputError& e) {
+    std::vector<Diagnostic> diagnostics = problems_;
+    diagnostics.insert(diagnostics.end(), e.diagnostics().begin(), e.diagnostics().end());
+    throw InputError(std::move(diagnostics));
+  }
+}
+
 void ParsedInput::throw_if_invalid(const std::vector<FieldIssue>& issues) const {
   if (problems_.empty() && issues.empty())
     return;
@@ -56,7 +67,9 @@ void ParsedInput::throw_if_invalid(const std::vector<FieldIssue>& issues) const 
     d.file = source_;
     d.field = issue.path.to_string();
     d.message = issue.message;
-    if (text_.has_value()) {
+    const OverrideNote note = override_note(overrides_, issue.path);
+    d.message += note.text;
+    if (!note.replaces_position && text_.has_value()) {
       if (const auto where = text_->locate(issue.path)) {
         d.line = where->line;
         d.column = where->column;

@@ -17,6 +17,7 @@
 
 #include "config/diagnostics.h"
 #include "config/internal/issue_list.h"
+#include "config/internal/override_applier.h"
 #include "config/internal/proto_text.h"
 
 namespace podsim::config::internal {
@@ -44,9 +45,18 @@ class ParsedInput {
 
   const std::string& source() const { return source_; }
 
+  // Applies the overrides rooted at `root` ("topology", "workload") to `out`,
+  // the message this input was parsed into (override_applier.h), and
+  // remembers what they set for throw_if_invalid(). Throws InputError listing
+  // the parse problems and every override that cannot be applied.
+  void apply_overrides(const Overrides& overrides, std::string_view root,
+                       google::protobuf::Message& out);
+
   // Throws InputError listing the parse problems and then `issues` (each with
   // the line:column where its field was written, for text input), if there
-  // are any; returns otherwise.
+  // are any; returns otherwise. An issue about a field an override set (or
+  // inside a message one created) names that override instead of a
+  // line:column: the file does not hold the value that broke the rule.
   void throw_if_invalid(const std::vector<FieldIssue>& issues) const;
 
  private:
@@ -55,6 +65,7 @@ class ParsedInput {
   std::string source_;
   std::vector<Diagnostic> problems_;
   std::optional<ParsedText> text_;  // the location tree, for text input only
+  std::vector<AppliedOverride> overrides_;
 };
 
 // True when `contents` parses into `out` with no problem at all (no syntax or
