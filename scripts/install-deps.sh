@@ -15,6 +15,7 @@ packages=(
   libgmock-dev
   libbenchmark-dev
   python3-matplotlib  # scripts/plot_breakdown.py and its test (for /usr/bin/python3)
+  python3-protobuf    # loading podsim.Result in Python (docs/outputs.md) and its test
 )
 
 sudo_cmd=()
