@@ -29,7 +29,8 @@ std::map<std::string, podsim::OperationResult> operations(const std::string& wor
                            out, err);
   EXPECT_EQ(code, kExitOk) << err.str();
   std::map<std::string, podsim::OperationResult> by_name;
-  for (const auto& op : testing::parse_result(out.str()).op_list().operations()) {
+  const podsim::Result result = testing::parse_result(out.str());
+  for (const auto& op : result.op_list().operations()) {
     by_name[op.name()] = op;
   }
   return by_name;
