@@ -475,8 +475,8 @@ def simulate(podsim, topology, workload):
     result = run_json(podsim, ["run", "-q", "-t", topology, "-w", workload,
                                "--network", "flow", "--format", "json"])
     try:
-        collective = result["collectives"][0]
-        return float(collective["time_us"]), str(collective["schedule"])
+        operation = result["op_list"]["operations"][0]
+        return float(operation["time_us"]), str(operation["collective"]["schedule"])
     except (KeyError, IndexError, TypeError, ValueError) as e:
         raise ScriptError(f"podsim run -w {workload}: no collective in its JSON ({e!r})") from None
 

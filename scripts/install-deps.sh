@@ -17,7 +17,7 @@ packages=(
   libopenmpi-dev  # podsim sweep across machines (mpirun); optional at build time
   openmpi-bin
   python3-matplotlib  # scripts/plot_breakdown.py and its test (for /usr/bin/python3)
-  python3-protobuf    # loading podsim's JSON with the generated modules (docs/outputs.md)
+  python3-protobuf    # loading podsim's outputs in Python with the generated modules (docs/outputs.md)
 )
 
 sudo_cmd=()

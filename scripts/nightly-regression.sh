@@ -2,8 +2,8 @@
 # The nightly regression suite. Runs every entry of tests/regression/suite.txt
 # with `podsim run --format csv` and `--format json`, gathers the CSV rows
 # into one file per kind of result, each under one header:
-#   serving.csv      one row per serving step (header starts schema_version,...)
-#   collectives.csv  one row per collective of an operation list
+#   serving.csv      one row per serving step (columns serving.*)
+#   collectives.csv  one row per operation of an operation list (columns op_list.*)
 # and compares them with the committed baselines in tests/regression/baselines/
 # using `podsim compare`. The JSON of each run goes to json/ID.json beside them
 # (kept with --results; the determinism test compares it byte for byte).
@@ -121,8 +121,8 @@ progress ""
 # written the same header.
 kind_of() {
   case "$1" in
-    schema_version,topology,workload,model,*) echo serving ;;
-    schema_version,topology,workload,network,compute,chips,name,*) echo collectives ;;
+    schema_version,*,serving.*) echo serving ;;
+    schema_version,*,op_list.*) echo collectives ;;
     *) echo unknown ;;
   esac
 }

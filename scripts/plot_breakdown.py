@@ -58,6 +58,44 @@ class InputError(Exception):
     """Bad input: the message names the file and the problem."""
 
 
+# podsim.Result (schema 3) names, flattened to the short names used here.
+RESULT_NAMES = {
+    "inputs.serving.model.name": "model",
+    "inputs.serving.scenario.phase": "phase",
+    "inputs.serving.scenario.batch": "batch",
+    "inputs.topology.name": "topology",
+    "inputs.workload.name": "workload",
+}
+
+
+def dotted(obj, prefix=""):
+    """A nested JSON object as {"a.b.c": value}; lists are kept as values."""
+    out = {}
+    for k, v in obj.items():
+        if isinstance(v, dict):
+            out.update(dotted(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def flat(row):
+    """A result row or object of schema 3 with the short names; older ones as they are."""
+    if "serving.step_time_us" not in row and "inputs.topology.name" not in row:
+        return row
+    out = {short: row[name] for name, short in RESULT_NAMES.items() if name in row}
+    for k, v in row.items():
+        if k.startswith("serving."):
+            out[k[len("serving."):]] = v
+    out["status"] = row.get("status", "ok")
+    return out
+
+
+def simulated(row):
+    """False for a row that says it did not run (status oom or invalid)."""
+    return row.get("status", "ok") == "ok"
+
+
 @dataclass
 class Scenario:
     label: str
@@ -121,7 +159,9 @@ def read_csv(path, text):
             continue
         if len(row) != len(header):
             raise InputError(f"{path}:{line}: {len(row)} fields, the header has {len(header)}")
-        out.append(scenario(dict(zip(header, row)), f"{path}:{line}", f"row {line}"))
+        cells = flat(dict(zip(header, row)))
+        if simulated(cells):
+            out.append(scenario(cells, f"{path}:{line}", f"row {line}"))
     return out
 
 
@@ -136,7 +176,8 @@ def link_stats(obj, path):
         raise InputError(f"{path}: malformed link_stats ({e!r})") from None
     if not shape or min(shape) < 1 or slices < 1:
         raise InputError(f"{path}: link_stats.shape must be positive sizes, got {ls['shape']!r}")
-    title = f"{obj.get('workload', '?')} on {obj.get('topology', '?')}"
+    names = flat(dotted({k: v for k, v in obj.items() if k != "link_stats"}))
+    title = f"{names.get('workload', '?')} on {names.get('topology', '?')}"
     return LinkStats(path, title, shape, slices, window, bool(ls.get("replicas_unfolded")), links)
 
 
@@ -151,11 +192,12 @@ def read_json(path, text):
         where = path if len(objects) == 1 else f"{path}[{i}]"
         if not isinstance(obj, dict):
             raise InputError(f"{where}: expected a JSON object")
-        if STEP in obj:
-            scenarios.append(scenario(obj, where, os.path.basename(path)))
+        row = flat(dotted({k: v for k, v in obj.items() if k != "link_stats"}))
+        if STEP in row and simulated(row):
+            scenarios.append(scenario(row, where, os.path.basename(path)))
         if "link_stats" in obj:
             stats.append(link_stats(obj, where))
-        if STEP not in obj and "link_stats" not in obj:
+        if STEP not in row and "link_stats" not in obj:
             raise InputError(f"{where}: neither a serving result (no {STEP}) nor link_stats")
     return scenarios, stats
 

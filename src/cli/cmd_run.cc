@@ -1,4 +1,7 @@
 // podsim run [--workload W] [--topology T] [--network M] [--compute C] [--format F] [--out FILE]
+//
+// Option parsing, loading, study::evaluate_in_detail() and printing; the
+// evaluation itself (and everything a sweep shares with run) is src/study/.
 #include <boost/program_options.hpp>
 #include <sstream>
 
@@ -12,16 +15,13 @@
 #include "config/op_table_loader.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
-#include "engine/op_list.h"
-#include "engine/serving_summary.h"
-#include "engine/step.h"
-#include "engine/workload_mesh.h"
-#include "report/link_report.h"
 #include "report/op_list_report.h"
+#include "report/result_csv.h"
+#include "report/result_print.h"
 #include "report/step_report.h"
+#include "study/evaluate.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
-#include "workload/program.h"
 
 namespace podsim::cli {
 
@@ -39,106 +39,111 @@ net::Switching parse_switching(const std::string& s) {
   throw UsageError("--switching: expected cut-through or store-and-forward, got '" + s + "'");
 }
 
-// The mesh as "x=16,y=16" for reports, and its axis sizes for lowering.
-workload::MeshAxes mesh_axes(const topo::DeviceMesh& mesh, std::string& label) {
-  workload::MeshAxes axes;
-  for (const auto& a : mesh.axes()) {
-    axes.names.push_back(a.name);
-    axes.sizes.push_back(mesh.axis_size(a.name));
-    label += (label.empty() ? "" : ",") + a.name + "=" + std::to_string(axes.sizes.back());
+report::ResultFormat parse_run_format(const std::string& value) {
+  const auto f = report::parse_result_format(value);
+  if (!f) {
+    throw UsageError("--format: expected table, json, csv, textproto or binpb, got '" + value +
+                     "'");
   }
-  return axes;
+  return *f;
 }
 
-// Efficiency knobs from the topology's calibration section.
-chip::Efficiency efficiency(const config::PodSpec& pod) {
-  chip::Efficiency e;
-  e.mxu = pod.calibration.mxu_efficiency;
-  e.hbm = pod.calibration.hbm_efficiency;
-  e.op_overhead = pod.calibration.op_overhead;
-  return e;
+// The result as --format asks (every format but the table).
+std::string print_result(const podsim::Result& r, report::ResultFormat format) {
+  switch (format) {
+    case report::ResultFormat::kJson:
+      return report::result_to_json(r);
+    case report::ResultFormat::kTextproto:
+      return report::result_to_textproto(r);
+    case report::ResultFormat::kBinpb:
+      return report::result_to_binpb(r);
+    case report::ResultFormat::kCsv: {
+      std::ostringstream text;
+      report::render_result_csv(r, text);
+      return text.str();
+    }
+    case report::ResultFormat::kTable:
+      break;
+  }
+  return "";
 }
 
-struct ServingOptions {
-  chip::ComputeModelKind compute = chip::ComputeModelKind::kRoofline;
-  std::optional<std::string> op_table;
-  bool allow_oom = false;
-  bool fold = true;
-  bool link_stats = false;            // --link-stats (JSON only)
+// The mesh as "x=16,y=16" for the terminal table.
+std::string mesh_label(const topo::DeviceMesh& mesh) {
+  std::string label;
+  for (const auto& a : mesh.axes()) {
+    label += (label.empty() ? "" : ",") + a.name + "=" + std::to_string(mesh.axis_size(a.name));
+  }
+  return label;
+}
+
+struct OutputOptions {
+  report::ResultFormat format = report::ResultFormat::kTable;
+  std::optional<std::string> out_file;
   bool progress = false;              // stderr is a terminal and no --quiet
   std::optional<TraceRequest> trace;  // --trace, --trace-chips
 };
 
-// The compute model --compute and --op-table ask for, with the pod's
-// calibration; both workload forms run on it.
-std::unique_ptr<chip::ComputeModel> make_compute(const ServingOptions& so, const topo::Pod& pod) {
-  std::optional<config::OpTableSpec> table;
-  if (so.op_table) {
-    table = config::load_op_table_file(*so.op_table);
-  } else if (so.compute == chip::ComputeModelKind::kTable) {
-    throw UsageError("--compute table needs --op-table FILE");
-  }
-  return chip::make_compute_model(so.compute, pod.spec().chip, efficiency(pod.spec()),
-                                  table ? &*table : nullptr);
-}
-
-int run_serving(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& workload,
-                const net::Options& net_options, const ServingOptions& so,
-                report::RunInputs run_inputs, report::Format format,
-                const std::optional<std::string>& out_file) {
-  const config::ServingSpec& serving = *workload.serving;
-  const topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
-  report::StepInputs in;
-  in.run = std::move(run_inputs);
-  in.serving = serving;
-  in.allow_oom = so.allow_oom;
-  in.compute_model = std::string(chip::to_string(so.compute));
-  const workload::MeshAxes axes = mesh_axes(mesh, in.mesh);
-
-  workload::Program program;
-  try {
-    program = workload::lower(serving, axes);
-  } catch (const workload::ShapeError& e) {
-    throw config::InputError(config::Diagnostic{workload.source_file, e.field(), 0, 0, e.what()});
-  }
-
-  const auto compute = make_compute(so, pod);
-
-  std::ostringstream text;
-  engine::StepResult step;
-  engine::ServingSummary summary =
-      engine::summarize_serving(step, program, pod.spec(), serving.scenario);
-  if (!summary.fits && !so.allow_oom) {
-    report::render_memory_only(in, summary, format, text);
-    emit(ctx, out_file, text.str());
-    ctx.log->error("'{}' does not fit in HBM; --allow-oom simulates it anyway", workload.name);
-    if (so.trace) {
-      ctx.log->warn("no trace written: the step was not simulated");
-    }
-    return kExitCheckFailed;
-  }
-  engine::StepOptions step_options;
-  step_options.network = net_options;
-  step_options.fold_replicas = so.fold;
-  ProgressLine progress(ctx.err, so.progress, "simulating", "instructions");
-  step_options.progress = [&progress](uint64_t done, uint64_t total) {
-    progress.update(done, total);
-  };
-  step = engine::run_step(pod, mesh, program, *compute, step_options);
+// Evaluates, prints and traces a loaded configuration; the exit code.
+int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& workload,
+               study::RunOptions options, const OutputOptions& oo, const report::RunInputs& names) {
+  const bool table = oo.format == report::ResultFormat::kTable;
+  ProgressLine progress(ctx.err, oo.progress && workload.serving.has_value(), "simulating",
+                        "instructions");
+  options.progress = [&progress](uint64_t done, uint64_t total) { progress.update(done, total); };
+  study::Evaluation ev = study::evaluate_in_detail(pod, workload, options);
   progress.finish();
-  summary = engine::summarize_serving(step, program, pod.spec(), serving.scenario);
-  if (!summary.fits) {
-    ctx.log->warn("'{}' does not fit in HBM; simulated anyway (--allow-oom)", workload.name);
+  const podsim::Result& result = ev.result;
+  if (result.status() == podsim::Result::invalid) {
+    if (!table) {
+      emit(ctx, oo.out_file, print_result(result, oo.format));
+    }
+    throw *ev.error;  // the diagnostics on stderr, exit 2
   }
-  if (so.link_stats) {
-    in.run.link_stats =
-        report::make_link_report(pod, step.link_stats, step.chips, net_options, step.step_time);
+  std::ostringstream text;
+  if (ev.serving) {
+    const study::ServingRun& run = *ev.serving;
+    report::StepInputs in;
+    in.run = names;
+    in.serving = *workload.serving;
+    in.allow_oom = options.allow_oom;
+    in.compute_model = names.compute;
+    in.mesh = mesh_label(run.mesh);
+    if (result.status() == podsim::Result::oom) {
+      if (table) {
+        report::render_memory_only(in, run.summary, text);
+      } else {
+        text << print_result(result, oo.format);
+      }
+      emit(ctx, oo.out_file, text.str());
+      ctx.log->error("{}; --allow-oom simulates it anyway", result.reason());
+      if (oo.trace) {
+        ctx.log->warn("no trace written: the step was not simulated");
+      }
+      return kExitCheckFailed;
+    }
+    if (!run.summary.fits) {
+      ctx.log->warn("'{}' does not fit in HBM; simulated anyway (--allow-oom)", workload.name);
+    }
+    if (table) {
+      report::render_step(in, run.step, run.summary, text);
+    } else {
+      text << print_result(result, oo.format);
+    }
+    if (oo.trace) {
+      write_step_trace(ctx, *oo.trace, {pod, run.mesh, run.program, *run.compute, run.step, names});
+    }
+  } else {
+    if (table) {
+      report::render_op_list(names, *ev.op_list, text);
+    } else {
+      text << print_result(result, oo.format);
+    }
+    if (oo.trace) {
+      write_op_list_trace(ctx, *oo.trace, names, *ev.op_list);
+    }
   }
-  report::render_step(in, step, summary, format, text);
-  if (so.trace) {
-    write_step_trace(ctx, *so.trace, {pod, mesh, program, *compute, step, in.run});
-  }
-  emit(ctx, out_file, text.str());
+  emit(ctx, oo.out_file, text.str());
   return kExitOk;
 }
 
@@ -160,10 +165,11 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
                                                     "measured op times (CSV) for --compute table")(
       "allow-oom", "simulate a configuration that does not fit in HBM (flagged)")(
       "no-fold", "simulate every chip, even replicas the engine could fold")(
-      "link-stats", "JSON only: add every link's bytes and utilisation (large on big pods)")(
+      "link-stats", "json/textproto/binpb: add every link's bytes and utilisation (large)")(
       "quiet,q", "no progress line on stderr (shown only on a terminal, for long runs)")(
-      "format,f", po::value<std::string>()->default_value("table"), "table, json or csv")(
-      "out,o", po::value<std::string>(), "write to this file (whole or not at all)")(
+      "format,f", po::value<std::string>()->default_value("table"),
+      "table, json, csv, textproto or binpb")("out,o", po::value<std::string>(),
+                                              "write to this file (whole or not at all)")(
       "trace", po::value<std::string>(),
       "also write a Chrome/Perfetto timeline (JSON) to this file")(
       "trace-chips", po::value<std::string>(),
@@ -183,89 +189,95 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
             << opts;
     return kExitOk;
   }
-  const report::Format format = parse_format_option(vm["format"].as<std::string>());
+  OutputOptions oo;
+  oo.format = parse_run_format(vm["format"].as<std::string>());
   const auto model = net::parse_model(vm["network"].as<std::string>());
   if (!model) {
     throw UsageError("--network: expected analytical, flow or packet, got '" +
                      vm["network"].as<std::string>() + "'");
   }
-  net::Options net_options;
-  net_options.model = *model;
+  study::RunOptions options;
+  options.network.model = *model;
   // Read as signed: Boost would wrap "-5" into a huge unsigned value.
   const int64_t packet_bytes = vm["packet-bytes"].as<int64_t>();
   if (packet_bytes < 1) {
     throw UsageError("--packet-bytes must be at least 1, got " + std::to_string(packet_bytes));
   }
-  net_options.packet_bytes = static_cast<uint64_t>(packet_bytes);
-  net_options.switching = parse_switching(vm["switching"].as<std::string>());
-  std::optional<std::string> out_file;
+  options.network.packet_bytes = static_cast<uint64_t>(packet_bytes);
+  options.network.switching = parse_switching(vm["switching"].as<std::string>());
   if (vm.count("out") != 0) {
-    out_file = vm["out"].as<std::string>();
+    oo.out_file = vm["out"].as<std::string>();
   }
 
-  ServingOptions so;
   const auto compute_kind = chip::parse_compute_model(vm["compute"].as<std::string>());
   if (!compute_kind) {
     throw UsageError("--compute: expected roofline, systolic or table, got '" +
                      vm["compute"].as<std::string>() + "'");
   }
-  so.compute = *compute_kind;
+  options.compute = *compute_kind;
   if (vm.count("op-table") != 0) {
-    so.op_table = vm["op-table"].as<std::string>();
+    options.op_table_file = vm["op-table"].as<std::string>();
+  } else if (options.compute == chip::ComputeModelKind::kTable) {
+    throw UsageError("--compute table needs --op-table FILE");
   }
-  so.allow_oom = vm.count("allow-oom") != 0;
-  so.fold = vm.count("no-fold") == 0;
-  so.link_stats = vm.count("link-stats") != 0;
-  if (so.link_stats && format != report::Format::kJson) {
-    throw UsageError("--link-stats needs --format json");
+  options.allow_oom = vm.count("allow-oom") != 0;
+  options.fold = vm.count("no-fold") == 0;
+  options.link_stats = vm.count("link-stats") != 0;
+  if (options.link_stats &&
+      (oo.format == report::ResultFormat::kCsv || oo.format == report::ResultFormat::kTable)) {
+    throw UsageError("--link-stats needs --format json (or textproto or binpb)");
   }
-  so.progress = ctx.err_is_terminal && vm.count("quiet") == 0;
+  oo.progress = ctx.err_is_terminal && vm.count("quiet") == 0;
 
-  const config::Overrides overrides = set_overrides(vm);
-  config::PodSpec pod_spec =
-      vm.count("topology") != 0
-          ? config::load_topology_file(vm["topology"].as<std::string>(), overrides)
-          : config::default_topology(overrides);
-  const config::WorkloadSpec workload =
-      vm.count("workload") != 0
-          ? config::load_workload_file(vm["workload"].as<std::string>(), pod_spec, overrides)
-          : config::default_workload(pod_spec, overrides);
-  const topo::Pod pod(std::move(pod_spec));
-  so.trace = parse_trace_request(
+  // A machine-readable format gets a result even when the inputs do not
+  // load: status invalid, with what is known; the diagnostics go to stderr.
+  study::KnownInputs known;
+  known.topology_file = vm.count("topology") != 0 ? vm["topology"].as<std::string>() : "";
+  known.workload_file = vm.count("workload") != 0 ? vm["workload"].as<std::string>() : "";
+  known.options = &options;
+  std::optional<config::PodSpec> pod_spec;
+  std::optional<config::WorkloadSpec> workload;
+  try {
+    const config::Overrides overrides = set_overrides(vm);
+    known.overrides.clear();
+    for (const config::Override& o : overrides)
+      known.overrides.push_back(config::to_string(o));
+    pod_spec = vm.count("topology") != 0
+                   ? config::load_topology_file(vm["topology"].as<std::string>(), overrides)
+                   : config::default_topology(overrides);
+    known.pod = &*pod_spec;
+    workload = vm.count("workload") != 0
+                   ? config::load_workload_file(vm["workload"].as<std::string>(), *pod_spec,
+                                                overrides)
+                   : config::default_workload(*pod_spec, overrides);
+    known.workload = &*workload;
+    if (!options.op_table_file.empty()) {
+      options.op_table = config::load_op_table_file(options.op_table_file);
+    }
+  } catch (const config::InputError& e) {
+    if (oo.format != report::ResultFormat::kTable) {
+      emit(ctx, oo.out_file, print_result(study::invalid_result(e, known), oo.format));
+    }
+    throw;
+  }
+  const topo::Pod pod(std::move(*pod_spec));
+  oo.trace = parse_trace_request(
       vm.count("trace") != 0 ? std::optional(vm["trace"].as<std::string>()) : std::nullopt,
       vm.count("trace-chips") != 0 ? std::optional(vm["trace-chips"].as<std::string>())
                                    : std::nullopt,
       pod.chip_count());
 
-  const net::Options calibrated = engine::network_options(pod, *model);
-  net_options.ici_efficiency = calibrated.ici_efficiency;
-  net_options.dcn_efficiency = calibrated.dcn_efficiency;
-  ctx.log->info("running '{}' on '{}' with the {} network", workload.name, pod.spec().name,
+  ctx.log->info("running '{}' on '{}' with the {} network", workload->name, pod.spec().name,
                 net::to_string(*model));
-  report::RunInputs in;
-  in.topology = pod.spec().name;
-  in.topology_file = pod.spec().source_file;
-  in.workload = workload.name;
-  in.workload_file = workload.source_file;
-  in.network = std::string(net::to_string(*model));
-  in.compute = std::string(chip::to_string(so.compute));
-  in.chips = pod.chip_count();
-  if (workload.serving) {
-    return run_serving(ctx, pod, workload, net_options, so, in, format, out_file);
-  }
-  const auto compute = make_compute(so, pod);
-  const engine::OpListResult result = engine::run_op_list(pod, workload, net_options, *compute);
-  if (so.link_stats) {
-    in.link_stats =
-        report::make_link_report(pod, result.link_stats, {}, net_options, result.makespan);
-  }
-  std::ostringstream text;
-  report::render_op_list(in, result, format, text);
-  if (so.trace) {
-    write_op_list_trace(ctx, *so.trace, in, result);
-  }
-  emit(ctx, out_file, text.str());
-  return kExitOk;
+  report::RunInputs names;
+  names.topology = pod.spec().name;
+  names.topology_file = pod.spec().source_file;
+  names.workload = workload->name;
+  names.workload_file = workload->source_file;
+  names.network = std::string(net::to_string(*model));
+  names.compute = std::string(chip::to_string(options.compute));
+  names.chips = pod.chip_count();
+  return run_loaded(ctx, pod, *workload, std::move(options), oo, names);
 }
 
 }  // namespace podsim::cli

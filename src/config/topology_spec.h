@@ -96,15 +96,15 @@ struct CalibrationSpec {
 struct PodSpec {
   std::string name;
   std::string description;
-  std::string source_file;  // where it was loaded from ("<embedded>" for the default)
+  std::string source_file;             // where it was loaded from ("<embedded>" for the default)
+  std::vector<std::string> overrides;  // "path=value" of each --set applied to this input, in order
+  std::string source_sha256;  // hex SHA-256 of the input's bytes (the file, or the embedded text)
   ChipSpec chip;
   TorusSpec torus;
   uint32_t slices = 1;
   std::optional<DcnSpec> dcn;  // present iff slices > 1
   std::vector<FailedLinkSpec> failed_links;
   CalibrationSpec calibration;
-  std::vector<std::string> overrides;  // "path=value" of each --set applied to this input, in order
-  std::string source_sha256;  // hex SHA-256 of the input's bytes (the file, or the embedded text)
 
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 

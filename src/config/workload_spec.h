@@ -95,12 +95,12 @@ struct WorkloadSpec {
   std::string name;
   std::string description;
   std::string source_file;
+  std::vector<std::string> overrides;  // "path=value" of each --set applied to this input, in order
+  std::string source_sha256;  // hex SHA-256 of the input's bytes (the file, or the embedded text)
   std::vector<MeshAxisDecl> mesh;
   // Exactly one of the two forms: a list of operations, or a serving step.
   std::vector<OperationSpec> operations;
   std::optional<ServingSpec> serving;
-  std::vector<std::string> overrides;  // "path=value" of each --set applied to this input, in order
-  std::string source_sha256;  // hex SHA-256 of the input's bytes (the file, or the embedded text)
 
   friend bool operator==(const WorkloadSpec&, const WorkloadSpec&) = default;
 };

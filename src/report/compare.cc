@@ -3,26 +3,67 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <string_view>
 #include <unordered_map>
 
 namespace podsim::report {
 namespace {
 
-// Input columns of serving rows (report/step_report.cc) and operation rows
-// (report/op_list_report.cc); docs/outputs.md lists them.
-constexpr const char* kKeyColumns[] = {"topology",     "workload",
-                                       "model",        "network",
-                                       "compute",      "chips",
-                                       "mesh",         "phase",
-                                       "batch",        "prompt_len",
-                                       "context_len",  "micro_batches",
-                                       "weight_dtype", "activation_dtype",
-                                       "kv_dtype",     "name"};
+// Schema 3 (podsim.Result): every column under "inputs." is a key, and an
+// operation row adds the operation's name.
+constexpr std::string_view kInputsPrefix = "inputs.";
+constexpr std::string_view kOperationKey = "op_list.operations.name";
+
+// Schemas 1 and 2 (before podsim.Result): the input columns of serving rows
+// and operation rows, so that files written then still compare.
+constexpr const char* kLegacyKeyColumns[] = {"topology",     "workload",
+                                             "model",        "network",
+                                             "compute",      "chips",
+                                             "mesh",         "phase",
+                                             "batch",        "prompt_len",
+                                             "context_len",  "micro_batches",
+                                             "weight_dtype", "activation_dtype",
+                                             "kv_dtype",     "name"};
 
 // Key columns that make a short, readable label, in the order shown.
-constexpr const char* kLabelColumns[] = {"workload", "topology", "network", "compute", "name"};
+constexpr const char* kLabelColumns[] = {"inputs.workload.name",
+                                         "inputs.topology.name",
+                                         "inputs.run.network",
+                                         "inputs.run.compute",
+                                         "op_list.operations.name",
+                                         "workload",
+                                         "topology",
+                                         "network",
+                                         "compute",
+                                         "name"};
 
 constexpr const char* kSchemaColumn = "schema_version";
+// Which podsim wrote the row: neither a key nor a value.
+constexpr const char* kVersionColumn = "podsim_version";
+
+// The schema version of a file: its first row's, or none.
+std::optional<std::string> schema_of(const CsvDocument& doc) {
+  const int c = doc.column(kSchemaColumn);
+  for (const CsvRecord& r : doc.rows) {
+    if (c >= 0 && r.cells != doc.header) {
+      return r.cells[static_cast<size_t>(c)];
+    }
+  }
+  return std::nullopt;
+}
+
+// Files of two schema versions have different columns: say so plainly,
+// before the header check would name a column.
+void check_schemas(const CsvDocument& base, const CsvDocument& cur) {
+  const auto b = schema_of(base);
+  const auto c = schema_of(cur);
+  if (b && c && *b != *c) {
+    throw CompareError(cur.source + ": schema_version " + *c + ", but " + base.source +
+                       " has schema_version " + *b +
+                       "; compare results written with the same schema (regenerate the "
+                       "baseline with this podsim)");
+  }
+}
 
 std::optional<double> parse_number(const std::string& cell) {
   double v = 0;
@@ -70,6 +111,8 @@ Layout layout_of(const CsvDocument& doc) {
   for (size_t c = 0; c < doc.header.size(); ++c) {
     if (doc.header[c] == kSchemaColumn) {
       l.schema = static_cast<int>(c);
+    } else if (doc.header[c] == kVersionColumn) {
+      continue;
     } else if (is_key_column(doc.header[c])) {
       l.key.push_back(c);
     } else {
@@ -77,8 +120,7 @@ Layout layout_of(const CsvDocument& doc) {
     }
   }
   if (l.key.empty()) {
-    fail(doc, 1,
-         "no scenario key column (topology, workload, network, ...): not a podsim result CSV");
+    fail(doc, 1, "no scenario key column (inputs.topology.name, ...): not a podsim result CSV");
   }
   return l;
 }
@@ -186,7 +228,11 @@ std::string Scenario::key_text() const {
 }
 
 bool is_key_column(const std::string& column) {
-  return std::find(std::begin(kKeyColumns), std::end(kKeyColumns), column) != std::end(kKeyColumns);
+  if (column.starts_with(kInputsPrefix) || column == kOperationKey) {
+    return true;
+  }
+  return std::find(std::begin(kLegacyKeyColumns), std::end(kLegacyKeyColumns), column) !=
+         std::end(kLegacyKeyColumns);
 }
 
 bool value_moved(const std::string& column, double baseline, double current,
@@ -200,6 +246,7 @@ bool value_moved(const std::string& column, double baseline, double current,
 
 Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& current_file,
                            const CompareOptions& options) {
+  check_schemas(baseline_file, current_file);
   check_headers(baseline_file, current_file);
   const CsvDocument baseline = without_repeated_headers(baseline_file);
   const CsvDocument current = without_repeated_headers(current_file);

@@ -2,11 +2,15 @@
 //
 // Both files are CSV as `podsim run --format csv` writes it (serving rows or
 // operation-list rows; a suite is many runs' rows under one header). Rows are
-// matched by their scenario key: the input columns a row echoes (for serving
-// rows topology, workload, model, network, compute, chips, mesh, phase,
-// batch, prompt_len, context_len, micro_batches and the dtypes; for
-// operation rows topology, workload, network, chips and name). Every other
-// column, except schema_version, is an output and is compared.
+// matched by their scenario key: every column under "inputs." (the hardware,
+// the workload, its files' hashes, the overrides and the run options; see
+// docs/outputs.md) and, for an operation row, op_list.operations.name. Names
+// alone do not identify a row: an edited copy of a topology that keeps its
+// name is a different row. Files of schema 1 and 2 (before podsim.Result)
+// are keyed by their input columns (topology, workload, ..., name). Every
+// other column, except schema_version and podsim_version, is an output and is
+// compared, status and reason as text. Two files of different schema
+// versions are refused, naming both versions.
 //
 // A numeric output moves when |current - baseline| > max(rel_tol x
 // |baseline|, abs_tol), where abs_tol is abs_tol_us for columns whose name

@@ -1,6 +1,7 @@
 // Per-link utilisation in `podsim run --format json --link-stats`: the
-// "link_stats" object that scripts/plot_breakdown.py draws as a heatmap of
-// the torus. docs/outputs.md documents every key.
+// "link_stats" message of podsim.Result (report/result_outputs.h fills it),
+// which scripts/plot_breakdown.py draws as a heatmap of the torus. docs/outputs.md documents every
+// key.
 //
 // The object lists every directed link of the pod (ICI, then DCN), so its
 // size grows with the pod: about 300 bytes of JSON per link, 16 MB for the
@@ -17,8 +18,6 @@
 #include "topo/pod.h"
 
 namespace podsim::report {
-
-class JsonWriter;
 
 // What the JSON needs, copied out of the pod so it does not have to outlive
 // the report inputs.
@@ -39,8 +38,5 @@ struct LinkReport {
 LinkReport make_link_report(const topo::Pod& pod, const net::LinkStats& stats,
                             std::span<const topo::ChipId> simulated, const net::Options& network,
                             sim::Time window);
-
-// Writes key "link_stats" and its object into the enclosing JSON object.
-void write_link_stats(JsonWriter& j, const LinkReport& r);
 
 }  // namespace podsim::report

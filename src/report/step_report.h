@@ -1,7 +1,6 @@
-// `podsim run` on a serving workload: the step-time breakdown and serving
-// figures, as a terminal table, one CSV row, or JSON with everything
-// (per layer, per op class, spread across chips). docs/outputs.md documents
-// every key and column.
+// `podsim run --format table` on a serving workload: the step-time
+// breakdown and serving figures for the terminal. JSON, CSV, text and binary
+// print podsim.Result instead (report/result_print.h, report/result_csv.h).
 #pragma once
 
 #include <ostream>
@@ -10,7 +9,6 @@
 #include "config/serving_spec.h"
 #include "engine/serving_summary.h"
 #include "engine/step.h"
-#include "report/format.h"
 #include "report/op_list_report.h"
 
 namespace podsim::report {
@@ -24,11 +22,10 @@ struct StepInputs {
 };
 
 void render_step(const StepInputs& in, const engine::StepResult& step,
-                 const engine::ServingSummary& s, Format format, std::ostream& out);
+                 const engine::ServingSummary& s, std::ostream& out);
 
 // The memory check alone, for a configuration that does not fit and is not
 // simulated (exit 1 without --allow-oom).
-void render_memory_only(const StepInputs& in, const engine::ServingSummary& s, Format format,
-                        std::ostream& out);
+void render_memory_only(const StepInputs& in, const engine::ServingSummary& s, std::ostream& out);
 
 }  // namespace podsim::report

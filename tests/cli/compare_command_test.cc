@@ -21,6 +21,7 @@ using testing::root;
 using testing::run;
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kHeader = "schema_version,topology,workload,network,step_time_us,mfu\n";
 
@@ -143,6 +144,73 @@ TEST_F(CompareCommand, ComparesWhatRunWrites) {
     EXPECT_THAT(changed.out, HasSubstr("disappeared"));
     EXPECT_THAT(changed.out, HasSubstr("network=analytical"));
   }
+}
+
+TEST_F(CompareCommand, RowsAreKeyedByInputsNotNames) {
+  // An edited copy of the topology that keeps its name: twice the link
+  // bandwidth. Its rows are other scenarios, not moved values of the same one.
+  std::ifstream in(root() / "topologies/v5e-4x4.textproto");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string t = text.str();
+  const std::string field = "link_bandwidth_gbps: 50";
+  ASSERT_NE(t.find(field), std::string::npos);
+  for (size_t at = t.find(field); at != std::string::npos; at = t.find(field, at)) {
+    t.replace(at, field.size(), "link_bandwidth_gbps: 100");
+  }
+  const std::string copy = write("v5e-4x4-fast.textproto", t);
+  const std::string tour = (root() / "workloads/collectives-tour-v5e-4x4.textproto").string();
+  // Same file name too, so only the bandwidth tells the rows apart.
+  std::filesystem::create_directories(dir_ / "fast" / "topologies");
+  const auto fast = dir_ / "fast" / "topologies" / "v5e-4x4.textproto";
+  std::filesystem::copy_file(copy, fast);
+  const std::filesystem::path cwd = std::filesystem::current_path();
+  std::filesystem::current_path(dir_ / "fast");
+  const Result edited = run({"run", "-t", "topologies/v5e-4x4.textproto", "-w", tour, "-f", "csv"});
+  std::filesystem::current_path(root());
+  const Result original =
+      run({"run", "-t", "topologies/v5e-4x4.textproto", "-w", tour, "-f", "csv"});
+  std::filesystem::current_path(cwd);
+  ASSERT_EQ(edited.code, kExitOk) << edited.err;
+  ASSERT_EQ(original.code, kExitOk) << original.err;
+  const std::string a = write("original.csv", original.out);
+  const std::string b = write("edited.csv", edited.out);
+  const Result r = run({"compare", a, b, "--format", "csv"});
+  EXPECT_EQ(r.code, kExitCheckFailed);
+  EXPECT_THAT(r.out, Not(HasSubstr("moved,")));
+  EXPECT_THAT(r.out, HasSubstr("appeared,"));
+  EXPECT_THAT(r.out, HasSubstr("disappeared,"));
+  EXPECT_THAT(r.out, HasSubstr("inputs.topology.dims.link_bandwidth_gbps=100;100"));
+  // Both files in one: fourteen distinct rows, no "same scenario" refusal.
+  const std::string both = write("both.csv", original.out + edited.out);
+  EXPECT_EQ(run({"compare", both, both}).code, kExitOk);
+}
+
+TEST_F(CompareCommand, DifferentSchemaVersionsAreRefusedNamingBoth) {
+  const std::string old_file = write("old.csv", kHeader + std::string("2,v5e,w1,flow,100,0.5\n"));
+  const Result current = run({"run", "-f", "csv", "-n", "analytical"});
+  ASSERT_EQ(current.code, kExitOk) << current.err;
+  const std::string new_file = write("new.csv", current.out);
+  const Result r = run({"compare", old_file, new_file});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("schema_version 3"));
+  EXPECT_THAT(r.err, HasSubstr("schema_version 2"));
+  EXPECT_THAT(r.err, HasSubstr(old_file));
+}
+
+TEST_F(CompareCommand, StatusAndReasonCompareAsValues) {
+  const std::string w = (root() / "workloads/llama3-8b-decode-v5e.textproto").string();
+  const std::string topo = (root() / "topologies/v5e-4x4.textproto").string();
+  const Result ok = run({"run", "-t", topo, "-w", w, "-f", "csv", "-n", "analytical"});
+  ASSERT_EQ(ok.code, kExitOk) << ok.err;
+  // The same row with another status: a moved value, not another scenario.
+  std::string oom = ok.out;
+  const auto at = oom.find(",ok,,");  // status, then an empty reason
+  ASSERT_NE(at, std::string::npos);
+  oom.replace(at, 5, ",oom,,");
+  const Result r = run({"compare", write("ok.csv", ok.out), write("oom.csv", oom), "-f", "csv"});
+  EXPECT_EQ(r.code, kExitCheckFailed);
+  EXPECT_THAT(r.out, HasSubstr(",status,ok,oom,"));
 }
 
 }  // namespace

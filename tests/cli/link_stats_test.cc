@@ -13,6 +13,7 @@
 #include "cli/context.h"
 #include "cli/exit_codes.h"
 #include "cli_runner.h"
+#include "result_json.h"
 
 namespace podsim::cli {
 namespace {
@@ -25,46 +26,36 @@ std::string path(const char* relative) {
   return (root() / relative).string();
 }
 
-// Every number after "key": in `json`, in order.
-std::vector<double> numbers(const std::string& json, const std::string& key) {
-  const std::regex re("\"" + key + "\": (-?[0-9.eE+-]+)");
-  std::vector<double> v;
-  for (auto it = std::sregex_iterator(json.begin(), json.end(), re); it != std::sregex_iterator();
-       ++it) {
-    v.push_back(std::stod((*it)[1]));
-  }
-  return v;
-}
-
 TEST(LinkStats, AllReduceLinksAgreeWithTheCollectiveSummary) {
   const Result r = run({"run", "-t", path("topologies/v5e-16x16.textproto"), "-w",
                         path("workloads/allreduce-1gib-v5e-16x16.textproto"), "--format", "json",
                         "--link-stats"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
-  const size_t at = r.out.find("\"link_stats\"");
-  ASSERT_NE(at, std::string::npos);
-  const std::string links = r.out.substr(at);
-  EXPECT_NE(links.find("\"shape\": [\n      16,\n      16\n    ]"), std::string::npos);
+  const podsim::Result result = testing::parse_result(r.out);
+  ASSERT_TRUE(result.has_link_stats());
+  const podsim::LinkStats& links = result.link_stats();
+  EXPECT_EQ(std::vector<uint32_t>(links.shape().begin(), links.shape().end()),
+            (std::vector<uint32_t>{16, 16}));
   // 16x16 torus: 256 chips x 4 directed links.
-  const std::vector<double> util = numbers(links, "utilisation");
-  ASSERT_EQ(util.size(), 1024u);
-  ASSERT_EQ(numbers(links, "bytes").size(), 1024u);
+  ASSERT_EQ(links.links_size(), 1024);
   // One operation from t = 0: its window is the makespan, so the per-link
   // figures must reproduce its mean and max over the links it used.
   double sum = 0;
+  double max = 0;
   size_t used = 0;
-  for (const double u : util) {
-    if (u > 0) {
-      sum += u;
+  for (const auto& l : links.links()) {
+    if (l.utilisation() > 0) {
+      sum += l.utilisation();
+      max = std::max(max, l.utilisation());
       ++used;
     }
   }
   ASSERT_GT(used, 0u);
-  EXPECT_EQ(used, static_cast<size_t>(numbers(r.out, "links_used").at(0)));
-  EXPECT_NEAR(sum / static_cast<double>(used), numbers(r.out, "link_util_mean").at(0), 1e-12);
-  EXPECT_NEAR(*std::max_element(util.begin(), util.end()), numbers(r.out, "link_util_max").at(0),
-              1e-12);
-  EXPECT_DOUBLE_EQ(numbers(links, "window_us").at(0), numbers(r.out, "makespan_us").at(0));
+  const podsim::CollectiveFigures& op = result.op_list().operations(0).collective();
+  EXPECT_EQ(used, op.links_used());
+  EXPECT_NEAR(sum / static_cast<double>(used), op.link_util_mean(), 1e-12);
+  EXPECT_NEAR(max, op.link_util_max(), 1e-12);
+  EXPECT_DOUBLE_EQ(links.window_us(), result.op_list().makespan_us());
 }
 
 TEST(LinkStats, FoldedRunReportsTheSameLinksAsTheFullRun) {
@@ -82,16 +73,17 @@ TEST(LinkStats, FoldedRunReportsTheSameLinksAsTheFullRun) {
   const Result full = run(full_args);
   ASSERT_EQ(folded.code, kExitOk) << folded.err;
   ASSERT_EQ(full.code, kExitOk) << full.err;
-  ASSERT_LT(numbers(folded.out, "simulated_chips").at(0), 256);  // it did fold
-  EXPECT_EQ(numbers(full.out, "simulated_chips").at(0), 256);
-  std::string a = folded.out.substr(folded.out.find("\"link_stats\""));
-  const std::string b = full.out.substr(full.out.find("\"link_stats\""));
-  const std::string mark = "\"replicas_unfolded\": true";
-  ASSERT_NE(a.find(mark), std::string::npos);
-  a.replace(a.find(mark), mark.size(), "\"replicas_unfolded\": false");
-  EXPECT_EQ(a, b);
-  const std::vector<double> bytes = numbers(b, "bytes");
-  EXPECT_GT(std::count_if(bytes.begin(), bytes.end(), [](double v) { return v > 0; }), 0);
+  const podsim::Result a = testing::parse_result(folded.out);
+  const podsim::Result b = testing::parse_result(full.out);
+  ASSERT_LT(a.serving().spread().simulated_chips(), 256U);  // it did fold
+  EXPECT_EQ(b.serving().spread().simulated_chips(), 256U);
+  podsim::LinkStats unfolded = a.link_stats();
+  ASSERT_TRUE(unfolded.replicas_unfolded());
+  unfolded.set_replicas_unfolded(false);
+  EXPECT_EQ(unfolded.SerializeAsString(), b.link_stats().SerializeAsString());
+  EXPECT_GT(std::count_if(b.link_stats().links().begin(), b.link_stats().links().end(),
+                          [](const auto& l) { return l.bytes() > 0; }),
+            0);
 }
 
 TEST(LinkStats, WithoutTheFlagThereIsNoLinkList) {

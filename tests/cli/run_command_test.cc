@@ -5,13 +5,15 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <string>
 
 #include "cli/context.h"
 #include "cli/exit_codes.h"
 #include "cli_runner.h"
+#include "report/csv_reader.h"
+#include "report/result_csv.h"
+#include "result_json.h"
 
 namespace podsim::cli {
 namespace {
@@ -20,31 +22,22 @@ using testing::Result;
 using testing::root;
 using testing::run;
 
-// The number after "key": in a JSON text (first occurrence after `from`).
-double json_number(const std::string& json, const std::string& key, size_t from = 0) {
-  const std::regex re("\"" + key + "\": (-?[0-9.eE+-]+)");
-  std::smatch m;
-  const std::string tail = json.substr(from);
-  if (!std::regex_search(tail, m, re)) {
-    ADD_FAILURE() << "no key " << key;
-    return 0;
-  }
-  return std::stod(m[1]);
-}
-
 TEST(RunCommand, AllReduceJsonCarriesTheNcclFigures) {
   const Result r =
       run({"run", "--topology", (root() / "topologies/v5e-16x16.textproto").string(), "--workload",
            (root() / "workloads/allreduce-1gib-v5e-16x16.textproto").string(), "--format", "json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
-  for (const char* key : {"\"collectives\"", "\"name\": \"allreduce\"", "\"kind\": \"all-reduce\"",
-                          "\"bytes\": 1073741824", "\"time_us\"", "\"algbw_gbps\"",
-                          "\"busbw_gbps\"", "\"link_util_mean\"", "\"link_util_max\""}) {
-    EXPECT_NE(r.out.find(key), std::string::npos) << key;
-  }
-  const double time_us = json_number(r.out, "time_us");
-  const double algbw = json_number(r.out, "algbw_gbps");
-  const double busbw = json_number(r.out, "busbw_gbps");
+  const podsim::Result result = testing::parse_result(r.out);
+  ASSERT_EQ(result.op_list().operations_size(), 1);
+  const podsim::OperationResult& op = result.op_list().operations(0);
+  EXPECT_EQ(op.name(), "allreduce");
+  EXPECT_EQ(op.kind(), "all-reduce");
+  EXPECT_EQ(op.bytes(), 1073741824U);
+  const double time_us = op.time_us();
+  const double algbw = op.collective().algbw_gbps();
+  const double busbw = op.collective().busbw_gbps();
+  EXPECT_GT(op.collective().link_util_mean(), 0);
+  EXPECT_GE(op.collective().link_util_max(), op.collective().link_util_mean());
   // algbw = V / time; busbw = algbw x 2(N-1)/N with N = 256.
   EXPECT_NEAR(algbw, 1073741824.0 / (time_us * 1e-6) * 1e-9, algbw * 1e-9);
   EXPECT_NEAR(busbw, algbw * 2 * 255 / 256, busbw * 1e-9);
@@ -60,7 +53,7 @@ TEST(RunCommand, NetworkModelsAgreeOnTheShippedAllGather) {
                           (root() / "workloads/allgather-v5e-8x16.textproto").string(), "-n",
                           models[i], "-f", "json"});
     ASSERT_EQ(r.code, kExitOk) << r.err;
-    times[i] = json_number(r.out, "makespan_us");
+    times[i] = testing::parse_result(r.out).op_list().makespan_us();
   }
   EXPECT_NEAR(times[0], times[1], times[1] * 0.01);
   EXPECT_NEAR(times[2], times[1], times[1] * 0.01);
@@ -71,23 +64,18 @@ TEST(RunCommand, DependenciesOrderOperations) {
       run({"run", "-t", (root() / "topologies/v5e-4x4.textproto").string(), "-w",
            (root() / "workloads/collectives-tour-v5e-4x4.textproto").string(), "-f", "csv"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
-  // CSV: start_us (col 13) of each operation >= end_us (col 14) of what it waits for.
-  std::istringstream in(r.out);
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line.rfind("schema_version,topology,workload,network,compute,chips,name,kind,bytes", 0),
-            0U)
-      << line;
+  // CSV: start_us of each operation >= end_us of what it waits for.
+  const report::CsvDocument doc = report::parse_csv(r.out, "tour.csv");
+  const int name = doc.column("op_list.operations.name");
+  const int start = doc.column("op_list.operations.start_us");
+  const int end = doc.column("op_list.operations.end_us");
+  ASSERT_GE(name, 0);
+  ASSERT_GE(start, 0);
+  ASSERT_GE(end, 0);
   std::map<std::string, std::pair<double, double>> span;
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream ls(line);
-    for (std::string c; std::getline(ls, c, ',');) {
-      cells.push_back(c);
-    }
-    // 19, then flops, hbm_bytes, bound, achieved_tflops, schedule
-    ASSERT_EQ(cells.size(), 24U) << line;
-    span[cells[6]] = {std::stod(cells[12]), std::stod(cells[13])};
+  for (const auto& row : doc.rows) {
+    span[row.cells[static_cast<size_t>(name)]] = {std::stod(row.cells[static_cast<size_t>(start)]),
+                                                  std::stod(row.cells[static_cast<size_t>(end)])};
   }
   ASSERT_EQ(span.size(), 7U);
   // The tour: gather and scatter start at 0; reduce after both; shuffle after reduce.
@@ -107,10 +95,15 @@ TEST(RunCommand, IsDeterministic) {
       (root() / "workloads/allreduce-2slice-dcn.textproto").string(),
       "-f",
       "json"};
-  const Result a = run(args);
-  const Result b = run(args);
-  ASSERT_EQ(a.code, kExitOk) << a.err;
-  EXPECT_EQ(a.out, b.out);
+  for (const char* format : {"json", "csv", "textproto", "binpb"}) {
+    std::vector<std::string> with_format = args;
+    with_format.back() = format;
+    const Result a = run(with_format);
+    const Result b = run(with_format);
+    ASSERT_EQ(a.code, kExitOk) << a.err;
+    EXPECT_FALSE(a.out.empty());
+    EXPECT_EQ(a.out, b.out) << format;
+  }
 }
 
 TEST(RunCommand, UsageErrors) {
@@ -127,22 +120,22 @@ TEST(RunCommand, UsageErrors) {
 TEST(RunCommand, NoArgumentsRunsTheEmbeddedDefault) {
   const Result r = run({"run", "--format", "json"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
-  EXPECT_NE(r.out.find("\"model\": \"LLaMA-3-70B\""), std::string::npos) << r.out.substr(0, 400);
-  EXPECT_NE(r.out.find("\"phase\": \"decode\""), std::string::npos);
-  EXPECT_NE(r.out.find("\"topology\": \"tpu-v5e-16x16\""), std::string::npos);
-  for (const char* key : {"step_time_us", "compute_us", "memory_us", "collective_exposed_us",
-                          "idle_us", "collective_overlapped_us", "tokens_per_s",
-                          "tokens_per_s_per_chip", "mfu", "hbm_used_bytes", "hbm_capacity_bytes",
-                          "fits", "by_layer", "by_op_class", "chips_breakdown"}) {
-    std::string quoted = "\"";
-    quoted += key;
-    quoted += '"';
-    EXPECT_NE(r.out.find(quoted), std::string::npos) << key;
-  }
+  const podsim::Result result = testing::parse_result(r.out);
+  EXPECT_EQ(result.status(), podsim::Result::ok);
+  EXPECT_EQ(result.inputs().serving().model().name(), "LLaMA-3-70B");
+  EXPECT_EQ(result.inputs().serving().scenario().phase(), "decode");
+  EXPECT_EQ(result.inputs().topology().name(), "tpu-v5e-16x16");
+  const podsim::ServingResult& s = result.serving();
+  EXPECT_GT(s.tokens_per_s(), 0);
+  EXPECT_GT(s.mfu(), 0);
+  EXPECT_GT(s.memory().hbm_used_bytes(), 0U);
+  EXPECT_TRUE(s.memory().fits());
+  EXPECT_GT(s.by_layer_size(), 0);
+  EXPECT_GT(s.by_op_class_size(), 0);
+  EXPECT_GT(s.chips_breakdown_size(), 0);
   // The four parts add up to the step time.
-  const double parts = json_number(r.out, "compute_us") + json_number(r.out, "memory_us") +
-                       json_number(r.out, "collective_exposed_us") + json_number(r.out, "idle_us");
-  EXPECT_NEAR(parts, json_number(r.out, "step_time_us"), 1e-3);
+  EXPECT_NEAR(s.compute_us() + s.memory_us() + s.collective_exposed_us() + s.idle_us(),
+              s.step_time_us(), 1e-3);
 }
 
 TEST(RunCommand, ShippedServingWorkloadsRunInEveryFormat) {
@@ -157,7 +150,7 @@ TEST(RunCommand, ShippedServingWorkloadsRunInEveryFormat) {
       }
     }
     ASSERT_FALSE(topology.empty()) << w;
-    for (const char* f : {"table", "json", "csv"}) {
+    for (const char* f : {"table", "json", "csv", "textproto", "binpb"}) {
       const Result r =
           run({"run", "-w", file.string(), "-t", (root() / topology).string(), "-f", f});
       EXPECT_EQ(r.code, kExitOk) << w << " " << f << ": " << r.err;
@@ -184,12 +177,60 @@ TEST(RunCommand, ConfigurationThatDoesNotFitExits1UnlessAllowed) {
   }
   const Result r = run({"run", "-w", w, "-t", tiny.string(), "-f", "json"});
   EXPECT_EQ(r.code, kExitCheckFailed) << r.err;
-  EXPECT_NE(r.out.find("\"fits\": false"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("step_time_us"), std::string::npos);
+  const podsim::Result oom = testing::parse_result(r.out);
+  EXPECT_EQ(oom.status(), podsim::Result::oom);
+  EXPECT_NE(oom.reason().find("does not fit in HBM"), std::string::npos);
+  EXPECT_FALSE(oom.serving().memory().fits());
+  EXPECT_FALSE(oom.serving().simulated());
+  EXPECT_NE(r.err.find("does not fit in HBM"), std::string::npos) << r.err;
   const Result allowed = run({"run", "-w", w, "-t", tiny.string(), "-f", "json", "--allow-oom"});
   EXPECT_EQ(allowed.code, kExitOk) << allowed.err;
-  EXPECT_NE(allowed.out.find("\"fits\": false"), std::string::npos);
-  EXPECT_NE(allowed.out.find("step_time_us"), std::string::npos);
+  const podsim::Result sim = testing::parse_result(allowed.out);
+  EXPECT_EQ(sim.status(), podsim::Result::ok);
+  EXPECT_FALSE(sim.serving().memory().fits());
+  EXPECT_GT(sim.serving().step_time_us(), 0);
+
+  // CSV: no prose on stdout, only the header and a row that says oom.
+  const Result csv = run({"run", "-w", w, "-t", tiny.string(), "-f", "csv"});
+  EXPECT_EQ(csv.code, kExitCheckFailed) << csv.err;
+  const report::CsvDocument doc = report::parse_csv(csv.out, "oom.csv");
+  EXPECT_EQ(doc.header, report::csv_columns("serving"));
+  ASSERT_EQ(doc.rows.size(), 1U) << csv.out;
+  EXPECT_EQ(doc.rows[0].cells[static_cast<size_t>(doc.column("status"))], "oom");
+  EXPECT_NE(doc.rows[0].cells[static_cast<size_t>(doc.column("reason"))].find("does not fit"),
+            std::string::npos);
+  EXPECT_EQ(doc.rows[0].cells[static_cast<size_t>(doc.column("serving.memory.fits"))], "false");
+  EXPECT_EQ(csv.out.find("Shard further"), std::string::npos);
+}
+
+TEST(RunCommand, InvalidInputsAreAnInvalidRowAndExit2) {
+  // The v5p all-to-all names a "z" dimension; the default pod is 2D.
+  const std::string w = (root() / "workloads/alltoall-v5p-8x16x16.textproto").string();
+  for (const char* format : {"csv", "json"}) {
+    const Result r = run({"run", "-w", w, "-f", format});
+    EXPECT_EQ(r.code, kExitBadInput) << format;
+    EXPECT_NE(r.err.find("alltoall-v5p-8x16x16.textproto:"), std::string::npos) << r.err;
+    if (std::string(format) == "json") {
+      const podsim::Result result = testing::parse_result(r.out);
+      EXPECT_EQ(result.status(), podsim::Result::invalid);
+      EXPECT_NE(result.reason().find("\"z\""), std::string::npos) << result.reason();
+      EXPECT_EQ(result.inputs().topology().name(), "tpu-v5e-16x16");  // it loaded
+      EXPECT_EQ(result.inputs().workload().file(), w);
+      continue;
+    }
+    const report::CsvDocument doc = report::parse_csv(r.out, "invalid.csv");
+    ASSERT_EQ(doc.rows.size(), 1U) << r.out;
+    EXPECT_EQ(doc.rows[0].cells[static_cast<size_t>(doc.column("status"))], "invalid");
+    EXPECT_NE(doc.rows[0].cells[static_cast<size_t>(doc.column("reason"))].find("\"z\""),
+              std::string::npos);
+  }
+  // A topology that does not load: what is known is the file name.
+  const Result bad =
+      run({"run", "-t", (root() / "no-such-topology.textproto").string(), "-f", "json"});
+  EXPECT_EQ(bad.code, kExitBadInput);
+  const podsim::Result result = testing::parse_result(bad.out);
+  EXPECT_EQ(result.status(), podsim::Result::invalid);
+  EXPECT_NE(result.inputs().topology().file().find("no-such-topology"), std::string::npos);
 }
 
 TEST(RunCommand, WorkloadThatDoesNotFitThePodIsBadInputWithNoOutput) {

@@ -11,7 +11,7 @@
 #include "cli/context.h"
 #include "cli/exit_codes.h"
 #include "cli_runner.h"
-#include "json_value.h"
+#include "result_json.h"
 
 namespace podsim::cli {
 namespace {
@@ -20,23 +20,18 @@ using testing::Result;
 using testing::root;
 using testing::run;
 
-using podsim::testing::JsonValue;
-
 // The `operations` entries of `podsim run` on `workload` (v5e 4x4), by name.
-std::map<std::string, JsonValue> operations(const std::string& workload) {
+std::map<std::string, podsim::OperationResult> operations(const std::string& workload) {
   std::ostringstream out;
   std::ostringstream err;
   const int code = run_cli({"run", "-t", (root() / "topologies/v5e-4x4.textproto").string(), "-w",
                             (root() / "workloads" / workload).string(), "-f", "json"},
                            out, err);
   EXPECT_EQ(code, kExitOk) << err.str();
-  std::map<std::string, JsonValue> by_name;
-  const JsonValue doc = podsim::testing::parse_json(out.str());
-  for (const JsonValue& op : doc["operations"].as_array()) {
-    for (const char* key : {"name", "kind", "time_us", "flops", "bytes", "bound"}) {
-      EXPECT_TRUE(op.has(key)) << key;
-    }
-    by_name[op["name"].as_string()] = op;
+  std::map<std::string, podsim::OperationResult> by_name;
+  const podsim::Result result = testing::parse_result(out.str());
+  for (const auto& op : result.op_list().operations()) {
+    by_name[op.name()] = op;
   }
   return by_name;
 }
@@ -44,45 +39,45 @@ std::map<std::string, JsonValue> operations(const std::string& workload) {
 TEST(RunCompute, DecodeMatmulIsMemoryBoundPrefillComputeBound) {
   const auto ops = operations("matmuls-v5e-4x4.textproto");
   ASSERT_EQ(ops.size(), 2u);
-  const JsonValue& decode = ops.at("decode");
-  EXPECT_EQ(decode["kind"].as_string(), "matmul");
-  EXPECT_EQ(decode["bound"].as_string(), "memory");
+  const podsim::OperationResult& decode = ops.at("decode");
+  EXPECT_EQ(decode.kind(), "matmul");
+  EXPECT_EQ(decode.bound(), "memory");
   // 8192 x 8192 x 2 B of weights plus 2 x 8 x 8192 x 2 B of activations,
   // read and written once, at 819 GB/s: 164.2 us.
-  EXPECT_EQ(decode["bytes"].as_number(), 8192.0 * 8192 * 2 + 2 * 8 * 8192 * 2);
-  EXPECT_NEAR(decode["time_us"].as_number(), 164.2, 164.2 * 0.01);
-  EXPECT_EQ(decode["flops"].as_number(), 2.0 * 8 * 8192 * 8192);
+  EXPECT_EQ(decode.bytes(), 8192.0 * 8192 * 2 + 2 * 8 * 8192 * 2);
+  EXPECT_NEAR(decode.time_us(), 164.2, 164.2 * 0.01);
+  EXPECT_EQ(decode.compute().flops(), 2.0 * 8 * 8192 * 8192);
 
-  const JsonValue& prefill = ops.at("prefill");
-  EXPECT_EQ(prefill["kind"].as_string(), "matmul");
-  EXPECT_EQ(prefill["bound"].as_string(), "compute");
+  const podsim::OperationResult& prefill = ops.at("prefill");
+  EXPECT_EQ(prefill.kind(), "matmul");
+  EXPECT_EQ(prefill.bound(), "compute");
   // 2 x 8192^3 FLOP / 1.97e14 FLOP/s = 5.58 ms.
-  EXPECT_NEAR(prefill["time_us"].as_number(), 5581.0, 5581.0 * 0.01);
-  EXPECT_NEAR(prefill["achieved_flops_per_s"].as_number(), 1.97e14, 1.97e14 * 0.01);
+  EXPECT_NEAR(prefill.time_us(), 5581.0, 5581.0 * 0.01);
+  EXPECT_NEAR(prefill.compute().achieved_flops_per_s(), 1.97e14, 1.97e14 * 0.01);
   // It waits for the decode matmul: one compute unit per chip.
-  EXPECT_NEAR(prefill["start_us"].as_number(), decode["end_us"].as_number(), 1e-6);
+  EXPECT_NEAR(prefill.start_us(), decode.end_us(), 1e-6);
 }
 
 TEST(RunCompute, IndependentMatmulOverlapsTheAllReduce) {
   const auto ops = operations("matmul-allreduce-v5e-4x4.textproto");
   ASSERT_EQ(ops.size(), 3u);
-  const JsonValue& proj = ops.at("proj");
-  const JsonValue& sum = ops.at("sum");
-  const JsonValue& next = ops.at("next");
-  EXPECT_EQ(sum["kind"].as_string(), "all-reduce");
-  EXPECT_EQ(sum["bound"].as_string(), "network");
-  EXPECT_EQ(sum["flops"].as_number(), 0);
+  const podsim::OperationResult& proj = ops.at("proj");
+  const podsim::OperationResult& sum = ops.at("sum");
+  const podsim::OperationResult& next = ops.at("next");
+  EXPECT_EQ(sum.kind(), "all-reduce");
+  EXPECT_EQ(sum.bound(), "network");
+  EXPECT_EQ(sum.compute().flops(), 0);
   // 2 x 2048 x 1024 x 8192 FLOP / 1.97e14 FLOP/s = 174.4 us each.
-  for (const JsonValue* mm : {&proj, &next}) {
-    EXPECT_EQ((*mm)["bound"].as_string(), "compute");
-    EXPECT_NEAR((*mm)["time_us"].as_number(), 174.4, 174.4 * 0.01);
+  for (const podsim::OperationResult* mm : {&proj, &next}) {
+    EXPECT_EQ(mm->bound(), "compute");
+    EXPECT_NEAR(mm->time_us(), 174.4, 174.4 * 0.01);
   }
-  EXPECT_NEAR(sum["start_us"].as_number(), proj["end_us"].as_number(), 1e-6);
-  EXPECT_NEAR(next["start_us"].as_number(), proj["end_us"].as_number(), 1e-6);
-  EXPECT_LT(next["end_us"].as_number(), sum["end_us"].as_number());  // hidden under it
+  EXPECT_NEAR(sum.start_us(), proj.end_us(), 1e-6);
+  EXPECT_NEAR(next.start_us(), proj.end_us(), 1e-6);
+  EXPECT_LT(next.end_us(), sum.end_us());  // hidden under it
 }
 
-TEST(RunCompute, CsvHasTheComputeColumnsLast) {
+TEST(RunCompute, CsvHasTheComputeFiguresLast) {
   std::ostringstream out;
   std::ostringstream err;
   ASSERT_EQ(run_cli({"run", "-t", (root() / "topologies/v5e-4x4.textproto").string(), "-w",
@@ -92,10 +87,11 @@ TEST(RunCompute, CsvHasTheComputeColumnsLast) {
       << err.str();
   const std::string csv = out.str();
   const std::string header = csv.substr(0, csv.find('\n'));
-  EXPECT_TRUE(header.ends_with(",link_util_max,flops,hbm_bytes,bound,achieved_tflops,schedule"))
+  EXPECT_TRUE(
+      header.ends_with(",op_list.operations.compute.flops,op_list.operations.compute."
+                       "hbm_bytes,op_list.operations.compute.achieved_flops_per_s"))
       << header;
-  EXPECT_NE(csv.find(",decode,matmul,"), std::string::npos);
-  EXPECT_NE(csv.find(",memory,"), std::string::npos);
+  EXPECT_NE(csv.find(",decode,matmul,memory,"), std::string::npos);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 #include "cli/context.h"
 #include "cli/exit_codes.h"
 #include "cli_runner.h"
-#include "json_value.h"  // podsim run's result
+#include "result_json.h"
 #include "trace_check.h"
 
 namespace podsim::cli {
@@ -25,7 +25,6 @@ using testing::run;
 
 namespace fs = std::filesystem;
 using podsim::testing::parse_and_check_trace;
-using podsim::testing::parse_json;
 using podsim::testing::ParsedTrace;
 
 // A fresh path in the temp directory, removed before and after the test.
@@ -78,7 +77,7 @@ TEST(RunTrace, ServingTraceAgreesWithTheBreakdown) {
   const Result r = run(pipeline_run(trace));
   ASSERT_EQ(r.code, kExitOk) << r.err;
   ASSERT_TRUE(trace.exists());
-  const auto report = parse_json(r.out);
+  const podsim::Result report = testing::parse_result(r.out);
   const ParsedTrace t = parse_and_check_trace(trace.read());
 
   EXPECT_EQ(t.processes.at(1), "stage 0");
@@ -92,7 +91,7 @@ TEST(RunTrace, ServingTraceAgreesWithTheBreakdown) {
   EXPECT_TRUE(t.track("axis stage"));
   EXPECT_TRUE(t.track("axis model"));
 
-  const int critical = static_cast<int>(report["critical_chip"].as_number());
+  const int critical = static_cast<int>(report.serving().critical_chip());
   EXPECT_EQ(static_cast<int>(t.doc.otherdata().critical_chip()), critical);
   const auto tracks = t.tracks_starting("chip " + std::to_string(critical) + " (");
   ASSERT_EQ(tracks.size(), 1u);
@@ -101,7 +100,7 @@ TEST(RunTrace, ServingTraceAgreesWithTheBreakdown) {
   for (const auto& s : t.slices.at(tracks[0])) {
     compute_ps += s.args.dur_ps();
   }
-  const double expected_us = report["compute_us"].as_number() + report["memory_us"].as_number();
+  const double expected_us = report.serving().compute_us() + report.serving().memory_us();
   EXPECT_NEAR(compute_ps * 1e-6, expected_us, 1e-6);
 
   int transfers = 0;
@@ -121,7 +120,7 @@ TEST(RunTrace, TraceChipsChoosesTheChips) {
   args.back() = "critical";
   const Result r = run(args);
   ASSERT_EQ(r.code, kExitOk);
-  const int critical = static_cast<int>(parse_json(r.out)["critical_chip"].as_number());
+  const int critical = static_cast<int>(testing::parse_result(r.out).serving().critical_chip());
   EXPECT_EQ(traced_chips(parse_and_check_trace(trace.read())), (std::set<int>{critical}));
 }
 

@@ -126,11 +126,11 @@ TEST(TorusShape, ThreeDimensionsSpeedUpTensorParallelDecode) {
   const auto on_4x4x16 = step(deep, dir.write("w4.textproto", workload("\"x\", \"y\"", "\"z\"")));
 
   // The same 16-chip ring of the same links: the same step, to the picosecond.
-  EXPECT_EQ(on_16x4x4_ring.at("step_time_us"), on_16x16.at("step_time_us"));
+  EXPECT_EQ(on_16x4x4_ring.at("serving.step_time_us"), on_16x16.at("serving.step_time_us"));
   // The model axis on a 4x4 torus, whichever two dimensions: the same step.
-  EXPECT_EQ(on_16x4x4.at("step_time_us"), on_4x4x16.at("step_time_us"));
+  EXPECT_EQ(on_16x4x4.at("serving.step_time_us"), on_4x4x16.at("serving.step_time_us"));
   // Memory time is the same everywhere (same shards); only the collectives moved.
-  EXPECT_EQ(on_16x4x4.at("memory_us"), on_16x16.at("memory_us"));
+  EXPECT_EQ(on_16x4x4.at("serving.memory_us"), on_16x16.at("serving.memory_us"));
 
   // Each layer all-reduces 512 KiB twice (attention and FFN outputs: batch
   // 32 x 8192 x bf16) over the 16 model chips, 80 layers: 160 all-reduces.
@@ -140,11 +140,12 @@ TEST(TorusShape, ThreeDimensionsSpeedUpTensorParallelDecode) {
   const double ring16 = 2 * 8 * step_us(32768);
   const double torus4x4 = 2 * (2 * step_us(65536) + 2 * step_us(16384));
   const double saved = 160 * (ring16 - torus4x4);
-  const double moved =
-      us(on_16x16, "collective_exposed_us") - us(on_16x4x4, "collective_exposed_us");
+  const double moved = us(on_16x16, "serving.collective_exposed_us") -
+                       us(on_16x4x4, "serving.collective_exposed_us");
   EXPECT_NEAR(moved, saved, 0.01 * saved) << "exposed collective time saved by the 3D layout";
-  EXPECT_NEAR(us(on_16x16, "step_time_us") - us(on_16x4x4, "step_time_us"), saved, 0.01 * saved);
-  EXPECT_LT(us(on_16x4x4, "step_time_us"), 0.95 * us(on_16x16, "step_time_us"));
+  EXPECT_NEAR(us(on_16x16, "serving.step_time_us") - us(on_16x4x4, "serving.step_time_us"), saved,
+              0.01 * saved);
+  EXPECT_LT(us(on_16x4x4, "serving.step_time_us"), 0.95 * us(on_16x16, "serving.step_time_us"));
 }
 
 }  // namespace

@@ -144,6 +144,38 @@ class PlotBreakdownTest(unittest.TestCase):
         self.assertEqual(tiny.overlapped_us, 5)
         self.assertAlmostEqual(scenarios[1].overlapped_us, 781832.4871619999)
 
+    def test_reads_result_schema_3_and_skips_rows_that_did_not_run(self):
+        # podsim.Result columns (a subset is enough: the script reads by name).
+        header = ["schema_version", "status", "reason", "inputs.topology.name",
+                  "inputs.workload.name", "inputs.serving.model.name",
+                  "inputs.serving.scenario.phase", "inputs.serving.scenario.batch",
+                  "serving.step_time_us", "serving.compute_us", "serving.memory_us",
+                  "serving.collective_exposed_us", "serving.idle_us",
+                  "serving.collective_overlapped_us"]
+        ok = ["3", "ok", "", "pod-a", "w", "M", "decode", "8", "100", "10", "50", "30", "10", "5"]
+        oom = ["3", "oom", "too big", "pod-b", "w", "M", "decode", "8", "0", "0", "0", "0", "0", "0"]
+        path = os.path.join(self.tmp.name, "v3.csv")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(",".join(r) for r in (header, ok, oom)) + "\n")
+        scenarios, _ = plot.read_inputs([path])
+        self.assertEqual(len(scenarios), 1)
+        self.assertEqual(scenarios[0].label, "M decode, batch 8\npod-a")
+        self.assertEqual(scenarios[0].parts_us["memory_us"], 50.0)
+        # The same as JSON, nested as podsim writes it.
+        obj = {"schema_version": 3, "status": "ok",
+               "inputs": {"topology": {"name": "pod-a"}, "workload": {"name": "w"},
+                          "serving": {"model": {"name": "M"},
+                                      "scenario": {"phase": "decode", "batch": 8}}},
+               "serving": {"step_time_us": 100, "compute_us": 10, "memory_us": 50,
+                           "collective_exposed_us": 30, "idle_us": 10,
+                           "collective_overlapped_us": 5}}
+        jpath = os.path.join(self.tmp.name, "v3.json")
+        with open(jpath, "w", encoding="utf-8") as f:
+            json.dump(obj, f)
+        scenarios, _ = plot.read_inputs([jpath])
+        self.assertEqual(len(scenarios), 1)
+        self.assertEqual(scenarios[0].label, "M decode, batch 8\npod-a")
+
     def test_heatmap_cells_are_the_max_of_each_chips_outgoing_links(self):
         _, stats = plot.read_inputs([self.links])
         panels = plot.chip_panels(stats[0])

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Writes the CSV column table of `podsim run` (docs/outputs.md) from the
+descriptor of podsim.Result, so the documentation cannot go stale.
+
+Usage:
+  scripts/result_columns.py --module-dir build/proto/python          # print the table
+  scripts/result_columns.py --module-dir DIR --check docs/outputs.md # exit 1 unless the
+                                                                     # file holds it verbatim
+The module is the one the build generates (build/proto/python/podsim/result_pb2.py).
+A column without a meaning below fails: document every new field here.
+"""
+import argparse
+import sys
+
+M = {
+ 'schema_version':'3 for this schema (2: op-list CSV with `schedule`; 1: first)',
+ 'podsim_version':'the podsim that wrote the result (not compared)',
+ 'status':'`ok`, `oom` (does not fit in HBM, not simulated) or `invalid` (inputs could not be loaded or lowered)',
+ 'reason':'why, for `oom` and `invalid` (the diagnostics, one per line); empty for `ok`',
+ 'topology.name':'the pod\'s name','topology.file':'the topology file as named (`<embedded:v5e-16x16>` for the default)',
+ 'topology.sha256':'hex SHA-256 of the topology\'s bytes (filled by the loader; empty when unknown)',
+ 'topology.overrides':'each `--set PATH=VALUE` applied to the topology, in order',
+ 'topology.chips':'chips in the pod (all slices)','topology.slices':'slices joined by DCN',
+ 'dims.name':'per dimension: name','dims.size':'per dimension: chips along it','dims.wraparound':'per dimension: whether it wraps (torus) or not (mesh)',
+ 'dims.link_bandwidth_gbps':'per dimension: one direction of one link, GB/s','dims.hop_latency_ns':'per dimension: latency of one hop',
+ 'twists.dim':'per twist: the twisted dimension','twists.shift_dim':'per twist: the dimension its wrap link shifts along','twists.offset':'per twist: by how many chips',
+ 'topology.failed_links':'failed links in the topology file',
+ 'chip.name':'chip name','chip.ici_ports':'ICI ports per chip','chip.hbm_bytes':'HBM capacity per chip','chip.hbm_bandwidth_gbps':'HBM bandwidth per chip',
+ 'chip.peak_bf16_flops':'bf16 peak, FLOP/s','chip.peak_int8_ops':'int8 peak, op/s','chip.peak_fp8_flops':'fp8 peak, FLOP/s (0: none)',
+ 'chip.mxu_count':'matrix units per chip','chip.mxu_rows':'matrix unit rows','chip.mxu_columns':'matrix unit columns','chip.mxu_clock_hz':'matrix unit clock','chip.vmem_bytes':'vector memory per chip',
+ 'calibration.ici_link_efficiency':'calibration: fraction of ICI bandwidth achieved','calibration.dcn_efficiency':'calibration: fraction of DCN bandwidth achieved',
+ 'calibration.collective_overhead_ns':'calibration: fixed cost per collective','calibration.mxu_efficiency':'calibration: fraction of matrix-unit peak achieved',
+ 'calibration.hbm_efficiency':'calibration: fraction of HBM bandwidth achieved','calibration.op_overhead_ns':'calibration: fixed cost per compute op','calibration.source':'calibration: where the values come from',
+ 'dcn.bandwidth_per_chip_gbps':'DCN bandwidth per chip each way (0 with one slice)','dcn.latency_ns':'DCN latency (0 with one slice)',
+ 'workload.name':'the workload\'s name','workload.file':'the workload file as named','workload.sha256':'hex SHA-256 of the workload\'s bytes (filled by the loader; empty when unknown)',
+ 'workload.overrides':'each `--set` applied to the workload, in order','workload.form':'`serving` or `op_list`',
+ 'mesh.name':'mesh axes, in order','mesh.size':'chips along each mesh axis','workload.operations':'operations in an operation list (0 for serving)',
+ 'run.network':'network model: `analytical`, `flow` or `packet`','run.packet_bytes':'`--packet-bytes` (packet model)','run.switching':'`--switching` (packet model)',
+ 'run.compute':'compute model: `roofline`, `systolic` or `table`','run.op_table':'`--op-table` file, if any','run.fold':'replicas folded (not `--no-fold`)','run.allow_oom':'`--allow-oom` given',
+ 'model.name':'model name','model.layers':'layers','model.d_model':'hidden size','model.heads':'attention heads','model.kv_heads':'KV heads','model.head_dim':'head dimension',
+ 'model.ffn_dim':'dense FFN width','model.gated_ffn':'gated (SwiGLU) FFN','model.vocab':'vocabulary','model.tied_embeddings':'embedding and LM head shared',
+ 'moe.experts':'MoE: routed experts (0: dense)','moe.experts_per_token':'MoE: top-k','moe.shared_experts':'MoE: always-on experts','moe.expert_ffn_dim':'MoE: expert FFN width',
+ 'moe.first_dense_layers':'MoE: leading dense layers','moe.moe_layer_interval':'MoE: every n-th layer after them is MoE',
+ 'model.weight_dtype':'weight dtype','model.activation_dtype':'activation dtype','model.kv_dtype':'KV cache dtype',
+ 'scenario.phase':'`prefill` or `decode`','scenario.batch':'sequences in the step (whole pod)','scenario.prompt_len':'prefill: tokens per sequence','scenario.context_len':'tokens already in the KV cache','scenario.micro_batches':'pipeline micro-batches',
+ 'sharding.tensor_axes':'tensor-parallel mesh axes','sharding.tensor_collective':'`all-reduce` or `reduce-scatter+all-gather`','sharding.weight_gathered':'weights gathered layer by layer',
+ 'sharding.kv_layout':'`by-heads` or `by-batch`','sharding.expert_axes':'expert-parallel axes','sharding.data_axes':'data-parallel axes','sharding.pipeline_axis':'pipeline axis (empty: none)','sharding.overlap_collectives':'collectives may overlap compute',
+ 'serving.simulated':'false for an `oom` result (memory figures only)','serving.step_time_us':'the step time','serving.compute_us':'critical chip: compute-bound time',
+ 'serving.memory_us':'critical chip: memory-bound time','serving.collective_exposed_us':'critical chip: exposed collective time','serving.idle_us':'critical chip: idle (the four add up to the step time)',
+ 'serving.collective_overlapped_us':'collective time hidden under compute','serving.tokens':'tokens the step produces (decode: the batch) or processes (prefill: batch x prompt)',
+ 'serving.tokens_per_s':'tokens / step time','serving.tokens_per_s_per_chip':'divided by all chips','serving.ttft_us':'prefill: time to first token; 0 for decode','serving.tpot_us':'decode: time per output token; 0 for prefill',
+ 'serving.mfu':'model FLOPs / (step time x chips x bf16 peak)','serving.hbm_bandwidth_utilisation':'HBM bytes the critical chip moved / (step time x HBM bandwidth)',
+ 'memory.hbm_used_bytes':'per chip: weights + KV cache + peak activations','memory.hbm_capacity_bytes':'per chip HBM','memory.weight_bytes':'per chip weights','memory.kv_cache_bytes':'per chip KV cache','memory.activation_peak_bytes':'per chip peak activations','memory.fits':'whether it fits',
+ 'serving.critical_chip':'the chip that finishes last','serving.critical_stage':'its pipeline stage','spread.min_chip_end_us':'earliest chip end','spread.mean_chip_end_us':'mean chip end','spread.max_chip_end_us':'latest chip end (the step time)',
+ 'spread.simulated_chips':'chips simulated (replica folding)','spread.represented_chips':'chips they stand for','serving.events':'events the kernel executed',
+ 'op_list.makespan_us':'first start to last end','op_list.events':'events the kernel executed',
+ 'operations.name':'the operation\'s name (part of the row\'s key)','operations.kind':'compute: `matmul`, `attention`, ...; collective: `all-gather`, `reduce-scatter`, `all-reduce`, `all-to-all`, `broadcast`, `collective-permute`, `send`',
+ 'operations.bound':'compute: `compute`, `memory` or `overhead`; collective: `network`','operations.repeat':'runs, back to back','operations.start_us':'first run began','operations.end_us':'last run ended',
+ 'operations.time_us':'one run: (end - start) / repeat','operations.bytes':'compute: HBM bytes of one run on one chip; collective: V (see below)',
+ 'collective.axes':'mesh axes (a send has none)','collective.group_size':'chips in one group, N (1 for compute)','collective.algbw_gbps':'V / time (NCCL-tests algorithm bandwidth)',
+ 'collective.busbw_gbps':'algbw x the NCCL-tests bus factor','collective.link_util_mean':'mean over the links used: bytes / (effective bandwidth x duration)','collective.link_util_max':'max of the same',
+ 'collective.links_used':'directed links that carried its bytes','collective.transfers':'point-to-point transfers it was lowered into','collective.schedule':'how it ran (docs/collectives.md names the schedules)',
+ 'compute.flops':'useful FLOPs of one run on one chip; 0 for a collective','compute.hbm_bytes':'HBM bytes of one run on one chip; 0 for a collective','compute.achieved_flops_per_s':'flops / time; 0 for a collective',
+}
+def meaning(path):
+    parts=path.split('.')
+    for n in range(len(parts),0,-1):
+        k='.'.join(parts[-n:])
+        if k in M: return M[k]
+    sys.exit(f'result_columns: no meaning for column {path}: add it to M')
+def walk(d, prefix, kind, out, rows):
+    for f in d.fields:
+        o=f.GetOptions()
+        if o.Extensions[R.json_only]: continue
+        k=o.Extensions[R.csv_kind]
+        if k and k!=kind: continue
+        name=prefix+f.name
+        if o.Extensions[R.csv_rows]: walk(f.message_type, name+'.', kind, rows, rows)
+        elif f.message_type is not None: walk(f.message_type, name+'.', kind, out, rows)
+        else: out.append(name)
+def table():
+    cols = {}
+    for kind in ('serving', 'op_list'):
+        out = []
+        rows = []
+        walk(R.Result.DESCRIPTOR, '', kind, out, rows)
+        cols[kind] = out + rows
+    lines = ['| column | rows | meaning |', '|---|---|---|']
+    for c in cols['serving'] + [c for c in cols['op_list'] if c not in cols['serving']]:
+        kinds = [k for k in ('serving', 'op_list') if c in cols[k]]
+        lines.append(f"| `{c}` | {'both' if len(kinds) == 2 else kinds[0]} | {meaning(c)} |")
+    return '\n'.join(lines) + '\n'
+
+
+def main():
+    global R
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--module-dir', required=True, help='where podsim/result_pb2.py is')
+    p.add_argument('--check', help='a Markdown file that must hold the table verbatim')
+    a = p.parse_args()
+    sys.path.insert(0, a.module_dir)
+    from podsim import result_pb2 as R  # noqa: E402
+    t = table()
+    if a.check is None:
+        sys.stdout.write(t)
+        return 0
+    with open(a.check, encoding='utf-8') as f:
+        if t in f.read():
+            return 0
+    sys.stderr.write(f'result_columns: {a.check} does not hold the current column table; '
+                     'regenerate it with scripts/result_columns.py --module-dir ...\n')
+    return 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,144 @@
+#include "study/evaluate.h"
+
+#include "engine/workload_mesh.h"
+#include "report/link_report.h"
+#include "report/result_inputs.h"
+#include "report/result_outputs.h"
+
+namespace podsim::study {
+namespace {
+
+workload::MeshAxes mesh_axes(const topo::DeviceMesh& mesh) {
+  workload::MeshAxes axes;
+  for (const auto& a : mesh.axes()) {
+    axes.names.push_back(a.name);
+    axes.sizes.push_back(mesh.axis_size(a.name));
+  }
+  return axes;
+}
+
+// Efficiency knobs from the topology's calibration section.
+chip::Efficiency efficiency(const config::PodSpec& pod) {
+  chip::Efficiency e;
+  e.mxu = pod.calibration.mxu_efficiency;
+  e.hbm = pod.calibration.hbm_efficiency;
+  e.op_overhead = pod.calibration.op_overhead;
+  return e;
+}
+
+std::unique_ptr<chip::ComputeModel> make_compute(const RunOptions& options, const topo::Pod& pod) {
+  return chip::make_compute_model(options.compute, pod.spec().chip, efficiency(pod.spec()),
+                                  options.op_table ? &*options.op_table : nullptr);
+}
+
+// The network options with the pod's calibrated efficiencies.
+net::Options calibrated(const topo::Pod& pod, const RunOptions& options) {
+  net::Options n = options.network;
+  const net::Options c = engine::network_options(pod, options.network.model);
+  n.ici_efficiency = c.ici_efficiency;
+  n.dcn_efficiency = c.dcn_efficiency;
+  return n;
+}
+
+std::string reason_of(const config::InputError& e) {
+  return e.what();
+}
+
+std::string oom_reason(const config::WorkloadSpec& workload, const engine::ServingSummary& s) {
+  return "'" + workload.name + "' does not fit in HBM: " + std::to_string(s.hbm_used_bytes) +
+         " bytes per chip needed (weights " + std::to_string(s.memory.weight_bytes) +
+         ", KV cache " + std::to_string(s.memory.kv_cache_bytes) + ", activations " +
+         std::to_string(s.memory.activation_peak_bytes) + "), " +
+         std::to_string(s.hbm_capacity_bytes) + " available";
+}
+
+void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                      const RunOptions& options, Evaluation& ev) {
+  const config::ServingSpec& serving = *workload.serving;
+  podsim::ServingResult& out = *ev.result.mutable_serving();
+  out.mutable_memory();
+  out.mutable_spread();
+  topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
+  workload::Program program;
+  try {
+    program = workload::lower(serving, mesh_axes(mesh));
+  } catch (const workload::ShapeError& e) {
+    ev.error =
+        config::InputError(config::Diagnostic{workload.source_file, e.field(), 0, 0, e.what()});
+    ev.result.set_status(podsim::Result::invalid);
+    ev.result.set_reason(reason_of(*ev.error));
+    return;
+  }
+  auto run = std::make_unique<ServingRun>(
+      ServingRun{std::move(mesh), std::move(program), make_compute(options, pod), {}, {}});
+  run->summary = engine::summarize_serving(run->step, run->program, pod.spec(), serving.scenario);
+  if (!run->summary.fits && !options.allow_oom) {
+    report::fill_serving_memory(run->summary, out);
+    ev.result.set_status(podsim::Result::oom);
+    ev.result.set_reason(oom_reason(workload, run->summary));
+    ev.serving = std::move(run);
+    return;
+  }
+  const net::Options network = calibrated(pod, options);
+  engine::StepOptions step_options;
+  step_options.network = network;
+  step_options.fold_replicas = options.fold;
+  step_options.progress = options.progress;
+  run->step = engine::run_step(pod, run->mesh, run->program, *run->compute, step_options);
+  run->summary = engine::summarize_serving(run->step, run->program, pod.spec(), serving.scenario);
+  report::fill_serving_result(run->step, run->summary, out);
+  if (options.link_stats) {
+    report::fill_link_stats(report::make_link_report(pod, run->step.link_stats, run->step.chips,
+                                                     network, run->step.step_time),
+                            *ev.result.mutable_link_stats());
+  }
+  ev.serving = std::move(run);
+}
+
+void evaluate_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                      const RunOptions& options, Evaluation& ev) {
+  const net::Options network = calibrated(pod, options);
+  const auto compute = make_compute(options, pod);
+  ev.op_list = engine::run_op_list(pod, workload, network, *compute);
+  report::fill_op_list_result(*ev.op_list, *ev.result.mutable_op_list());
+  if (options.link_stats) {
+    report::fill_link_stats(
+        report::make_link_report(pod, ev.op_list->link_stats, {}, network, ev.op_list->makespan),
+        *ev.result.mutable_link_stats());
+  }
+}
+
+}  // namespace
+
+void fill_run_options(const RunOptions& options, podsim::RunOptions& out) {
+  out.set_network(std::string(net::to_string(options.network.model)));
+  out.set_packet_bytes(options.network.packet_bytes);
+  out.set_switching(std::string(net::to_string(options.network.switching)));
+  out.set_compute(std::string(chip::to_string(options.compute)));
+  out.set_op_table(options.op_table_file);
+  out.set_fold(options.fold);
+  out.set_allow_oom(options.allow_oom);
+}
+
+Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                              const RunOptions& options) {
+  Evaluation ev;
+  ev.result = report::new_result();
+  podsim::Inputs& in = *ev.result.mutable_inputs();
+  report::fill_topology_inputs(pod.spec(), *in.mutable_topology());
+  report::fill_workload_inputs(workload, pod.spec(), in);
+  fill_run_options(options, *in.mutable_run());
+  if (workload.serving) {
+    evaluate_serving(pod, workload, options, ev);
+  } else {
+    evaluate_op_list(pod, workload, options, ev);
+  }
+  return ev;
+}
+
+podsim::Result evaluate(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                        const RunOptions& options) {
+  return evaluate_in_detail(pod, workload, options).result;
+}
+
+}  // namespace podsim::study

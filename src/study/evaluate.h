@@ -1,0 +1,102 @@
+// The study layer: one configuration (pod + workload + run options) in, one
+// podsim.Result out. `podsim run` is option parsing, loading, evaluate() and
+// printing; `podsim sweep` and `podsim search` call evaluate() for every
+// point. Sits above engine and report, below cli.
+//
+// Thread safety: evaluate() keeps no globals and no shared mutable state
+// (each call builds its own compute model, mesh, program and Simulation), so
+// calls on different inputs may run on several threads at once; the inputs
+// are only read, so they may even be shared between calls.
+//
+// Errors: a configuration that does not fit in HBM (without allow_oom) or
+// whose serving step cannot be lowered (workload::ShapeError) is not an
+// exception but a result whose status says so (oom / invalid, with a
+// reason). What still throws is a bug (std::logic_error from the engine).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chip/compute_model.h"
+#include "config/diagnostics.h"
+#include "config/op_table_spec.h"
+#include "config/workload_spec.h"
+#include "engine/op_list.h"
+#include "engine/serving_summary.h"
+#include "engine/step.h"
+#include "net/network.h"
+#include "podsim/result.pb.h"
+#include "topo/mesh.h"
+#include "topo/pod.h"
+#include "workload/program.h"
+
+namespace podsim::study {
+
+struct RunOptions {
+  // Model, packet size and switching; the pod's calibration supplies the
+  // ICI and DCN efficiencies (engine::network_options).
+  net::Options network;
+  chip::ComputeModelKind compute = chip::ComputeModelKind::kRoofline;
+  std::optional<config::OpTableSpec> op_table;  // measured times, for kTable
+  std::string op_table_file;                    // its path, echoed in the result
+  bool allow_oom = false;   // simulate a step that does not fit (memory.fits false)
+  bool fold = true;         // fold replicas (exact; false simulates every chip)
+  bool link_stats = false;  // fill Result.link_stats (large on big pods)
+  // Serving steps only: instructions done and total, from the simulating
+  // thread (engine::StepOptions::progress). Optional.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+// A serving step as the engine ran it, for traces and the terminal table.
+struct ServingRun {
+  topo::DeviceMesh mesh;
+  workload::Program program;
+  std::unique_ptr<chip::ComputeModel> compute;
+  engine::StepResult step;  // empty when the step was not simulated (oom)
+  engine::ServingSummary summary;
+};
+
+struct Evaluation {
+  podsim::Result result;
+  // Set when status is invalid: the diagnostics the reason was made from.
+  std::optional<config::InputError> error;
+  // Set for a serving workload that was lowered (ok, or oom with summary only).
+  std::unique_ptr<ServingRun> serving;
+  // Set for an operation-list workload.
+  std::optional<engine::OpListResult> op_list;
+};
+
+// Runs `workload` on `pod` with `options` and keeps what the engine
+// returned beside the result.
+Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                              const RunOptions& options);
+
+// The result alone: evaluate_in_detail(...).result.
+podsim::Result evaluate(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                        const RunOptions& options);
+
+// What is known about a run whose inputs could not be loaded.
+struct KnownInputs {
+  const config::PodSpec* pod = nullptr;            // when the topology loaded
+  const config::WorkloadSpec* workload = nullptr;  // when the workload loaded too
+  std::string topology_file;                       // as named on the command line
+  std::string workload_file;
+  const RunOptions* options = nullptr;
+  // Every --set given ("path=value"), recorded under the topology's and the
+  // workload's overrides by root when that input did not load.
+  std::vector<std::string> overrides;
+};
+
+// The result for inputs that could not be loaded: status invalid, reason the
+// diagnostics (one per line, as the error message gives them), and whatever
+// inputs are known.
+podsim::Result invalid_result(const config::InputError& error, const KnownInputs& known);
+
+// The run options part of the inputs (network, compute, flags).
+void fill_run_options(const RunOptions& options, podsim::RunOptions& out);
+
+}  // namespace podsim::study
