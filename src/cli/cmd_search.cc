@@ -3,6 +3,7 @@
 // per chip against per-token latency as CSV, and the best configuration under
 // a latency target (docs/search.md). The work is search::run_search(); this
 // file parses options and reports.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <memory>
@@ -44,7 +45,9 @@ std::vector<uint32_t> parse_batches(const std::string& list) {
                        "' is not a batch size (a whole number from 1 to 16777216; the list is "
                        "comma-separated, e.g. 8,16,64)");
     }
-    out.push_back(static_cast<uint32_t>(value));
+    // A batch given twice is tried once.
+    if (std::find(out.begin(), out.end(), static_cast<uint32_t>(value)) == out.end())
+      out.push_back(static_cast<uint32_t>(value));
     start = comma + 1;
   }
   return out;

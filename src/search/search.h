@@ -50,10 +50,11 @@ enum class Stage { kCheck, kAnalytical, kFlow };
 // sharing would and treats each hop on its own, so where it errs on a step
 // it is mostly too fast (collectives issued at different instants, as the
 // weight-gathered layout's overlapping all-gathers: up to 26% faster on the
-// test case), which only keeps candidates; too slow it is by less than the
-// 5% tests/engine/model_agreement_test.cc allows on whole collectives
-// (0.55% at most on tests/search's cases, which check it). docs/search.md.
-inline constexpr double kAnalyticalError = 0.05;
+// test cases), which only keeps candidates. Too slow it is by at most 4.7%
+// on the cases of docs/search.md (0.55% on tests/search's, which check it),
+// within the 5% tests/engine/model_agreement_test.cc allows on whole
+// collectives; the margin is twice that.
+inline constexpr double kAnalyticalError = 0.10;
 
 struct SearchOptions {
   SpaceOptions space;
