@@ -213,7 +213,11 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
           << " rejected by the loader or the lowering, " << result.count(search::Status::kOom)
           << " do not fit in HBM, " << fit << " fit; " << result.pruned()
           << " dominated on the analytical model beyond its error, " << result.simulated_flow()
-          << " simulated on flow; " << result.frontier.size() << " on the frontier\n";
+          << " simulated on flow"
+          << (result.rounds == 0   ? " (no pruning); "
+              : result.rounds == 1 ? " in 1 round; "
+                                   : " in " + std::to_string(result.rounds) + " rounds; ")
+          << result.frontier.size() << " on the frontier\n";
 
   emit(ctx, req.out_file, search::frontier_csv(problem, result, slices, req.options.space.phase));
 
