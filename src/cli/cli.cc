@@ -28,6 +28,8 @@ const std::map<std::string, Command>& commands() {
       {"run", {"simulate a workload on a pod and report where the time went", cmd_run}},
       {"compare",
        {"compare two result CSVs; exit 1 when a value moved beyond tolerance", cmd_compare}},
+      {"search",
+       {"search shardings and batches; print the throughput/latency frontier", cmd_search}},
   };
   return kCommands;
 }

@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""The throughput/latency frontier of `podsim search`, as a PNG chart.
+
+Reads the frontier CSV that `podsim search` writes (one row per frontier point:
+tokens_per_s_per_chip and tpot_us for decode, ttft_us for prefill) and draws
+tokens/s per chip against per-token latency in milliseconds, one staircase per
+slice (the `topology` column; each slice's frontier points in latency order,
+a point of another slice's frontier may lie under it), each point labelled
+with its batch. --target-ms draws the latency target as a vertical line and
+rings the best point under it (highest tokens/s per chip), as podsim search
+picks it.
+
+Exit codes: 0 ok, 2 bad input or usage, or matplotlib missing (the message
+names the file and what is wrong; no image is written). The image is written
+whole or not at all, with no timestamp in it.
+
+Example (docs/search.md):
+  podsim search --model workloads/llama3-8b-decode-v5e.textproto \\
+      --topology topologies/v5e-4x4.textproto --phase decode --context 4096 > f.csv
+  scripts/plot_frontier.py f.csv --target-ms 30 --out frontier.png
+"""
+
+import argparse
+import csv
+import io
+import math
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+
+EXIT_BAD_INPUT = 2
+THROUGHPUT = "tokens_per_s_per_chip"
+LATENCIES = ("tpot_us", "ttft_us")  # decode, prefill
+# Paul Tol's colour-blind-safe "bright" scheme, as plot_breakdown.py.
+COLOURS = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB")
+
+
+class InputError(Exception):
+    """Bad input: the message names the file and the problem."""
+
+
+@dataclass
+class Point:
+    topology: str
+    throughput: float  # tokens/s per chip
+    latency_ms: float
+    batch: str
+    mesh: str
+
+
+def number(value, where, key):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: '{key}' is not a number: {value!r}") from None
+    if not math.isfinite(v) or v < 0:
+        raise InputError(f"{where}: '{key}' must be a finite number >= 0, got {value}")
+    return v
+
+
+def read_frontier(path):
+    """Returns (points, latency column name) from one frontier CSV."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            text = f.read()
+    except OSError as e:
+        raise InputError(f"{path}: cannot read: {e.strerror}") from None
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        raise InputError(f"{path}: empty, not a podsim search frontier")
+    header = rows[0]
+    latency = next((c for c in LATENCIES if c in header), None)
+    missing = [c for c in ("topology", THROUGHPUT, "batch", "mesh") if c not in header]
+    if latency is None or missing:
+        need = missing + ([] if latency else ["tpot_us or ttft_us"])
+        raise InputError(f"{path}: not a podsim search frontier (missing {', '.join(need)})")
+    col = {name: i for i, name in enumerate(header)}
+    points = []
+    for line, row in enumerate(rows[1:], start=2):
+        if not row:
+            continue
+        where = f"{path}:{line}"
+        if len(row) != len(header):
+            raise InputError(f"{where}: {len(row)} cells, the header has {len(header)}")
+        points.append(Point(row[col["topology"]], number(row[col[THROUGHPUT]], where, THROUGHPUT),
+                            number(row[col[latency]], where, latency) / 1000,
+                            row[col["batch"]], row[col["mesh"]]))
+    if not points:
+        raise InputError(f"{path}: the frontier has no point (no configuration fit)")
+    return points, latency
+
+
+def best_under(points, target_ms):
+    """The point with the highest throughput at latency <= target (lowest latency on
+    ties), or None."""
+    best = None
+    for p in sorted(points, key=lambda q: q.latency_ms):
+        if p.latency_ms <= target_ms and (best is None or p.throughput > best.throughput):
+            best = p
+    return best
+
+
+def pyplot():
+    """matplotlib.pyplot on the Agg backend, imported late so that bad input is
+    reported even where matplotlib is missing."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"plot_frontier: matplotlib is not importable by {sys.executable}; install "
+              "python3-matplotlib (scripts/install-deps.sh) and run with /usr/bin/python3",
+              file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+    plt.rcParams["svg.hashsalt"] = "podsim"
+    return plt
+
+
+def save(fig, out):
+    """Writes the figure to `out` whole or not at all, without a timestamp."""
+    directory = os.path.dirname(os.path.abspath(out))
+    fd, tmp = tempfile.mkstemp(prefix=".plot-", suffix=".png", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            fig.savefig(f, format="png", dpi=100, metadata={"Software": None})
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, out)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def plot(points, latency, out, title, target_ms):
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    slices = list(dict.fromkeys(p.topology for p in points))  # first-seen order
+    for i, name in enumerate(slices):
+        mine = sorted((p for p in points if p.topology == name), key=lambda p: p.latency_ms)
+        colour = COLOURS[i % len(COLOURS)]
+        ax.step([p.latency_ms for p in mine], [p.throughput for p in mine], where="post",
+                color=colour, linewidth=1.2, alpha=0.6)
+        ax.plot([p.latency_ms for p in mine], [p.throughput for p in mine], "o", color=colour,
+                markersize=5, label=name)
+        for p in mine:
+            ax.annotate(f"b{p.batch}", (p.latency_ms, p.throughput), textcoords="offset points",
+                        xytext=(4, -10), fontsize=7, color="#444444")
+    if target_ms is not None:
+        ax.axvline(target_ms, color="#777777", linestyle="--", linewidth=1,
+                   label=f"target {target_ms:g} ms")
+        best = best_under(points, target_ms)
+        if best is not None:
+            ax.plot([best.latency_ms], [best.throughput], "o", markersize=14, fillstyle="none",
+                    color="#000000", label=f"best: {best.mesh}, batch {best.batch}")
+    which = "time per output token" if latency == "tpot_us" else "time to first token"
+    ax.set_xlabel(f"{which} (ms)")
+    ax.set_ylabel("tokens/s per chip")
+    if len(points) > 1 and max(p.latency_ms for p in points) > 20 * min(
+            max(p.latency_ms, 1e-9) for p in points):
+        ax.set_xscale("log")
+    ax.grid(color="#dddddd", linewidth=0.6)
+    ax.set_axisbelow(True)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_title(title or "Throughput against latency: the frontier of podsim search")
+    ax.legend(fontsize=8, frameon=False, loc="best")
+    fig.tight_layout()
+    save(fig, out)
+    plt.close(fig)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="Draws the frontier CSV of podsim search as a PNG chart.",
+        epilog="Exit codes: 0 ok, 2 bad input or usage.",
+    )
+    p.add_argument("input", metavar="CSV", help="podsim search output (the frontier)")
+    p.add_argument("--out", metavar="PNG", required=True, help="write the chart here")
+    p.add_argument("--title", help="chart title")
+    p.add_argument("--target-ms", type=float, metavar="MS",
+                   help="latency target: a line, and the best point under it ringed")
+    args = p.parse_args(argv)
+    if args.target_ms is not None and not (math.isfinite(args.target_ms) and args.target_ms > 0):
+        p.error("--target-ms must be a positive number of milliseconds")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        points, latency = read_frontier(args.input)
+    except InputError as e:
+        print(f"plot_frontier: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        plot(points, latency, args.out, args.title, args.target_ms)
+    except OSError as e:
+        print(f"plot_frontier: cannot write {args.out}: {e.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,265 @@
+// podsim search --model M --topology T [T ...] --phase P --context C [options]:
+// every sharding of M's model on each slice, the Pareto frontier of tokens/s
+// per chip against per-token latency as CSV, and the best configuration under
+// a latency target (docs/search.md). The work is search::run_search(); this
+// file parses options and reports.
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "config/serving_candidate.h"
+#include "config/topology_loader.h"
+#include "report/output_file.h"
+#include "search/frontier_csv.h"
+#include "search/search.h"
+
+namespace podsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+constexpr int64_t kMaxTokens = int64_t{1} << 24;  // the loader's limit per sequence
+
+std::vector<uint32_t> parse_batches(const std::string& list) {
+  std::vector<uint32_t> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const std::string item = list.substr(start, comma - start);
+    size_t used = 0;
+    int64_t value = 0;
+    try {
+      value = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || value < 1 || value > kMaxTokens) {
+      throw UsageError("--batches: '" + item +
+                       "' is not a batch size (a whole number from 1 to 16777216; the list is "
+                       "comma-separated, e.g. 8,16,64)");
+    }
+    // A batch given twice is tried once.
+    if (std::find(out.begin(), out.end(), static_cast<uint32_t>(value)) == out.end())
+      out.push_back(static_cast<uint32_t>(value));
+    start = comma + 1;
+  }
+  return out;
+}
+
+double parse_target(const po::variables_map& vm, const char* name) {
+  const double v = vm[name].as<double>();
+  if (!std::isfinite(v) || v <= 0) {
+    throw UsageError(std::string("--") + name + " must be a positive number of milliseconds");
+  }
+  return v;
+}
+
+const char* stage_name(search::Stage s) {
+  switch (s) {
+    case search::Stage::kCheck:
+      return "checking";
+    case search::Stage::kAnalytical:
+      return "estimating (analytical)";
+    case search::Stage::kFlow:
+      return "simulating (flow)";
+  }
+  return "";
+}
+
+struct Request {
+  std::string model_file;
+  std::vector<std::string> topology_files;
+  search::SearchOptions options;
+  std::optional<double> target_ms;  // --tpot-ms or --ttft-ms
+  std::optional<std::string> out_file;
+  std::optional<std::string> best_file;
+};
+
+Request parse(const po::variables_map& vm) {
+  Request r;
+  if (vm.count("model") == 0)
+    throw UsageError("search needs --model FILE (a workload file with a serving model)");
+  if (vm.count("topology") == 0)
+    throw UsageError("search needs --topology FILE [FILE ...] (the slices to consider)");
+  if (vm.count("phase") == 0)
+    throw UsageError("search needs --phase prefill or --phase decode");
+  if (vm.count("context") == 0)
+    throw UsageError("search needs --context C (tokens already in each sequence's KV cache)");
+  r.model_file = vm["model"].as<std::string>();
+  r.topology_files = vm["topology"].as<std::vector<std::string>>();
+  search::SpaceOptions& space = r.options.space;
+  const std::string phase = vm["phase"].as<std::string>();
+  if (phase == "prefill") {
+    space.phase = config::Phase::kPrefill;
+  } else if (phase == "decode") {
+    space.phase = config::Phase::kDecode;
+  } else {
+    throw UsageError("--phase: expected prefill or decode, got '" + phase + "'");
+  }
+  const bool prefill = space.phase == config::Phase::kPrefill;
+  const int64_t context = vm["context"].as<int64_t>();
+  if (context < (prefill ? 0 : 1) || context >= kMaxTokens) {
+    throw UsageError(std::string("--context: expected ") + (prefill ? "0" : "1") +
+                     " to 16777215 tokens" +
+                     (prefill ? "" : " (a decode step attends to a cache)") + ", got " +
+                     std::to_string(context));
+  }
+  space.context_len = static_cast<uint32_t>(context);
+  if (prefill) {
+    if (vm.count("prompt") == 0)
+      throw UsageError("--phase prefill needs --prompt N (tokens per sequence to process)");
+    const int64_t prompt = vm["prompt"].as<int64_t>();
+    if (prompt < 1 || prompt + context > kMaxTokens) {
+      throw UsageError("--prompt: expected 1 to " + std::to_string(kMaxTokens - context) +
+                       " tokens (prompt + context at most 16777216), got " +
+                       std::to_string(prompt));
+    }
+    space.prompt_len = static_cast<uint32_t>(prompt);
+  } else if (vm.count("prompt") != 0) {
+    throw UsageError("--prompt applies to --phase prefill only (a decode step has no prompt)");
+  }
+  if (vm.count("tpot-ms") != 0) {
+    if (prefill)
+      throw UsageError("--tpot-ms is a decode target; for prefill give --ttft-ms");
+    r.target_ms = parse_target(vm, "tpot-ms");
+  }
+  if (vm.count("ttft-ms") != 0) {
+    if (!prefill)
+      throw UsageError("--ttft-ms is a prefill target; for decode give --tpot-ms");
+    r.target_ms = parse_target(vm, "ttft-ms");
+  }
+  if (vm.count("batches") != 0)
+    space.batches = parse_batches(vm["batches"].as<std::string>());
+  const int64_t jobs = vm["jobs"].as<int64_t>();
+  if (jobs < 1 || jobs > 1024)
+    throw UsageError("--jobs: expected 1 to 1024 threads, got " + std::to_string(jobs));
+  r.options.jobs = static_cast<unsigned>(jobs);
+  r.options.prune = vm.count("no-prune") == 0;
+  if (vm.count("out") != 0)
+    r.out_file = vm["out"].as<std::string>();
+  if (vm.count("write-best") != 0)
+    r.best_file = vm["write-best"].as<std::string>();
+  return r;
+}
+
+}  // namespace
+
+int cmd_search(Context& ctx, const std::vector<std::string>& args) {
+  po::options_description opts(
+      "Usage: podsim search --model FILE --topology FILE [FILE ...] --phase P --context C "
+      "[options]\n\nOptions");
+  opts.add_options()("help,h", "show this help")("model,m", po::value<std::string>(),
+                                                 "workload file whose serving model is searched")(
+      "topology,t", po::value<std::vector<std::string>>()->multitoken(),
+      "topology files: the slices to consider")("phase", po::value<std::string>(),
+                                                "prefill or decode")(
+      "context", po::value<int64_t>(), "tokens already in each sequence's KV cache")(
+      "prompt", po::value<int64_t>(), "prefill: tokens per sequence to process")(
+      "tpot-ms", po::value<double>(), "decode: time-per-output-token target, milliseconds")(
+      "ttft-ms", po::value<double>(), "prefill: time-to-first-token target, milliseconds")(
+      "batches", po::value<std::string>(),
+      "batch sizes to try, comma-separated (default: powers of two up to what the KV cache "
+      "allows)")("jobs,j", po::value<int64_t>()->default_value(1), "simulation threads")(
+      "no-prune", "simulate every configuration that fits on flow (no analytical pruning)")(
+      "out,o", po::value<std::string>(), "write the frontier CSV here (whole or not at all)")(
+      "write-best", po::value<std::string>(),
+      "write the best configuration's workload file here, for podsim run")(
+      "quiet,q", "no progress line on stderr (shown only on a terminal)");
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") != 0) {
+    ctx.out << "Searches every sharding of a serving model on the given slices (tensor 1D/2D,\n"
+               "weight-gathered, KV layouts, experts, pipeline with micro-batches, data) and\n"
+               "batch sizes; drops what does not fit or is clearly dominated on the analytical\n"
+               "network model, simulates the rest on the flow model and prints the Pareto\n"
+               "frontier of tokens/s per chip against per-token latency (TPOT for decode,\n"
+               "TTFT for prefill) as CSV. The best configuration under --tpot-ms / --ttft-ms\n"
+               "is named on stderr (exit 1 when none meets it). See docs/search.md.\n\n"
+            << opts;
+    return kExitOk;
+  }
+  Request req = parse(vm);
+  const config::ServingModel model = config::ServingModel::load(req.model_file);
+  std::vector<search::Slice> slices;
+  for (const std::string& file : req.topology_files)
+    slices.push_back({config::load_topology_file(file), file});
+
+  const bool show = ctx.err_is_terminal && vm.count("quiet") == 0;
+  std::unique_ptr<ProgressLine> line;
+  search::Stage shown = search::Stage::kCheck;
+  req.options.progress = [&](search::Stage stage, size_t done, size_t total) {
+    if (!line || stage != shown) {
+      line = std::make_unique<ProgressLine>(ctx.err, show, stage_name(stage), "configurations");
+      shown = stage;
+    }
+    line->update(done, total);
+  };
+
+  const search::Problem problem = search::build_problem(model, slices, req.options.space);
+  ctx.err << "podsim search: " << problem.size() << " configurations of " << model.spec().name
+          << " on " << slices.size() << (slices.size() == 1 ? " slice" : " slices") << '\n';
+  const search::SearchResult result = search::run_search(problem, req.options);
+  line.reset();
+  const size_t fit = result.count(search::Status::kOk);
+  ctx.err << "podsim search: " << result.count(search::Status::kInvalid)
+          << " rejected by the loader or the lowering, " << result.count(search::Status::kOom)
+          << " do not fit in HBM, " << fit << " fit; " << result.pruned()
+          << " dominated on the analytical model beyond its error, " << result.simulated_flow()
+          << " simulated on flow"
+          << (result.rounds == 0   ? " (no pruning); "
+              : result.rounds == 1 ? " in 1 round; "
+                                   : " in " + std::to_string(result.rounds) + " rounds; ")
+          << result.frontier.size() << " on the frontier\n";
+
+  emit(ctx, req.out_file, search::frontier_csv(problem, result, slices, req.options.space.phase));
+
+  if (result.frontier.empty()) {
+    ctx.err << "podsim search: no configuration is valid and fits";
+    for (const auto& r : result.results) {
+      if (r.check.status != search::Status::kOk) {
+        ctx.err << " (for example: " << r.check.reason << ")";
+        break;
+      }
+    }
+    ctx.err << '\n';
+    return kExitCheckFailed;
+  }
+  const bool prefill = req.options.space.phase == config::Phase::kPrefill;
+  const char* target_name = prefill ? "TTFT" : "TPOT";
+  const std::optional<double> target_us =
+      req.target_ms ? std::optional<double>(*req.target_ms * 1000) : std::nullopt;
+  const std::optional<size_t> best = search::best_under(result, target_us);
+  if (!best) {
+    const search::Evaluation& fastest = *result.results[result.frontier.front()].flow;
+    ctx.err << "podsim search: no configuration meets " << target_name
+            << " <= " << search::shortest(*req.target_ms) << " ms (the fastest takes "
+            << search::fixed(fastest.latency_us / 1000, 3) << " ms)\n";
+    return kExitCheckFailed;
+  }
+  const search::Candidate& c = problem.candidates()[*best];
+  const search::Evaluation& e = *result.results[*best].flow;
+  ctx.err << "podsim search: best"
+          << (req.target_ms ? std::string(" under ") + target_name + " " +
+                                  search::shortest(*req.target_ms) + " ms"
+                            : std::string(""))
+          << ": " << c.workload.name << " on " << slices[c.slice].spec.name << " ("
+          << search::mesh_label(c.workload) << "; " << c.workload.description
+          << "): " << search::fixed(e.tokens_per_s_per_chip, 2) << " tokens/s per chip, "
+          << target_name << " " << search::fixed(e.latency_us / 1000, 3) << " ms\n";
+  if (req.best_file) {
+    report::write_file_atomically(*req.best_file, problem.texts()[*best]);
+    ctx.err << "podsim search: wrote " << *req.best_file << " (podsim run -w " << *req.best_file
+            << " -t " << slices[c.slice].file << ")\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace podsim::cli

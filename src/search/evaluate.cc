@@ -1,0 +1,92 @@
+#include "search/evaluate.h"
+
+#include "chip/compute_model.h"
+#include "engine/op_list.h"
+#include "engine/serving_summary.h"
+#include "engine/step.h"
+#include "engine/workload_mesh.h"
+#include "workload/program.h"
+
+namespace podsim::search {
+namespace {
+
+workload::MeshAxes mesh_axes(const topo::DeviceMesh& mesh) {
+  workload::MeshAxes axes;
+  for (const auto& a : mesh.axes()) {
+    axes.names.push_back(a.name);
+    axes.sizes.push_back(mesh.axis_size(a.name));
+  }
+  return axes;
+}
+
+// The lowered step and its memory verdict; `program` is left for simulate().
+Evaluation lower_and_check(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                           const topo::DeviceMesh& mesh, workload::Program& program) {
+  Evaluation e;
+  try {
+    program = workload::lower(*workload.serving, mesh_axes(mesh));
+  } catch (const workload::ShapeError& err) {
+    e.status = Status::kInvalid;
+    e.reason = err.field() + ": " + err.what();
+    return e;
+  }
+  const engine::ServingSummary memory = engine::summarize_serving(
+      engine::StepResult{}, program, pod.spec(), workload.serving->scenario);
+  e.hbm_used_bytes = memory.hbm_used_bytes;
+  if (!memory.fits) {
+    e.status = Status::kOom;
+    e.reason = "needs " + std::to_string(memory.hbm_used_bytes) + " bytes of HBM per chip, has " +
+               std::to_string(memory.hbm_capacity_bytes);
+    return e;
+  }
+  e.status = Status::kOk;
+  return e;
+}
+
+}  // namespace
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::kOk:
+      return "ok";
+    case Status::kInvalid:
+      return "invalid";
+    case Status::kOom:
+      return "oom";
+  }
+  return "?";
+}
+
+Evaluation check(const topo::Pod& pod, const config::WorkloadSpec& workload) {
+  const topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
+  workload::Program program;
+  return lower_and_check(pod, workload, mesh, program);
+}
+
+Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                    net::Model network) {
+  const topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
+  workload::Program program;
+  Evaluation e = lower_and_check(pod, workload, mesh, program);
+  if (e.status != Status::kOk)
+    return e;
+  const config::PodSpec& spec = pod.spec();
+  chip::Efficiency efficiency;
+  efficiency.mxu = spec.calibration.mxu_efficiency;
+  efficiency.hbm = spec.calibration.hbm_efficiency;
+  efficiency.op_overhead = spec.calibration.op_overhead;
+  const auto compute =
+      chip::make_compute_model(chip::ComputeModelKind::kRoofline, spec.chip, efficiency, nullptr);
+  engine::StepOptions options;
+  options.network = engine::network_options(pod, network);
+  const engine::StepResult step = engine::run_step(pod, mesh, program, *compute, options);
+  const engine::ServingSummary s =
+      engine::summarize_serving(step, program, spec, workload.serving->scenario);
+  e.step_time_us = s.step_time_us;
+  e.latency_us = s.step_time_us;
+  e.tokens_per_s_per_chip = s.tokens_per_s_per_chip;
+  e.mfu = s.mfu;
+  return e;
+}
+
+}  // namespace podsim::search

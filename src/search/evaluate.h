@@ -1,0 +1,49 @@
+// The one place the search calls the engine: a serving workload on a pod,
+// lowered, checked against HBM, and (when asked) simulated, as `podsim run`
+// does with its default compute model (roofline, the pod's calibration).
+//
+// Kept in one small file so that a shared evaluation entry point (a study
+// layer's evaluate(pod, workload, options)) can replace it without touching
+// the search. Pure functions of their arguments: nothing is shared between
+// calls, so calls run side by side on several threads (the pod is only read;
+// topo::Pod is immutable after construction).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "config/workload_spec.h"
+#include "net/network.h"
+#include "topo/pod.h"
+
+namespace podsim::search {
+
+enum class Status {
+  kOk,       // lowered, fits in HBM (and simulated, for simulate())
+  kInvalid,  // the loader or the lowering rejected it
+  kOom,      // weights + KV cache + activations exceed a chip's HBM
+};
+
+const char* to_string(Status s);
+
+struct Evaluation {
+  Status status = Status::kInvalid;
+  std::string reason;  // why not kOk
+  // Filled by simulate() when kOk; the figures of engine::ServingSummary.
+  double step_time_us = 0;
+  double latency_us = 0;  // decode: time per output token; prefill: TTFT (both the step time)
+  double tokens_per_s_per_chip = 0;
+  double mfu = 0;
+  uint64_t hbm_used_bytes = 0;  // per chip; filled by check() too
+};
+
+// Lowers the serving step and compares its memory per chip with the chip's
+// HBM, without simulating. The workload must be a serving step loaded
+// against `pod`. O(program size).
+Evaluation check(const topo::Pod& pod, const config::WorkloadSpec& workload);
+
+// check(), then, when it fits, one step on the `network` model. Each call
+// builds its own compute model, network and simulation.
+Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload, net::Model network);
+
+}  // namespace podsim::search

@@ -1,0 +1,129 @@
+// The search layer: every sharding of a serving model on one or more slices,
+// checked, pruned and simulated, reduced to the Pareto frontier of tokens/s
+// per chip against per-token latency (docs/search.md).
+//
+// The steps, each over candidates in their fixed order:
+//  1. enumerate (space.h) and write each candidate's workload text
+//     (config::ServingModel), so a candidate is exactly a file podsim reads;
+//  2. check: load the text with config::parse_workload_text() against its
+//     slice, lower it and compare its memory with the HBM (no simulation);
+//     what the loader or the lowering rejects, or what does not fit, stops;
+//  3. estimate what fits on the analytical network model;
+//  4. in rounds, simulate on the flow model the estimated frontier of the
+//     candidates still undecided, then drop every undecided candidate that a
+//     flow result beats by more than the analytical model's error in both
+//     objectives (pareto.h: beaten_beyond_error), which cannot drop a point
+//     of the true frontier; stop when none is undecided. The frontier of the
+//     flow results is the frontier of every candidate on flow.
+// Steps 2 to 4 go through evaluate_range(), a pure function of a range of
+// candidates, dealt to `jobs` threads one candidate at a time; results land
+// in their candidate's slot, so the outcome is identical for any `jobs`.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/serving_candidate.h"
+#include "config/topology_spec.h"
+#include "search/evaluate.h"
+#include "search/space.h"
+#include "topo/pod.h"
+
+namespace podsim::search {
+
+// A slice to consider and the file it came from (named in the output).
+struct Slice {
+  config::PodSpec spec;
+  std::string file;
+};
+
+// What each step computes for a candidate.
+enum class Stage { kCheck, kAnalytical, kFlow };
+
+// How much slower than the flow model the analytical network model may make
+// a serving step, relative, that the pruning allows for. The analytical
+// model books the links of transfers that start together as processor
+// sharing would and treats each hop on its own, so where it errs on a step
+// it is mostly too fast (collectives issued at different instants, as the
+// weight-gathered layout's overlapping all-gathers: up to 26% faster on the
+// test cases), which only keeps candidates. Too slow it is by at most 4.7%
+// on the cases of docs/search.md (0.55% on tests/search's, which check it),
+// within the 5% tests/engine/model_agreement_test.cc allows on whole
+// collectives; the margin is twice that.
+inline constexpr double kAnalyticalError = 0.10;
+
+struct SearchOptions {
+  SpaceOptions space;
+  unsigned jobs = 1;                           // threads, >= 1
+  double analytical_error = kAnalyticalError;  // see pareto.h
+  bool prune = true;  // false: every candidate that fits is simulated on flow
+  // Called from one thread at a time as candidates finish a stage:
+  // (stage, done, total). For progress reports only.
+  std::function<void(Stage, size_t done, size_t total)> progress;
+};
+
+struct CandidateResult {
+  Evaluation check;                      // step 2
+  std::optional<Evaluation> analytical;  // step 3, when it fits and pruning is on
+  bool pruned = false;                   // step 4 dropped it without simulating it on flow
+  std::optional<Evaluation> flow;        // step 4
+};
+
+struct SearchResult {
+  std::vector<CandidateResult> results;  // by candidate index (Problem's order)
+  // Candidate indices on the flow frontier, by latency then throughput
+  // (higher first) then index (pareto_frontier()).
+  std::vector<size_t> frontier;
+  size_t rounds = 0;  // rounds of flow simulations (step 4)
+
+  size_t count(Status s) const;  // candidates whose check gave `s`
+  size_t pruned() const;
+  size_t simulated_flow() const;
+};
+
+// Everything evaluate_range() reads: the candidates' texts and the slices'
+// pods. Immutable once built, so several threads (or ranks, each with its
+// own copy) read it at once.
+class Problem {
+ public:
+  Problem(const std::vector<Slice>& slices, std::vector<Candidate> candidates,
+          std::vector<std::string> texts);
+
+  size_t size() const { return candidates_.size(); }
+  const std::vector<Candidate>& candidates() const { return candidates_; }
+  const std::vector<std::string>& texts() const { return texts_; }
+
+  // One candidate on one stage. Never throws for a bad candidate: the
+  // loader's and the lowering's objections become Status::kInvalid with the
+  // first diagnostic as the reason.
+  Evaluation evaluate(size_t candidate, Stage stage) const;
+
+ private:
+  std::vector<config::PodSpec> specs_;
+  std::vector<std::unique_ptr<const topo::Pod>> pods_;
+  std::vector<Candidate> candidates_;
+  std::vector<std::string> texts_;
+};
+
+// Candidates indices[begin..end) on `stage`, in that order. The unit of work
+// a thread (or, later, an MPI rank) takes.
+std::vector<Evaluation> evaluate_range(const Problem& problem, const std::vector<size_t>& indices,
+                                       size_t begin, size_t end, Stage stage);
+
+// Enumerates every candidate of `model` on `slices` with their texts (step 1).
+Problem build_problem(const config::ServingModel& model, const std::vector<Slice>& slices,
+                      const SpaceOptions& options);
+
+// Steps 2 to 4.
+SearchResult run_search(const Problem& problem, const SearchOptions& options);
+
+// The frontier point with the highest tokens/s per chip whose latency is at
+// most `max_latency_us` (any latency when not given); ties go to the lower
+// latency, then the lower index. nullopt when none qualifies.
+std::optional<size_t> best_under(const SearchResult& result, std::optional<double> max_latency_us);
+
+}  // namespace podsim::search

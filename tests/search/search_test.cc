@@ -1,0 +1,176 @@
+// The search against brute force: on a small slice, the frontier the search
+// returns (pruned on the analytical model) is exactly the frontier of every
+// configuration simulated on the flow model; candidates the loader rejects
+// never reach a simulation; the result does not depend on --jobs.
+#include "search/search.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "config/serving_candidate.h"
+#include "config/topology_loader.h"
+#include "config/workload_loader.h"
+#include "search/pareto.h"
+#include "shipped.h"
+
+namespace podsim::search {
+namespace {
+
+struct Case {
+  const char* label;
+  const char* model;
+  config::Phase phase;
+  uint32_t context;
+  uint32_t prompt;
+};
+
+class SearchVsBruteForce : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    const Case& c = GetParam();
+    model_ = std::make_unique<config::ServingModel>(
+        config::ServingModel::load(testing::source_dir() / "workloads" / c.model));
+    slices_ = {{config::load_topology_file(testing::source_dir() / "topologies/v5e-2x2.textproto"),
+                "topologies/v5e-2x2.textproto"}};
+    space_.phase = c.phase;
+    space_.context_len = c.context;
+    space_.prompt_len = c.prompt;
+  }
+
+  std::unique_ptr<config::ServingModel> model_;
+  std::vector<Slice> slices_;
+  SpaceOptions space_;
+};
+
+TEST_P(SearchVsBruteForce, SameFrontierAsEveryConfigurationOnFlow) {
+  const Problem problem = build_problem(*model_, slices_, space_);
+  SearchOptions options;
+  options.space = space_;
+  const SearchResult result = run_search(problem, options);
+
+  // Brute force, through the same library but none of the search's steps:
+  // every candidate simulated on flow, the frontier of those that ran.
+  std::vector<Objectives> points;
+  std::vector<size_t> index;
+  std::vector<Evaluation> flow(problem.size());
+  double worst_slower = 0;
+  double worst_faster = 0;
+  for (size_t i = 0; i < problem.size(); ++i) {
+    flow[i] = problem.evaluate(i, Stage::kFlow);
+    if (flow[i].status != Status::kOk)
+      continue;
+    points.push_back({flow[i].tokens_per_s_per_chip, flow[i].latency_us});
+    index.push_back(i);
+    // Signed: how much slower the analytical model made the step than flow.
+    const Evaluation& a = *result.results[i].analytical;
+    worst_slower = std::max(worst_slower, a.step_time_us / flow[i].step_time_us - 1);
+    worst_faster = std::max(worst_faster, 1 - a.step_time_us / flow[i].step_time_us);
+  }
+  std::vector<size_t> brute;
+  for (const size_t k : pareto_frontier(points))
+    brute.push_back(index[k]);
+
+  EXPECT_EQ(result.frontier, brute);
+  for (const size_t i : result.frontier) {
+    EXPECT_EQ(result.results[i].flow->step_time_us, flow[i].step_time_us) << i;
+    EXPECT_EQ(result.results[i].flow->tokens_per_s_per_chip, flow[i].tokens_per_s_per_chip) << i;
+  }
+  // The premise of the pruning rule, measured on this case: the analytical
+  // step time is never more than kAnalyticalError slower than flow.
+  EXPECT_LE(worst_slower, kAnalyticalError);
+  // The case exercises every path: rejected, too large, pruned, simulated.
+  EXPECT_GT(result.count(Status::kInvalid), 0u);
+  EXPECT_GT(result.count(Status::kOom), 0u);
+  EXPECT_GT(result.pruned(), 0u);
+  EXPECT_GT(result.frontier.size(), 1u);
+  RecordProperty("candidates", static_cast<int>(problem.size()));
+  RecordProperty("pruned", static_cast<int>(result.pruned()));
+  std::cout << GetParam().label << ": " << problem.size() << " candidates, "
+            << result.count(Status::kOk) << " fit, " << result.pruned() << " pruned, "
+            << result.frontier.size() << " on the frontier in " << result.rounds
+            << " rounds; analytical at most " << worst_slower * 100 << "% slower and "
+            << worst_faster * 100 << "% faster than flow\n";
+}
+
+TEST_P(SearchVsBruteForce, RejectedCandidatesNeverReachASimulation) {
+  const Problem problem = build_problem(*model_, slices_, space_);
+  SearchOptions options;
+  options.space = space_;
+  const SearchResult result = run_search(problem, options);
+  for (size_t i = 0; i < problem.size(); ++i) {
+    const CandidateResult& r = result.results[i];
+    bool loads = true;
+    try {
+      config::parse_workload_text(problem.texts()[i], "<test>", slices_[0].spec);
+    } catch (const config::InputError&) {
+      loads = false;
+    }
+    if (!loads) {
+      EXPECT_EQ(r.check.status, Status::kInvalid) << i;
+    }
+    if (r.check.status != Status::kOk) {
+      EXPECT_FALSE(r.analytical.has_value()) << i;
+      EXPECT_FALSE(r.flow.has_value()) << i;
+      EXPECT_FALSE(r.check.reason.empty()) << i;
+    }
+    if (r.flow) {
+      EXPECT_TRUE(loads && r.check.status == Status::kOk && !r.pruned) << i;
+    }
+  }
+}
+
+TEST_P(SearchVsBruteForce, TwoThreadsGiveTheSameResultAsOne) {
+  const Problem problem = build_problem(*model_, slices_, space_);
+  SearchOptions one;
+  one.space = space_;
+  SearchOptions two = one;
+  two.jobs = 2;
+  const SearchResult a = run_search(problem, one);
+  const SearchResult b = run_search(problem, two);
+  ASSERT_EQ(a.results.size(), b.results.size());
+  EXPECT_EQ(a.frontier, b.frontier);
+  for (size_t i = 0; i < a.results.size(); ++i) {
+    EXPECT_EQ(a.results[i].check.status, b.results[i].check.status) << i;
+    EXPECT_EQ(a.results[i].check.reason, b.results[i].check.reason) << i;
+    EXPECT_EQ(a.results[i].pruned, b.results[i].pruned) << i;
+    ASSERT_EQ(a.results[i].flow.has_value(), b.results[i].flow.has_value()) << i;
+    if (a.results[i].flow) {
+      EXPECT_EQ(a.results[i].flow->step_time_us, b.results[i].flow->step_time_us) << i;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Llama3_8B, SearchVsBruteForce,
+                         ::testing::Values(Case{"decode", "llama3-8b-decode-v5e.textproto",
+                                                config::Phase::kDecode, 1024, 0},
+                                           Case{"prefill", "llama3-8b-prefill-v5e.textproto",
+                                                config::Phase::kPrefill, 0, 512}),
+                         [](const ::testing::TestParamInfo<Case>& param) {
+                           return std::string(param.param.label);
+                         });
+
+TEST(BestUnder, HighestThroughputUnderTheTargetOrNone) {
+  SearchResult r;
+  r.results.resize(3);
+  const auto set = [&](size_t i, double thr, double lat) {
+    Evaluation e;
+    e.status = Status::kOk;
+    e.tokens_per_s_per_chip = thr;
+    e.latency_us = lat;
+    r.results[i].flow = e;
+  };
+  set(0, 10, 100);
+  set(1, 20, 200);
+  set(2, 40, 400);
+  r.frontier = {0, 1, 2};
+  EXPECT_EQ(best_under(r, 250.0), 1u);
+  EXPECT_EQ(best_under(r, 200.0), 1u);
+  EXPECT_EQ(best_under(r, std::nullopt), 2u);
+  EXPECT_EQ(best_under(r, 99.0), std::nullopt);
+}
+
+}  // namespace
+}  // namespace podsim::search
