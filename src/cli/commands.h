@@ -16,5 +16,6 @@ int cmd_topo(Context& ctx, const std::vector<std::string>& args);
 int cmd_run(Context& ctx, const std::vector<std::string>& args);
 int cmd_compare(Context& ctx, const std::vector<std::string>& args);
 int cmd_search(Context& ctx, const std::vector<std::string>& args);
+int cmd_sweep(Context& ctx, const std::vector<std::string>& args);
 
 }  // namespace podsim::cli

@@ -201,6 +201,17 @@ std::vector<std::vector<std::string>> csv_rows(const podsim::Result& r) {
   return rows;
 }
 
+std::string csv_line(const std::vector<std::string>& cells) {
+  std::string line;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i > 0)
+      line += ',';
+    line += csv_escape(cells[i]);
+  }
+  line += '\n';
+  return line;
+}
+
 void render_result_csv(const podsim::Result& r, std::ostream& out) {
   Table t(csv_columns(csv_kind(r)));
   for (auto& row : csv_rows(r)) {

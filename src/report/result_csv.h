@@ -36,6 +36,10 @@ std::vector<std::string> csv_columns(std::string_view kind);
 // The result's rows under csv_columns(csv_kind(r)).
 std::vector<std::vector<std::string>> csv_rows(const podsim::Result& r);
 
+// One CSV record (RFC 4180 quoting, table.h's csv_escape), ending in '\n':
+// the pieces a streamed output (a sweep) writes a row at a time.
+std::string csv_line(const std::vector<std::string>& cells);
+
 // The header and the rows, RFC 4180.
 void render_result_csv(const podsim::Result& r, std::ostream& out);
 

@@ -28,9 +28,11 @@ std::optional<ResultFormat> parse_result_format(std::string_view name) {
   return std::nullopt;
 }
 
-std::string result_to_json(const podsim::Result& r) {
+namespace {
+
+std::string to_json(const podsim::Result& r, bool pretty) {
   google::protobuf::util::JsonPrintOptions options;
-  options.add_whitespace = true;
+  options.add_whitespace = pretty;
   options.always_print_primitive_fields = true;
   options.always_print_enums_as_ints = false;
   options.preserve_proto_field_names = true;
@@ -41,6 +43,16 @@ std::string result_to_json(const podsim::Result& r) {
     throw std::logic_error("cannot print the result as JSON: " + status.ToString());
   }
   return out;
+}
+
+}  // namespace
+
+std::string result_to_json(const podsim::Result& r) {
+  return to_json(r, true);
+}
+
+std::string result_to_json_line(const podsim::Result& r) {
+  return to_json(r, false) + "\n";
 }
 
 std::string result_to_textproto(const podsim::Result& r) {

@@ -20,6 +20,8 @@ std::optional<ResultFormat> parse_result_format(std::string_view name);
 
 // Pretty-printed JSON (two-space indent), ending in a newline.
 std::string result_to_json(const podsim::Result& r);
+// The same JSON on one line, ending in a newline: a JSON Lines record.
+std::string result_to_json_line(const podsim::Result& r);
 // The text format, as protoc reads it.
 std::string result_to_textproto(const podsim::Result& r);
 // The binary wire format, serialized deterministically.

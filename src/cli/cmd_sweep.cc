@@ -1,0 +1,161 @@
+// podsim sweep SWEEP [--jobs N] [--format csv|jsonl] [--out FILE] [--set PATH=VALUE ...]
+#include <boost/program_options.hpp>
+#include <optional>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/progress.h"
+#include "cli/set_option.h"
+#include "config/sweep_loader.h"
+#include "report/output_file.h"
+#include "report/result_print.h"
+#include "sweep/point_run.h"
+#include "sweep/points.h"
+#include "sweep/row_writer.h"
+#include "sweep/transport.h"
+
+namespace podsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+struct Tally {
+  uint64_t ok = 0;
+  uint64_t oom = 0;
+  uint64_t invalid = 0;
+  std::string first_invalid;  // its reason, for the message when every point is invalid
+};
+
+void count(const podsim::Result& r, Tally& t) {
+  switch (r.status()) {
+    case podsim::Result::ok:
+      ++t.ok;
+      break;
+    case podsim::Result::oom:
+      ++t.oom;
+      break;
+    default:
+      if (t.invalid++ == 0)
+        t.first_invalid = r.reason();
+      break;
+  }
+}
+
+unsigned jobs_option(const po::variables_map& vm) {
+  const int64_t jobs = vm["jobs"].as<int64_t>();
+  if (jobs < 1 || jobs > 1024)
+    throw UsageError("--jobs must be between 1 and 1024, got " + std::to_string(jobs));
+  return static_cast<unsigned>(jobs);
+}
+
+}  // namespace
+
+int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
+  po::options_description opts("Usage: podsim sweep SWEEP [options]\n\nOptions");
+  opts.add_options()("help,h", "show this help")("jobs,j", po::value<int64_t>()->default_value(1),
+                                                 "points simulated at once (threads)")(
+      "format,f", po::value<std::string>()->default_value("csv"),
+      "csv (one header, then every point's rows) or jsonl (one podsim.Result per line)")(
+      "out,o", po::value<std::string>(), "write to this file (whole or not at all)")(
+      "quiet,q", "no progress on stderr");
+  add_set_option(opts);
+  po::options_description hidden;
+  hidden.add_options()("sweep", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description positional;
+  positional.add("sweep", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") != 0) {
+    ctx.out << "Runs every point of a sweep file (docs/sweeps.md): a base topology and\n"
+               "workload with parameters varied over values or ranges, as a grid or zipped.\n"
+               "One row per point (per operation, for an operation list) in a fixed order\n"
+               "whatever --jobs; a point that is invalid or does not fit is a row whose status\n"
+               "says so. Under `mpirun -np N podsim sweep ...` the points are dealt across the\n"
+               "ranks and rank 0 writes the same bytes as one process would.\n\n"
+            << opts;
+    return kExitOk;
+  }
+  const auto files = vm.count("sweep") != 0 ? vm["sweep"].as<std::vector<std::string>>()
+                                            : std::vector<std::string>{};
+  if (files.size() != 1)
+    throw UsageError("sweep needs one sweep file; got " + std::to_string(files.size()));
+  const auto format = sweep::parse_row_format(vm["format"].as<std::string>());
+  if (!format)
+    throw UsageError("--format: expected csv or jsonl, got '" + vm["format"].as<std::string>() +
+                     "'");
+  const unsigned jobs = jobs_option(vm);
+  const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
+
+  config::SweepSpec spec;
+  try {
+    spec = config::load_sweep_file(files[0]);
+  } catch (const config::InputError&) {
+    if (!transport->writes_output())
+      return kExitBadInput;  // rank 0 reports it, once
+    throw;
+  }
+  for (const config::Override& o : set_overrides(vm))
+    spec.set.push_back(config::to_string(o));
+  const sweep::PointOptions point_options{spec.allow_oom};
+
+  std::optional<report::AtomicFile> file;
+  const bool writer = transport->writes_output();
+  if (writer && vm.count("out") != 0)
+    file.emplace(vm["out"].as<std::string>());
+  if (writer)
+    ctx.log->info("sweep '{}': {} points on {} rank(s) x {} job(s)", spec.name, spec.points,
+                  transport->ranks(), jobs);
+
+  ProgressLine progress(ctx.err, writer && ctx.err_is_terminal && vm.count("quiet") == 0,
+                        "sweeping", "points");
+  sweep::RowWriter rows(*format);
+  Tally tally;
+  auto work = [&spec, &point_options](uint64_t i) {
+    // Deterministic bytes: a rank hands rank 0 exactly what it would compute.
+    return report::result_to_binpb(sweep::run_point(sweep::point_at(spec, i), point_options));
+  };
+  auto sink = [&](uint64_t i, const std::string& bytes) {
+    podsim::Result r;
+    if (!r.ParseFromString(bytes))
+      throw std::runtime_error("sweep point " + std::to_string(i) + ": result did not parse");
+    count(r, tally);
+    const std::string text = rows.rows(r);
+    if (file) {
+      file->write(text);
+    } else {
+      ctx.out << text;
+    }
+    progress.update(i + 1, spec.points);
+  };
+  try {
+    sweep::run_points(spec.points, *transport, jobs, work, sink);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(spec.source_file + ": " + e.what());
+  } catch (...) {
+    transport->abort(kExitInternal);
+    throw;
+  }
+  progress.finish();
+  if (!writer)
+    return kExitOk;
+  if (tally.invalid == spec.points) {
+    ctx.log->error("{}: every point is invalid; the first: {}", spec.source_file,
+                   tally.first_invalid);
+    return kExitBadInput;  // nothing written to --out
+  }
+  if (file)
+    file->commit();
+  ctx.out.flush();
+  // A point that did not run is worth a look even in a quiet log.
+  ctx.log->log(tally.ok == spec.points ? spdlog::level::info : spdlog::level::warn,
+               "sweep '{}': {} ok, {} do not fit, {} invalid", spec.name, tally.ok, tally.oom,
+               tally.invalid);
+  return kExitOk;
+}
+
+}  // namespace podsim::cli

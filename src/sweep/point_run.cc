@@ -1,0 +1,60 @@
+#include "sweep/point_run.h"
+
+#include <optional>
+#include <stdexcept>
+
+#include "chip/compute_model.h"
+#include "config/overrides.h"
+#include "config/topology_loader.h"
+#include "config/workload_loader.h"
+#include "engine/op_list.h"
+#include "net/network.h"
+#include "study/evaluate.h"
+#include "topo/pod.h"
+
+namespace podsim::sweep {
+namespace {
+
+study::RunOptions run_options(const Point& point, const PointOptions& options) {
+  study::RunOptions o;
+  const auto model = net::parse_model(point.network);
+  const auto compute = chip::parse_compute_model(point.compute);
+  if (!model || !compute)  // the sweep loader checked both names
+    throw std::logic_error("sweep point " + std::to_string(point.index) + ": network '" +
+                           point.network + "' or compute '" + point.compute + "' unknown");
+  o.network.model = *model;
+  o.compute = *compute;
+  o.allow_oom = options.allow_oom;
+  return o;
+}
+
+}  // namespace
+
+podsim::Result run_point(const Point& point, const PointOptions& options) {
+  const study::RunOptions opts = run_options(point, options);
+  std::optional<config::PodSpec> pod_spec;
+  try {
+    config::Overrides overrides;
+    overrides.reserve(point.overrides.size());
+    for (const std::string& o : point.overrides)
+      overrides.push_back(config::parse_override(o));
+    config::check_override_roots(overrides);
+    pod_spec = point.topology_file ? config::load_topology_file(*point.topology_file, overrides)
+                                   : config::default_topology(overrides);
+    const config::WorkloadSpec workload =
+        point.workload_file ? config::load_workload_file(*point.workload_file, *pod_spec, overrides)
+                            : config::default_workload(*pod_spec, overrides);
+    const topo::Pod pod(std::move(*pod_spec));
+    return study::evaluate(pod, workload, opts);
+  } catch (const config::InputError& e) {
+    study::KnownInputs known;
+    known.pod = pod_spec ? &*pod_spec : nullptr;
+    known.topology_file = point.topology_file.value_or("");
+    known.workload_file = point.workload_file.value_or("");
+    known.options = &opts;
+    known.overrides = point.overrides;
+    return study::invalid_result(e, known);
+  }
+}
+
+}  // namespace podsim::sweep
