@@ -13,6 +13,7 @@
 #include "cli/exit_codes.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/set_option.h"
 #include "config/serving_candidate.h"
 #include "config/topology_loader.h"
 #include "report/output_file.h"
@@ -172,6 +173,7 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
       "write-best", po::value<std::string>(),
       "write the best configuration's workload file here, for podsim run")(
       "quiet,q", "no progress line on stderr (shown only on a terminal)");
+  add_set_option(opts);
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(opts).run(), vm);
   po::notify(vm);
@@ -187,10 +189,19 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
     return kExitOk;
   }
   Request req = parse(vm);
-  const config::ServingModel model = config::ServingModel::load(req.model_file);
+  // The search writes the mesh, sharding and scenario itself: --set may
+  // change the slices and the model only.
+  const config::Overrides overrides = set_overrides(vm);
+  for (const config::Override& o : overrides) {
+    if (o.path.starts_with("workload.") && !o.path.starts_with("workload.model."))
+      throw UsageError("--set " + config::to_string(o) +
+                       ": search generates the mesh, sharding and scenario; it takes "
+                       "topology.* and workload.model.* overrides only");
+  }
+  const config::ServingModel model = config::ServingModel::load(req.model_file, overrides);
   std::vector<search::Slice> slices;
   for (const std::string& file : req.topology_files)
-    slices.push_back({config::load_topology_file(file), file});
+    slices.push_back({config::load_topology_file(file, overrides), file});
 
   const bool show = ctx.err_is_terminal && vm.count("quiet") == 0;
   std::unique_ptr<ProgressLine> line;

@@ -51,10 +51,11 @@ std::string to_text(const google::protobuf::Message& m) {
 
 }  // namespace
 
-ServingModel ServingModel::load(const std::filesystem::path& path) {
+ServingModel ServingModel::load(const std::filesystem::path& path, const Overrides& overrides) {
   Workload message;
-  const internal::ParsedInput parsed = internal::ParsedInput::parse(
+  internal::ParsedInput parsed = internal::ParsedInput::parse(
       internal::format_of(path), read_file_to_string(path), path.string(), message);
+  parsed.apply_overrides(overrides, "workload", message);
   internal::IssueList issues;
   if (!message.has_model()) {
     issues.add(FieldPath()("model"),

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/overrides.h"
 #include "config/serving_spec.h"
 
 namespace podsim::config {
@@ -48,7 +49,9 @@ class ServingModel {
   // ignored. Throws InputError naming the file, the field and the reason
   // when the file does not parse, has unknown fields, has no model, or the
   // model breaks a rule of its own (docs/inputs.md, "Model" and "Moe").
-  static ServingModel load(const std::filesystem::path& path);
+  // `overrides` rooted at "workload." (--set) are applied to the file's
+  // message before the model's rules run, as load_workload_file() does.
+  static ServingModel load(const std::filesystem::path& path, const Overrides& overrides = {});
 
   const ModelSpec& spec() const { return spec_; }
   const std::string& source_file() const { return source_file_; }

@@ -159,5 +159,24 @@ TEST(SearchCommand, BadArgumentsExitTwoWithAClearMessage) {
   }
 }
 
+TEST(SearchCommand, SetChangesTheSlicesAndTheModelOnly) {
+  const Result base = run(small());
+  const Result faster = run(small(
+      {"--set", "topology.chip.hbm_bandwidth_gbps=1638", "--set", "workload.model.layers=16"}));
+  ASSERT_EQ(base.code, kExitOk) << base.err;
+  ASSERT_EQ(faster.code, kExitOk) << faster.err;
+  // Half the layers on twice the HBM bandwidth: every decode step is faster.
+  const double before = std::stod(column(base.out, "tpot_us").front());
+  const double after = std::stod(column(faster.out, "tpot_us").front());
+  EXPECT_LT(after, before * 0.5);
+  const Result sharding = run(small({"--set", "workload.sharding.tensor_axes=[x]"}));
+  EXPECT_EQ(sharding.code, kExitBadInput);
+  EXPECT_NE(sharding.err.find("topology.* and workload.model.* overrides only"), std::string::npos)
+      << sharding.err;
+  const Result typo = run(small({"--set", "workload.model.layer=16"}));
+  EXPECT_EQ(typo.code, kExitBadInput);
+  EXPECT_NE(typo.err.find("workload.model.layers"), std::string::npos) << typo.err;
+}
+
 }  // namespace
 }  // namespace podsim::cli
