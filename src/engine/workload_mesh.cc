@@ -13,4 +13,13 @@ topo::DeviceMesh workload_mesh(const topo::Pod& pod, const config::WorkloadSpec&
   return topo::DeviceMesh(pod, std::move(axes));
 }
 
+workload::MeshAxes mesh_axes(const topo::DeviceMesh& mesh) {
+  workload::MeshAxes axes;
+  for (const auto& a : mesh.axes()) {
+    axes.names.push_back(a.name);
+    axes.sizes.push_back(mesh.axis_size(a.name));
+  }
+  return axes;
+}
+
 }  // namespace podsim::engine

@@ -10,21 +10,12 @@
 namespace podsim::search {
 namespace {
 
-workload::MeshAxes mesh_axes(const topo::DeviceMesh& mesh) {
-  workload::MeshAxes axes;
-  for (const auto& a : mesh.axes()) {
-    axes.names.push_back(a.name);
-    axes.sizes.push_back(mesh.axis_size(a.name));
-  }
-  return axes;
-}
-
 // The lowered step and its memory verdict; `program` is left for simulate().
 Evaluation lower_and_check(const topo::Pod& pod, const config::WorkloadSpec& workload,
                            const topo::DeviceMesh& mesh, workload::Program& program) {
   Evaluation e;
   try {
-    program = workload::lower(*workload.serving, mesh_axes(mesh));
+    program = workload::lower(*workload.serving, engine::mesh_axes(mesh));
   } catch (const workload::ShapeError& err) {
     e.status = Status::kInvalid;
     e.reason = err.field() + ": " + err.what();

@@ -8,15 +8,6 @@
 namespace podsim::study {
 namespace {
 
-workload::MeshAxes mesh_axes(const topo::DeviceMesh& mesh) {
-  workload::MeshAxes axes;
-  for (const auto& a : mesh.axes()) {
-    axes.names.push_back(a.name);
-    axes.sizes.push_back(mesh.axis_size(a.name));
-  }
-  return axes;
-}
-
 // Efficiency knobs from the topology's calibration section.
 chip::Efficiency efficiency(const config::PodSpec& pod) {
   chip::Efficiency e;
@@ -61,7 +52,7 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
   workload::Program program;
   try {
-    program = workload::lower(serving, mesh_axes(mesh));
+    program = workload::lower(serving, engine::mesh_axes(mesh));
   } catch (const workload::ShapeError& e) {
     ev.error =
         config::InputError(config::Diagnostic{workload.source_file, e.field(), 0, 0, e.what()});
