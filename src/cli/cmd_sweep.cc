@@ -135,6 +135,11 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   try {
     sweep::run_points(spec.points, *transport, jobs, work, sink);
   } catch (const std::invalid_argument& e) {
+    // The other ranks are still sending: end the whole job, not rank 0 alone.
+    if (transport->ranks() > 1) {
+      ctx.log->error("{}: {}", spec.source_file, e.what());
+      transport->abort(kExitBadInput);
+    }
     throw UsageError(spec.source_file + ": " + e.what());
   } catch (...) {
     transport->abort(kExitInternal);

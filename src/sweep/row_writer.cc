@@ -24,8 +24,9 @@ std::string RowWriter::rows(const podsim::Result& result) {
     kind_ = kind;
     out += report::csv_line(report::csv_columns(kind));
   } else if (kind != kind_) {
-    throw std::invalid_argument("a " + std::string(kind) + " result after " + kind_ +
-                                " results: their CSV columns differ; use --format jsonl");
+    throw std::invalid_argument(
+        "the points mix serving and operation-list workloads, whose CSV columns differ; use "
+        "--format jsonl");
   }
   for (const auto& row : report::csv_rows(result))
     out += report::csv_line(row);
