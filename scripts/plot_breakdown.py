@@ -36,8 +36,10 @@ import json
 import math
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_common import pyplot, save  # noqa: E402  (beside this script)
 
 EXIT_BAD_INPUT = 2
 
@@ -296,41 +298,8 @@ def panel_title(stats, panel, planes):
     return ", ".join(parts)
 
 
-def pyplot():
-    """matplotlib.pyplot on the Agg backend (no display needed), imported late so
-    that bad input is reported even where matplotlib is missing."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print(f"plot_breakdown: matplotlib is not importable by {sys.executable}; install "
-              "python3-matplotlib (scripts/install-deps.sh) and run with /usr/bin/python3",
-              file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
-    plt.rcParams["svg.hashsalt"] = "podsim"  # no random ids, should SVG ever be used
-    return plt
-
-
-def save(fig, out):
-    """Writes the figure to `out` whole or not at all, without a timestamp."""
-    directory = os.path.dirname(os.path.abspath(out))
-    fd, tmp = tempfile.mkstemp(prefix=".plot-", suffix=".png", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format="png", dpi=100, metadata={"Software": None})
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as open() would create it, not mkstemp's 0600
-        os.replace(tmp, out)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def plot_breakdown(scenarios, out, title, percent):
-    plt = pyplot()
+    plt = pyplot("plot_breakdown")
     n = len(scenarios)
     longest = max(s.step_us for s in scenarios)
     unit, scale = ("ms", 1e-3) if longest >= 10_000 else ("us", 1.0)
@@ -370,7 +339,7 @@ def plot_breakdown(scenarios, out, title, percent):
 
 
 def plot_heatmap(stats, out, title, metric, reduce, link_dim, by_direction):
-    plt = pyplot()
+    plt = pyplot("plot_breakdown")
     panels = chip_panels(stats, metric, reduce, link_dim, by_direction)
     planes = math.prod(stats.shape[2:]) * stats.slices
     # A row per plane when split by direction; otherwise planes four to a row.

@@ -26,8 +26,10 @@ import io
 import math
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_common import pyplot, save  # noqa: E402  (beside this script)
 
 EXIT_BAD_INPUT = 2
 THROUGHPUT = "tokens_per_s_per_chip"
@@ -101,41 +103,8 @@ def best_under(points, target_ms):
     return best
 
 
-def pyplot():
-    """matplotlib.pyplot on the Agg backend, imported late so that bad input is
-    reported even where matplotlib is missing."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print(f"plot_frontier: matplotlib is not importable by {sys.executable}; install "
-              "python3-matplotlib (scripts/install-deps.sh) and run with /usr/bin/python3",
-              file=sys.stderr)
-        sys.exit(EXIT_BAD_INPUT)
-    plt.rcParams["svg.hashsalt"] = "podsim"
-    return plt
-
-
-def save(fig, out):
-    """Writes the figure to `out` whole or not at all, without a timestamp."""
-    directory = os.path.dirname(os.path.abspath(out))
-    fd, tmp = tempfile.mkstemp(prefix=".plot-", suffix=".png", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fig.savefig(f, format="png", dpi=100, metadata={"Software": None})
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def plot(points, latency, out, title, target_ms):
-    plt = pyplot()
+    plt = pyplot("plot_frontier")
     fig, ax = plt.subplots(figsize=(9, 5.5))
     slices = list(dict.fromkeys(p.topology for p in points))  # first-seen order
     for i, name in enumerate(slices):

@@ -9,8 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "config/internal/issue_list.h"
+
 namespace podsim::config {
 namespace {
+
+using internal::quoted;
 
 constexpr std::array<std::string_view, 4> kColumns = {"kind", "shape", "dtype", "time_us"};
 enum Column { kKindColumn, kShapeColumn, kDtypeColumn, kTimeColumn };
@@ -85,15 +89,6 @@ std::optional<uint64_t> parse_unsigned(std::string_view text) {
   if (text.empty() || ec != std::errc() || ptr != end)
     return std::nullopt;
   return value;
-}
-
-std::string quoted(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += '"';
-  out += text;
-  out += '"';
-  return out;
 }
 
 std::string dim_names(std::span<const OpTableDim> dims) {

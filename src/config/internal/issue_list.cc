@@ -52,6 +52,16 @@ bool IssueList::at_least(const FieldPath& path, uint64_t value, uint64_t min) {
   return false;
 }
 
+// Built by appending: GCC 12 warns falsely (-Wrestrict) on "\"" + string.
+std::string quoted(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '"';
+  out += text;
+  out += '"';
+  return out;
+}
+
 std::string format_number(double value) {
   if (std::isnan(value))
     return "nan";

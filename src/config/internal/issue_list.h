@@ -44,6 +44,9 @@ class IssueList {
 // Shortest text that reads back as the same double: "0", "-5", "1.5", "nan".
 std::string format_number(double value);
 
+// "\"text\"": a value as messages show it.
+std::string quoted(std::string_view text);
+
 // "1 chip", "16 chips": for messages.
 std::string plural(uint64_t n, std::string_view word);
 

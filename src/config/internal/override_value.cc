@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "config/internal/enum_values.h"
+#include "config/internal/issue_list.h"
 
 namespace podsim::config::internal {
 namespace {
@@ -25,16 +26,6 @@ struct Converted {
 
 Converted fail(std::string error) {
   return Converted{std::nullopt, std::move(error)};
-}
-
-// Built by appending: GCC 12 warns falsely (-Wrestrict) on "\"" + string.
-std::string quoted(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += '"';
-  out += text;
-  out += '"';
-  return out;
 }
 
 // Reads a quoted string starting at text[*pos] (a quote) into `out`;
