@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "coll/plan.h"
+#include "coll/run.h"
 #include "net/network.h"
 #include "sim/event.h"
 #include "sim/simulation.h"
@@ -46,7 +47,7 @@ struct ExecutorOptions {
   sim::Bandwidth reduce_bandwidth;
 };
 
-class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
+class CollectiveRun final : public Run, public net::TransferSink, public sim::EventHandler {
  public:
   // `pod`, `network` and the simulation must outlive the run.
   CollectiveRun(const topo::Pod& pod, net::Network& network, Plan plan,
@@ -55,21 +56,21 @@ class CollectiveRun final : public net::TransferSink, public sim::EventHandler {
   CollectiveRun& operator=(const CollectiveRun&) = delete;
 
   // Called once when every chip is done (from an event, never re-entrantly).
-  void set_on_done(std::function<void(sim::Simulation&)> fn) { on_done_ = std::move(fn); }
+  void set_on_done(std::function<void(sim::Simulation&)> fn) override { on_done_ = std::move(fn); }
   // Called as each chip finishes its part, synchronously, at the simulated
   // time it finishes (the engine moves that chip on to its next instruction).
-  void set_on_chip_done(std::function<void(sim::Simulation&, topo::ChipId)> fn) {
+  void set_on_chip_done(std::function<void(sim::Simulation&, topo::ChipId)> fn) override {
     on_chip_done_ = std::move(fn);
   }
   // How many chips will join (default: every chip of the pod). A run over a
   // subset -- one pipeline stage, one simulated replica -- is done when that
   // many have finished; the groups of chips that never join stay idle.
-  void set_participants(uint32_t chips) { participants_ = chips; }
+  void set_participants(uint32_t chips) override { participants_ = chips; }
 
   // Every chip joins now.
   void start(sim::Simulation& sim);
   // One chip reaches the collective in its program. Each chip joins once.
-  void join(sim::Simulation& sim, topo::ChipId chip);
+  void join(sim::Simulation& sim, topo::ChipId chip) override;
 
   bool done() const { return chips_done_ == expected_chips(); }
   sim::Time start_time() const { return start_; }

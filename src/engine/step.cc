@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "coll/executor.h"
 #include "coll/plan.h"
+#include "coll/replay.h"
 #include "engine/breakdown.h"
+#include "net/analytical_network.h"
 #include "sim/simulation.h"
 
 namespace podsim::engine {
@@ -75,6 +78,10 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
         progress_(options.progress),
         sim_index_(pod.chip_count(), -1) {
     exec_options_.reduce_bandwidth = pod.spec().chip.hbm_bandwidth;
+    if (options.replay_collectives && options.network.model == net::Model::kAnalytical) {
+      analytical_ = dynamic_cast<net::AnalyticalNetwork*>(network_.get());
+      replays_.emplace(pod, options.network, exec_options_);
+    }
     choose_chips(options.fold_replicas);
     prepare_stages(compute);
     for (const auto& c : chips_) {
@@ -93,6 +100,9 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       try_compute(i);
     }
     sim_.run();
+    if (replay_disturbed()) {
+      return {};  // stopped early: run_step plays the step again
+    }
     if (progress_) {
       progress_(completed_, instructions_);
     }
@@ -100,6 +110,12 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     StepResult r = summarize();
     r.link_stats = network_->link_stats(sim_);
     return r;
+  }
+
+  // Traffic shared links with a replayed collective (coll/replay.h): this
+  // run's times are not those of playing every transfer.
+  bool replay_disturbed() const {
+    return analytical_ != nullptr && analytical_->replay_disturbed();
   }
 
   void handle(sim::Simulation&, uint64_t payload) override {
@@ -241,8 +257,13 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       auto& run = runs_[s.stage][k];
       if (!run) {
         const uint32_t stage = s.stage;
-        run = std::make_unique<coll::CollectiveRun>(
-            pod_, *network_, plans_[static_cast<size_t>(stages_[stage].plan[k])], exec_options_);
+        const auto plan = static_cast<uint32_t>(stages_[stage].plan[k]);
+        if (analytical_ != nullptr) {
+          run = std::make_unique<coll::ReplayedRun>(pod_, *analytical_, plans_[plan], plan,
+                                                    exec_options_, *replays_);
+        } else {
+          run = std::make_unique<coll::CollectiveRun>(pod_, *network_, plans_[plan], exec_options_);
+        }
         run->set_participants(stages_[stage].chips);
         run->set_on_chip_done([this, k](sim::Simulation&, topo::ChipId chip) {
           complete(static_cast<uint32_t>(sim_index_[chip]), k);
@@ -292,6 +313,9 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   }
 
   void complete(uint32_t i, uint32_t k) {
+    if (replay_disturbed()) {
+      sim_.stop();  // no need to go on
+    }
     ChipState& s = chips_[i];
     s.spans[k].end = sim_.now();
     s.done[k] = 1;
@@ -359,7 +383,9 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   std::vector<ChipState> chips_;
   std::vector<StageInfo> stages_;
   std::vector<coll::Plan> plans_;
-  std::vector<std::vector<std::unique_ptr<coll::CollectiveRun>>> runs_;
+  std::vector<std::vector<std::unique_ptr<coll::Run>>> runs_;
+  net::AnalyticalNetwork* analytical_ = nullptr;  // set when collectives are replayed
+  std::optional<coll::ReplayCache> replays_;
 };
 
 StepResult StepRun::summarize() const {
@@ -423,6 +449,27 @@ StepResult StepRun::summarize() const {
   }
 
   // Every simulated chip's breakdown; the critical chip's also by layer and class.
+  // A chip whose spans and end are those of the last chip of its stage swept
+  // (symmetric chips: every chip of a tensor-parallel group, usually) has
+  // that chip's breakdown, which is a function of them alone.
+  struct Swept {
+    int32_t chip = -1;  // index into chips_
+    ChipBreakdown breakdown;
+    std::vector<GroupTime> layers;
+    std::vector<GroupTime> classes;
+  };
+  std::vector<Swept> swept(program_.stages.size());
+  // The critical chip's work: its stage's compute, the same on every chip of it.
+  for (const ChipState& c : chips_) {
+    if (c.chip != r.critical_chip) {
+      continue;
+    }
+    const StageInfo& info = stages_[c.stage];
+    for (const uint32_t k : info.compute_order) {
+      r.hbm_bytes += static_cast<double>(info.timing[k].bytes);
+      r.flops += info.timing[k].flops;
+    }
+  }
   std::vector<TimedInstruction> timed;
   for (uint32_t i = 0; i < chips_.size(); ++i) {
     const ChipState& c = chips_[i];
@@ -430,6 +477,17 @@ StepResult StepRun::summarize() const {
     const StageInfo& info = stages_[c.stage];
     const StageGroups& g = groups[c.stage];
     const bool critical = c.chip == r.critical_chip;
+    Swept& last = swept[c.stage];
+    if (last.chip >= 0 && chip_end[static_cast<size_t>(last.chip)] == chip_end[i] &&
+        chips_[static_cast<size_t>(last.chip)].spans == c.spans) {
+      r.chip_breakdowns.push_back(last.breakdown);
+      if (critical) {
+        r.critical = last.breakdown;
+        r.by_layer = last.layers;
+        r.by_op_class = last.classes;
+      }
+      continue;
+    }
     timed.assign(prog.size(), TimedInstruction{});
     for (uint32_t k = 0; k < prog.size(); ++k) {
       TimedInstruction& t = timed[k];
@@ -440,10 +498,6 @@ StepResult StepRun::summarize() const {
         t.kind = info.timing[k].bound == chip::OpTiming::Bound::kMemory
                      ? TimedInstruction::Kind::kMemoryBound
                      : TimedInstruction::Kind::kComputeBound;
-        if (critical) {
-          r.hbm_bytes += static_cast<double>(info.timing[k].bytes);
-          r.flops += info.timing[k].flops;
-        }
       } else {
         t.kind = TimedInstruction::Kind::kCommunication;
       }
@@ -453,9 +507,11 @@ StepResult StepRun::summarize() const {
     r.chip_breakdowns.push_back(sweep_breakdown(timed, chip_end[i], layers, classes));
     if (critical) {
       r.critical = r.chip_breakdowns.back();
-      r.by_layer = std::move(layers);
-      r.by_op_class = std::move(classes);
+      r.by_layer = layers;
+      r.by_op_class = classes;
     }
+    last = Swept{static_cast<int32_t>(i), r.chip_breakdowns.back(), std::move(layers),
+                 std::move(classes)};
   }
   return r;
 }
@@ -465,6 +521,16 @@ StepResult StepRun::summarize() const {
 StepResult run_step(const topo::Pod& pod, const topo::DeviceMesh& mesh,
                     const workload::Program& program, const chip::ComputeModel& compute,
                     const StepOptions& options) {
-  return StepRun(pod, mesh, program, compute, options).run();
+  {
+    StepRun replaying(pod, mesh, program, compute, options);
+    StepResult result = replaying.run();
+    if (!replaying.replay_disturbed()) {
+      return result;
+    }
+  }
+  // Exactly as if every collective had been played: play them all.
+  StepOptions played = options;
+  played.replay_collectives = false;
+  return StepRun(pod, mesh, program, compute, played).run();
 }
 }  // namespace podsim::engine

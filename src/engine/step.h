@@ -44,6 +44,13 @@ class StuckError : public std::runtime_error {
 struct StepOptions {
   net::Options network;
   bool fold_replicas = true;
+  // On the analytical network, a collective that starts on idle links with
+  // every participant at one instant is laid down from a recording of its
+  // first such run instead of played transfer by transfer (coll/replay.h).
+  // The result is the same either way: when other traffic turns out to share
+  // a replayed collective's links, the step is played again without
+  // replaying. Only the event count differs. Ignored on the other networks.
+  bool replay_collectives = true;
   // Called as instructions complete, with the number done and the total over
   // the simulated chips: every kProgressInterval completions and once at
   // the end. For progress reports only; it must not touch the simulation.
@@ -58,6 +65,7 @@ inline constexpr uint64_t kProgressInterval = 4096;
 struct Span {
   sim::Time start;
   sim::Time end;
+  friend bool operator==(const Span&, const Span&) = default;
 };
 
 // Where one chip's time went, in the sense of the breakdown: every instant of

@@ -22,7 +22,7 @@ sim::Time analytical_time(const topo::Pod& pod, std::span<const topo::LinkId> ro
 }
 
 AnalyticalNetwork::AnalyticalNetwork(const topo::Pod& pod, const Options& options)
-    : links_(pod, options), usage_(links_.size()) {}
+    : links_(pod, options), usage_(links_.size()), marked_(links_.size(), 0) {}
 
 void AnalyticalNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& sink,
                               uint64_t tag) {
@@ -78,6 +78,7 @@ void AnalyticalNetwork::book_batch(sim::Simulation& sim) {
       ++e;
     }
     Usage& u = usage_[uses_[g].link];
+    disturbed_ = disturbed_ || (!laid_until_.empty() && now < laid_until_[uses_[g].link]);
     const sim::Bandwidth bandwidth = links_.bandwidth(uses_[g].link);
     const sim::Time start = std::max(now, u.free);
     uint64_t done = 0;  // bytes of the transfers that have ended
@@ -124,6 +125,54 @@ LinkStats AnalyticalNetwork::link_stats(const sim::Simulation& sim) const {
     stats.busy.push_back(u.free > now ? u.busy - (u.free - now) : u.busy);
   }
   return stats;
+}
+
+std::vector<AnalyticalNetwork::Booking> AnalyticalNetwork::bookings() const {
+  std::vector<Booking> out;
+  for (topo::LinkId id = 0; id < usage_.size(); ++id) {
+    const Usage& u = usage_[id];
+    if (u.bytes > 0) {
+      out.push_back(Booking{id, u.bytes, u.busy, u.free});
+    }
+  }
+  return out;
+}
+
+bool AnalyticalNetwork::idle(std::span<const Booking> links, sim::Time now) const {
+  bool idle = true;
+  for (const Booking& b : links) {
+    idle = idle && usage_[b.link].free <= now;
+    marked_[b.link] = 1;
+  }
+  for (const Starting& s : batch_) {
+    if (s.bytes == 0) {
+      continue;  // books nothing
+    }
+    const std::span<const topo::LinkId> route =
+        s.owned
+            ? std::span<const topo::LinkId>(owned_routes_.data() + s.owned_begin, s.route.size())
+            : s.route;
+    for (const topo::LinkId id : route) {
+      idle = idle && marked_[id] == 0;
+    }
+  }
+  for (const Booking& b : links) {
+    marked_[b.link] = 0;
+  }
+  return idle;
+}
+
+void AnalyticalNetwork::book(std::span<const Booking> bookings, sim::Time start) {
+  if (laid_until_.empty()) {
+    laid_until_.assign(usage_.size(), sim::Time::zero());
+  }
+  for (const Booking& b : bookings) {
+    Usage& u = usage_[b.link];
+    u.bytes += b.bytes;
+    u.busy += b.busy;
+    u.free = std::max(u.free, start + b.free);
+    laid_until_[b.link] = std::max(laid_until_[b.link], start + b.free);
+  }
 }
 
 }  // namespace podsim::net

@@ -96,6 +96,33 @@ class AnalyticalNetwork final : public Network, private sim::EventHandler {
   // O(links).
   LinkStats link_stats(const sim::Simulation& sim) const override;
 
+  // What one link has been booked for: its bytes, the sum of its booked
+  // intervals and the end of the last one. coll/replay.h records a
+  // collective's bookings on a network of its own and lays them onto this
+  // one instead of playing its transfers again.
+  struct Booking {
+    topo::LinkId link = 0;
+    uint64_t bytes = 0;
+    sim::Time busy;
+    sim::Time free;
+  };
+  // Every link that has carried bytes, in LinkId order. O(links).
+  std::vector<Booking> bookings() const;
+  // True when no link of `links` is booked past `now` or carries a transfer
+  // started at this instant and not booked yet. O(links + the instant's hops).
+  bool idle(std::span<const Booking> links, sim::Time now) const;
+  // Adds each booking, its end shifted by `start`, to its link: bytes and busy
+  // add up, and the link is booked until start + free. The links should be
+  // idle() at start. A transfer that is then booked on one of those links
+  // before start + free would, had the bookings' transfers been played,
+  // have shared the link with them: that is recorded (replay_disturbed), not
+  // prevented, and the caller plays the run again without laying bookings.
+  // Laid bookings may have gaps, so link_stats() counts their busy time
+  // exactly once now has passed start + free (as at the end of a run).
+  void book(std::span<const Booking> bookings, sim::Time start);
+  // True once a transfer was booked on a link within bookings laid by book().
+  bool replay_disturbed() const { return disturbed_; }
+
  private:
   struct Pending {
     TransferSink* sink = nullptr;
@@ -136,6 +163,9 @@ class AnalyticalNetwork final : public Network, private sim::EventHandler {
   std::vector<Use> uses_;
   std::vector<sim::Time> ends_;
   std::vector<sim::Time> latencies_;
+  mutable std::vector<uint8_t> marked_;  // idle()'s scratch, one flag per link
+  std::vector<sim::Time> laid_until_;    // per link: end of bookings laid by book()
+  bool disturbed_ = false;
 };
 
 }  // namespace podsim::net
