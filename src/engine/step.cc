@@ -87,10 +87,16 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     for (const auto& c : chips_) {
       instructions_ += program_.stages[c.stage].instructions.size();
     }
+    lockstep_ = options.lockstep && program_.stages.size() == 1 && chips_.size() > 1;
+    if (lockstep_) {
+      first_done_.assign(program_.stages[0].instructions.size(), kNotDone);
+    }
   }
 
   StepResult run() {
-    for (uint32_t i = 0; i < chips_.size(); ++i) {
+    // In lock step only chip 0 runs its program; it joins collectives for all.
+    const auto running = static_cast<uint32_t>(lockstep_ ? 1 : chips_.size());
+    for (uint32_t i = 0; i < running; ++i) {
       const auto& prog = program_.stages[chips_[i].stage].instructions;
       for (uint32_t k = 0; k < prog.size(); ++k) {
         if (chips_[i].deps_left[k] == 0 && !is_compute(prog[k])) {
@@ -100,8 +106,16 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       try_compute(i);
     }
     sim_.run();
-    if (replay_disturbed()) {
+    if (replay_disturbed() || lockstep_broken_) {
       return {};  // stopped early: run_step plays the step again
+    }
+    if (lockstep_) {
+      // Every chip did what chip 0 did, at the same times.
+      for (uint32_t i = 1; i < chips_.size(); ++i) {
+        const topo::ChipId chip = chips_[i].chip;
+        chips_[i] = chips_[0];
+        chips_[i].chip = chip;
+      }
     }
     if (progress_) {
       progress_(completed_, instructions_);
@@ -117,6 +131,9 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   bool replay_disturbed() const {
     return analytical_ != nullptr && analytical_->replay_disturbed();
   }
+  // In lock step, a collective finished its chips at different times: they
+  // do not all do what chip 0 does, so the step must be played chip by chip.
+  bool lockstep_broken() const { return lockstep_broken_; }
 
   void handle(sim::Simulation&, uint64_t payload) override {
     complete(static_cast<uint32_t>(payload >> 32), static_cast<uint32_t>(payload));
@@ -265,9 +282,8 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
           run = std::make_unique<coll::CollectiveRun>(pod_, *network_, plans_[plan], exec_options_);
         }
         run->set_participants(stages_[stage].chips);
-        run->set_on_chip_done([this, k](sim::Simulation&, topo::ChipId chip) {
-          complete(static_cast<uint32_t>(sim_index_[chip]), k);
-        });
+        run->set_on_chip_done(
+            [this, k](sim::Simulation&, topo::ChipId chip) { collective_done(chip, k); });
         // A finished run's per-chip state is dead weight (hundreds of runs in
         // a deep model): free it, from an event of its own, since on_done is
         // called from inside the run.
@@ -276,7 +292,14 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
                           [this, stage, k](sim::Simulation&) { runs_[stage][k].reset(); });
         });
       }
-      run->join(sim_, s.chip);
+      if (lockstep_) {
+        // Every chip reaches it now, as chip 0 does.
+        for (const ChipState& c : chips_) {
+          run->join(sim_, c.chip);
+        }
+      } else {
+        run->join(sim_, s.chip);
+      }
       return;
     }
     const auto& t = std::get<workload::StageTransfer>(ins.body);
@@ -312,6 +335,23 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     }
   }
 
+  void collective_done(topo::ChipId chip, uint32_t k) {
+    if (lockstep_) {
+      sim::Time& first = first_done_[k];
+      if (first == kNotDone) {
+        first = sim_.now();
+      } else if (first != sim_.now()) {
+        lockstep_broken_ = true;
+        sim_.stop();
+        return;
+      }
+      if (chip != chips_[0].chip) {
+        return;  // its program is chip 0's
+      }
+    }
+    complete(static_cast<uint32_t>(sim_index_[chip]), k);
+  }
+
   void complete(uint32_t i, uint32_t k) {
     if (replay_disturbed()) {
       sim_.stop();  // no need to go on
@@ -320,7 +360,10 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     s.spans[k].end = sim_.now();
     s.done[k] = 1;
     ++s.finished;
-    if ((++completed_ & (kProgressInterval - 1)) == 0 && progress_) {
+    // In lock step one completion stands for every chip's.
+    const uint64_t before = completed_;
+    completed_ += lockstep_ ? chips_.size() : 1;
+    if (progress_ && before / kProgressInterval != completed_ / kProgressInterval) {
       progress_(completed_, instructions_);
     }
     if (is_compute(program_.stages[s.stage].instructions[k])) {
@@ -386,6 +429,11 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   std::vector<std::vector<std::unique_ptr<coll::Run>>> runs_;
   net::AnalyticalNetwork* analytical_ = nullptr;  // set when collectives are replayed
   std::optional<coll::ReplayCache> replays_;
+  // Lock step (StepOptions::lockstep): chip 0 runs for every chip.
+  static constexpr sim::Time kNotDone = sim::Time::max();
+  bool lockstep_ = false;
+  bool lockstep_broken_ = false;
+  std::vector<sim::Time> first_done_;  // per collective instruction: when its first chip finished
 };
 
 StepResult StepRun::summarize() const {
@@ -521,16 +569,19 @@ StepResult StepRun::summarize() const {
 StepResult run_step(const topo::Pod& pod, const topo::DeviceMesh& mesh,
                     const workload::Program& program, const chip::ComputeModel& compute,
                     const StepOptions& options) {
-  {
-    StepRun replaying(pod, mesh, program, compute, options);
-    StepResult result = replaying.run();
-    if (!replaying.replay_disturbed()) {
+  // Each shortcut that turns out not to hold is dropped and the step played
+  // again: at most three runs, and the result is the same as without either.
+  StepOptions o = options;
+  for (;;) {
+    StepRun run(pod, mesh, program, compute, o);
+    StepResult result = run.run();
+    if (run.lockstep_broken()) {
+      o.lockstep = false;
+    } else if (run.replay_disturbed()) {
+      o.replay_collectives = false;
+    } else {
       return result;
     }
   }
-  // Exactly as if every collective had been played: play them all.
-  StepOptions played = options;
-  played.replay_collectives = false;
-  return StepRun(pod, mesh, program, compute, played).run();
 }
 }  // namespace podsim::engine

@@ -51,6 +51,14 @@ struct StepOptions {
   // a replayed collective's links, the step is played again without
   // replaying. Only the event count differs. Ignored on the other networks.
   bool replay_collectives = true;
+  // A one-stage program whose chips all run it alike (the same compute times,
+  // every collective finishing all of them at once: a tensor-parallel group
+  // on a uniform torus) is simulated on its first chip only, that chip
+  // joining each collective for all of them, and the others are given its
+  // spans. The first collective that finishes its chips at different times
+  // shows they do not run alike; the step is then played chip by chip. The
+  // result is the same either way; only the event count differs.
+  bool lockstep = true;
   // Called as instructions complete, with the number done and the total over
   // the simulated chips: every kProgressInterval completions and once at
   // the end. For progress reports only; it must not touch the simulation.

@@ -205,3 +205,64 @@ TEST(Step, Deterministic) {
 
 }  // namespace
 }  // namespace podsim::engine
+
+namespace podsim::engine {
+namespace {
+
+StepResult run_with(const Fixture& f, const workload::Program& p, net::Model model, bool lockstep) {
+  StepOptions o;
+  o.network.model = model;
+  o.lockstep = lockstep;
+  return run_step(f.pod, f.mesh, p, *f.model, o);
+}
+
+void expect_same_timeline(const StepResult& a, const StepResult& b) {
+  EXPECT_EQ(a.step_time, b.step_time);
+  EXPECT_TRUE(a.spans == b.spans);
+  EXPECT_EQ(a.critical_chip, b.critical_chip);
+  EXPECT_EQ(a.critical.collective_exposed, b.critical.collective_exposed);
+}
+
+// A ring all-reduce ends on every chip at once: chip 0 runs for all four,
+// with a quarter of the compute events, and every chip's spans are the same
+// as when each chip is played.
+TEST(StepLockstep, SymmetricChipsRunOnce) {
+  const Fixture f({{4, true}});
+  workload::Program p;
+  p.stages.resize(1);
+  auto& ins = p.stages[0].instructions;
+  ins.push_back(compute("a", big_matmul()));
+  ins.push_back(all_reduce("ar", 64 * kMiB, {0}));
+  ins.push_back(compute("b", big_matmul(), {1}));
+  for (const net::Model model : {net::Model::kFlow, net::Model::kAnalytical}) {
+    const StepResult played = run_with(f, p, model, false);
+    const StepResult lockstep = run_with(f, p, model, true);
+    expect_same_timeline(played, lockstep);
+    EXPECT_LT(lockstep.events, played.events);
+  }
+}
+
+// A broadcast ends on its root before the others: the chips do not run
+// alike, lock step is dropped, and the step is played chip by chip (the same
+// events as with lock step off).
+TEST(StepLockstep, BroadcastBreaksLockstepAndIsPlayed) {
+  const Fixture f({{4, true}});
+  workload::Program p;
+  p.stages.resize(1);
+  auto& ins = p.stages[0].instructions;
+  ins.push_back(compute("a", big_matmul()));
+  workload::Instruction b = all_reduce("bcast", 64 * kMiB, {0});
+  std::get<config::CollectiveSpec>(b.body).kind = config::CollectiveKind::kBroadcast;
+  ins.push_back(std::move(b));
+  ins.push_back(compute("b", big_matmul(), {1}));
+  for (const net::Model model : {net::Model::kFlow, net::Model::kAnalytical}) {
+    const StepResult played = run_with(f, p, model, false);
+    const StepResult lockstep = run_with(f, p, model, true);
+    expect_same_timeline(played, lockstep);
+    EXPECT_NE(played.spans[0][1].end, played.spans[1][1].end);  // the root ends first
+    EXPECT_EQ(lockstep.events, played.events);
+  }
+}
+
+}  // namespace
+}  // namespace podsim::engine
