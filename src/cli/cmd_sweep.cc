@@ -115,9 +115,11 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
                         "sweeping", "points");
   sweep::RowWriter rows(*format);
   Tally tally;
-  auto work = [&spec, &point_options](uint64_t i) {
+  sweep::BaseInputs bases;
+  auto work = [&spec, &point_options, &bases](uint64_t i) {
     // Deterministic bytes: a rank hands rank 0 exactly what it would compute.
-    return report::result_to_binpb(sweep::run_point(sweep::point_at(spec, i), point_options));
+    return report::result_to_binpb(
+        sweep::run_point(sweep::point_at(spec, i), point_options, bases));
   };
   auto sink = [&](uint64_t i, const std::string& bytes) {
     podsim::Result r;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -47,5 +48,25 @@ PodSpec default_topology(const Overrides& overrides = {});
 
 // The text default_topology() parses, comments included.
 std::string default_topology_text();
+
+// A topology read and parsed once, then loaded many times with different
+// overrides, as a sweep's points load their base input: each load() returns
+// what load_topology_file() (or default_topology()) would with those overrides,
+// diagnostics included, without reading or parsing the input again. An
+// input that cannot be read or parsed makes every load() throw its
+// InputError. Copies share the parsed message; load() is const and may run
+// on several threads at once.
+class TopologySource {
+ public:
+  static TopologySource file(const std::filesystem::path& path);
+  static TopologySource embedded();
+  PodSpec load(const Overrides& overrides = {}) const;
+
+  struct Parsed;  // defined in the .cc
+
+ private:
+  explicit TopologySource(std::shared_ptr<const Parsed> parsed) : parsed_(std::move(parsed)) {}
+  std::shared_ptr<const Parsed> parsed_;
+};
 
 }  // namespace podsim::config

@@ -1,5 +1,8 @@
 #include "config/workload_loader.h"
 
+#include <memory>
+#include <optional>
+
 #include "config/internal/embedded_workload.h"
 #include "config/internal/input_parser.h"
 #include "config/internal/sha256.h"
@@ -8,6 +11,14 @@
 #include "podsim/workload.pb.h"
 
 namespace podsim::config {
+
+struct WorkloadSource::Parsed {
+  Workload message;
+  std::optional<internal::ParsedInput> input;  // nullopt when the input did not parse
+  std::optional<InputError> error;             // why
+  std::string sha256;
+};
+
 namespace {
 
 using internal::InputFormat;
@@ -17,16 +28,36 @@ constexpr std::string_view kEmbeddedName = "<embedded:llama3-70b-decode-v5e>";
 
 constexpr std::string_view kRoot = "workload";  // of the --set paths this loader applies
 
-WorkloadSpec parse(InputFormat format, std::string_view contents, std::string source_name,
-                   const PodSpec& pod, const Overrides& overrides) {
-  Workload message;
-  ParsedInput parsed = ParsedInput::parse(format, contents, std::move(source_name), message);
+WorkloadSource::Parsed parse_only(InputFormat format, std::string_view contents,
+                                  std::string source_name) {
+  WorkloadSource::Parsed p;
+  try {
+    p.input.emplace(ParsedInput::parse(format, contents, std::move(source_name), p.message));
+  } catch (const InputError& e) {
+    p.error = e;
+  }
+  p.sha256 = internal::sha256_hex(contents);
+  return p;
+}
+
+WorkloadSpec load_parsed(const WorkloadSource::Parsed& p, const PodSpec& pod,
+                         const Overrides& overrides) {
+  if (p.error) {
+    throw *p.error;
+  }
+  Workload message = p.message;
+  ParsedInput parsed = *p.input;
   parsed.apply_overrides(overrides, kRoot, message);
   parsed.throw_if_invalid(internal::validate_workload(message, pod));
   WorkloadSpec spec = internal::to_workload_spec(message, pod, parsed.source());
   spec.overrides = internal::override_texts(overrides, kRoot);
-  spec.source_sha256 = internal::sha256_hex(contents);
+  spec.source_sha256 = p.sha256;
   return spec;
+}
+
+WorkloadSpec parse(InputFormat format, std::string_view contents, std::string source_name,
+                   const PodSpec& pod, const Overrides& overrides) {
+  return load_parsed(parse_only(format, contents, std::move(source_name)), pod, overrides);
 }
 
 }  // namespace
@@ -57,6 +88,28 @@ std::string default_workload_text() {
 
 std::string default_workload_topology_name() {
   return "tpu-v5e-16x16";
+}
+
+WorkloadSource WorkloadSource::file(const std::filesystem::path& path) {
+  std::string contents;
+  try {
+    contents = read_file_to_string(path);
+  } catch (const InputError& e) {
+    Parsed p;
+    p.error = e;
+    return WorkloadSource(std::make_shared<const Parsed>(std::move(p)));
+  }
+  return WorkloadSource(std::make_shared<const Parsed>(
+      parse_only(internal::format_of(path), contents, path.string())));
+}
+
+WorkloadSource WorkloadSource::embedded() {
+  return WorkloadSource(std::make_shared<const Parsed>(parse_only(
+      InputFormat::kText, internal::embedded_default_workload_text(), std::string(kEmbeddedName))));
+}
+
+WorkloadSpec WorkloadSource::load(const PodSpec& pod, const Overrides& overrides) const {
+  return load_parsed(*parsed_, pod, overrides);
 }
 
 }  // namespace podsim::config

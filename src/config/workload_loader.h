@@ -20,6 +20,7 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -73,5 +74,25 @@ enum class FileKind { kTopology, kWorkload };
 //    (empty, or only a name) counts as a topology.
 // Throws InputError when the file cannot be read. Reads the whole file.
 FileKind sniff_file_kind(const std::filesystem::path& path);
+
+// A workload read and parsed once, then loaded many times with different
+// overrides, as a sweep's points load their base input: each load() returns
+// what load_workload_file() (or default_workload()) would with those overrides,
+// diagnostics included, without reading or parsing the input again. An
+// input that cannot be read or parsed makes every load() throw its
+// InputError. Copies share the parsed message; load() is const and may run
+// on several threads at once.
+class WorkloadSource {
+ public:
+  static WorkloadSource file(const std::filesystem::path& path);
+  static WorkloadSource embedded();
+  WorkloadSpec load(const PodSpec& pod, const Overrides& overrides = {}) const;
+
+  struct Parsed;  // defined in the .cc
+
+ private:
+  explicit WorkloadSource(std::shared_ptr<const Parsed> parsed) : parsed_(std::move(parsed)) {}
+  std::shared_ptr<const Parsed> parsed_;
+};
 
 }  // namespace podsim::config

@@ -489,10 +489,25 @@ StepResult StepRun::summarize() const {
   for (size_t s = 0; s < program_.stages.size(); ++s) {
     std::map<std::string, uint32_t> layer_index;
     std::map<std::string, uint32_t> class_index;
+    // A layer's instructions come together, and there are few classes: the
+    // keys are built only when the layer or an unseen class comes up.
+    int64_t last_layer = -1;
+    uint32_t last_layer_group = 0;
+    std::map<workload::OpClass, uint32_t> class_group;
     for (const Instruction& ins : program_.stages[s].instructions) {
-      groups[s].layer.push_back(group(layer_index, groups[s].layers, breakdown_layer_key(ins)));
-      groups[s].op_class.push_back(
-          group(class_index, groups[s].classes, workload::to_string(ins.op_class)));
+      if (ins.layer < 0 || ins.layer != last_layer) {
+        last_layer_group = group(layer_index, groups[s].layers, breakdown_layer_key(ins));
+        last_layer = ins.layer;
+      }
+      groups[s].layer.push_back(last_layer_group);
+      auto c = class_group.find(ins.op_class);
+      if (c == class_group.end()) {
+        c = class_group
+                .emplace(ins.op_class,
+                         group(class_index, groups[s].classes, workload::to_string(ins.op_class)))
+                .first;
+      }
+      groups[s].op_class.push_back(c->second);
     }
   }
 
@@ -526,8 +541,10 @@ StepResult StepRun::summarize() const {
     const StageGroups& g = groups[c.stage];
     const bool critical = c.chip == r.critical_chip;
     Swept& last = swept[c.stage];
-    if (last.chip >= 0 && chip_end[static_cast<size_t>(last.chip)] == chip_end[i] &&
-        chips_[static_cast<size_t>(last.chip)].spans == c.spans) {
+    // (In lock step every chip was given chip 0's spans: no need to compare.)
+    if (last.chip >= 0 &&
+        (lockstep_ || (chip_end[static_cast<size_t>(last.chip)] == chip_end[i] &&
+                       chips_[static_cast<size_t>(last.chip)].spans == c.spans))) {
       r.chip_breakdowns.push_back(last.breakdown);
       if (critical) {
         r.critical = last.breakdown;

@@ -30,7 +30,31 @@ study::RunOptions run_options(const Point& point, const PointOptions& options) {
 
 }  // namespace
 
-podsim::Result run_point(const Point& point, const PointOptions& options) {
+config::TopologySource BaseInputs::topology(const std::optional<std::string>& file) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  auto it = topologies_.find(file);
+  if (it == topologies_.end()) {
+    it = topologies_
+             .emplace(file, file ? config::TopologySource::file(*file)
+                                 : config::TopologySource::embedded())
+             .first;
+  }
+  return it->second;
+}
+
+config::WorkloadSource BaseInputs::workload(const std::optional<std::string>& file) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  auto it = workloads_.find(file);
+  if (it == workloads_.end()) {
+    it = workloads_
+             .emplace(file, file ? config::WorkloadSource::file(*file)
+                                 : config::WorkloadSource::embedded())
+             .first;
+  }
+  return it->second;
+}
+
+podsim::Result run_point(const Point& point, const PointOptions& options, BaseInputs& bases) {
   const study::RunOptions opts = run_options(point, options);
   std::optional<config::PodSpec> pod_spec;
   try {
@@ -39,11 +63,9 @@ podsim::Result run_point(const Point& point, const PointOptions& options) {
     for (const std::string& o : point.overrides)
       overrides.push_back(config::parse_override(o));
     config::check_override_roots(overrides);
-    pod_spec = point.topology_file ? config::load_topology_file(*point.topology_file, overrides)
-                                   : config::default_topology(overrides);
+    pod_spec = bases.topology(point.topology_file).load(overrides);
     const config::WorkloadSpec workload =
-        point.workload_file ? config::load_workload_file(*point.workload_file, *pod_spec, overrides)
-                            : config::default_workload(*pod_spec, overrides);
+        bases.workload(point.workload_file).load(*pod_spec, overrides);
     const topo::Pod pod(std::move(*pod_spec));
     return study::evaluate(pod, workload, opts);
   } catch (const config::InputError& e) {

@@ -5,6 +5,13 @@
 // diagnostics as its reason. Safe to call from several threads at once.
 #pragma once
 
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "config/topology_loader.h"
+#include "config/workload_loader.h"
 #include "podsim/result.pb.h"
 #include "sweep/points.h"
 
@@ -14,6 +21,21 @@ struct PointOptions {
   bool allow_oom = false;  // simulate points that do not fit (flagged), as --allow-oom
 };
 
-podsim::Result run_point(const Point& point, const PointOptions& options);
+// The base inputs of a sweep's points (a file, or the embedded default when
+// the path is nullopt), each read and parsed the first time a point names
+// it and shared by the points after it: loading from it is loading the file
+// again, without the reading and parsing. Safe to use from several threads.
+class BaseInputs {
+ public:
+  config::TopologySource topology(const std::optional<std::string>& file);
+  config::WorkloadSource workload(const std::optional<std::string>& file);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::optional<std::string>, config::TopologySource> topologies_;
+  std::map<std::optional<std::string>, config::WorkloadSource> workloads_;
+};
+
+podsim::Result run_point(const Point& point, const PointOptions& options, BaseInputs& bases);
 
 }  // namespace podsim::sweep

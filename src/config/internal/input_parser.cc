@@ -21,7 +21,7 @@ InputFormat format_of(const std::filesystem::path& path) {
 }
 
 ParsedInput::ParsedInput(std::string source, std::vector<Diagnostic> problems,
-                         std::optional<ParsedText> text)
+                         std::shared_ptr<const ParsedText> text)
     : source_(std::move(source)), problems_(std::move(problems)), text_(std::move(text)) {}
 
 ParsedInput ParsedInput::text(std::string_view contents, std::string source,
@@ -30,7 +30,8 @@ ParsedInput ParsedInput::text(std::string_view contents, std::string source,
   if (!parsed.syntax_ok())
     throw InputError(parsed.errors());
   std::vector<Diagnostic> problems = parsed.errors();
-  return ParsedInput(std::move(source), std::move(problems), std::move(parsed));
+  return ParsedInput(std::move(source), std::move(problems),
+                     std::make_shared<const ParsedText>(std::move(parsed)));
 }
 
 ParsedInput ParsedInput::binary(std::string_view contents, std::string source,
@@ -38,7 +39,7 @@ ParsedInput ParsedInput::binary(std::string_view contents, std::string source,
   ParsedBinary parsed = parse_binary_message(contents, source, out);
   if (!parsed.wire_ok)
     throw InputError(std::move(parsed.errors));
-  return ParsedInput(std::move(source), std::move(parsed.errors), std::nullopt);
+  return ParsedInput(std::move(source), std::move(parsed.errors), nullptr);
 }
 
 ParsedInput ParsedInput::parse(InputFormat format, std::string_view contents, std::string source,
@@ -69,7 +70,7 @@ void ParsedInput::throw_if_invalid(const std::vector<FieldIssue>& issues) const 
     d.message = issue.message;
     const OverrideNote note = override_note(overrides_, issue.path);
     d.message += note.text;
-    if (!note.replaces_position && text_.has_value()) {
+    if (!note.replaces_position && text_ != nullptr) {
       if (const auto where = text_->locate(issue.path)) {
         d.line = where->line;
         d.column = where->column;

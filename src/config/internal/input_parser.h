@@ -10,6 +10,7 @@
 #include <google/protobuf/message.h>
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,7 +29,8 @@ enum class InputFormat { kText, kBinary };
 // ".pbtxt" and everything else are text, the format people write by hand.
 InputFormat format_of(const std::filesystem::path& path);
 
-// One input parsed into a message, before validation.
+// One input parsed into a message, before validation. Copies are cheap and
+// independent (overrides applied to one are not applied to the others).
 class ParsedInput {
  public:
   // Parse `contents` into `out` (which should be empty). Throw InputError when
@@ -60,11 +62,14 @@ class ParsedInput {
   void throw_if_invalid(const std::vector<FieldIssue>& issues) const;
 
  private:
-  ParsedInput(std::string source, std::vector<Diagnostic> problems, std::optional<ParsedText> text);
+  ParsedInput(std::string source, std::vector<Diagnostic> problems,
+              std::shared_ptr<const ParsedText> text);
 
   std::string source_;
   std::vector<Diagnostic> problems_;
-  std::optional<ParsedText> text_;  // the location tree, for text input only
+  // The location tree, for text input only; shared by copies (a sweep loads
+  // one parsed input many times with different overrides).
+  std::shared_ptr<const ParsedText> text_;
   std::vector<AppliedOverride> overrides_;
 };
 
