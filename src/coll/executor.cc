@@ -42,7 +42,7 @@ uint64_t part_bytes(uint64_t chunk, Part part) {
 }  // namespace
 
 CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, Plan plan,
-                             ExecutorOptions options)
+                             ExecutorOptions options, std::span<const topo::ChipId> joiners)
     : pod_(pod),
       network_(network),
       plan_(std::move(plan)),
@@ -50,6 +50,12 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, Plan p
       chip_count_(pod.chip_count()) {
   if (chip_count_ > (uint32_t{1} << kChipBits)) {
     throw std::invalid_argument("CollectiveRun: pod too large for 20-bit chip ids");
+  }
+  if (!joiners.empty()) {
+    may_join_.assign(chip_count_, 0);
+    for (const topo::ChipId c : joiners) {
+      may_join_.at(c) = 1;
+    }
   }
   build_lanes();
   states_.resize(lanes_.size() * chip_count_);
@@ -102,6 +108,10 @@ void CollectiveRun::start(sim::Simulation& sim) {
 }
 
 void CollectiveRun::join(sim::Simulation& sim, topo::ChipId chip) {
+  if (!may_join_.empty() && may_join_[chip] == 0) {
+    throw std::logic_error("CollectiveRun: chip " + std::to_string(chip) +
+                           " joined but was not among the joiners named at construction");
+  }
   if (joined_[chip] != 0) {
     throw std::logic_error("CollectiveRun: chip " + std::to_string(chip) + " joined twice");
   }

@@ -50,8 +50,11 @@ struct ExecutorOptions {
 class CollectiveRun final : public Run, public net::TransferSink, public sim::EventHandler {
  public:
   // `pod`, `network` and the simulation must outlive the run.
+  // `joiners`, when given, are the only chips that will join: routes are
+  // worked out for them alone (a folded step joins one replica of a large
+  // pod), and any other chip that joins is a logic_error.
   CollectiveRun(const topo::Pod& pod, net::Network& network, Plan plan,
-                ExecutorOptions options = {});
+                ExecutorOptions options = {}, std::span<const topo::ChipId> joiners = {});
   CollectiveRun(const CollectiveRun&) = delete;
   CollectiveRun& operator=(const CollectiveRun&) = delete;
 
@@ -189,6 +192,7 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   std::vector<uint16_t> lanes_left_;               // share x chip: lanes of it not done
   std::vector<uint16_t> shares_left_;              // chip
   std::vector<uint8_t> joined_;
+  std::vector<uint8_t> may_join_;  // chip -> 1 when it may join; empty: every chip
   std::vector<sim::Time> chip_end_;
   uint32_t chips_done_ = 0;
   uint32_t participants_ = 0;  // 0: every chip

@@ -28,8 +28,9 @@ uint32_t CollectiveRun::peer_table(uint32_t group_set, int64_t offset, bool wrap
     const auto& group = gs.groups[gs.group_of[c]];
     const auto n = static_cast<uint32_t>(group.size());
     const int64_t to = static_cast<int64_t>(gs.position[c]) + offset;
-    if (!wraps && (to < 0 || to >= n)) {
-      // Off the end of a line: role() gives such a member no step that way.
+    if ((!wraps && (to < 0 || to >= n)) || (!may_join_.empty() && may_join_[c] == 0)) {
+      // Off the end of a line: role() gives such a member no step that way;
+      // a chip that will not join sends nothing.
       peers_.push_back(Peer{c, 0, 0});
       continue;
     }

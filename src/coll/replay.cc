@@ -9,7 +9,7 @@ Recording record_isolated(const topo::Pod& pod, const net::Options& options, con
                           const std::vector<topo::ChipId>& joiners) {
   sim::Simulation sim;
   net::AnalyticalNetwork network(pod, options);
-  CollectiveRun run(pod, network, plan, executor);
+  CollectiveRun run(pod, network, plan, executor, joiners);
   run.set_participants(static_cast<uint32_t>(joiners.size()));
   Recording r;
   run.set_on_chip_done(
@@ -88,7 +88,7 @@ void ReplayedRun::decide(sim::Simulation& sim) {
 }
 
 void ReplayedRun::play(sim::Simulation& sim) {
-  played_ = std::make_unique<CollectiveRun>(pod_, network_, plan_, executor_);
+  played_ = std::make_unique<CollectiveRun>(pod_, network_, plan_, executor_, may_join_);
   played_->set_participants(participants_);
   played_->set_on_chip_done(on_chip_done_);
   played_->set_on_done(on_done_);

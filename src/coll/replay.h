@@ -42,6 +42,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -94,15 +95,18 @@ class ReplayCache {
 class ReplayedRun final : public Run, private sim::EventHandler {
  public:
   // `plan` stays owned by the caller and must outlive the run, as must the
-  // pod, the network and the cache.
+  // pod, the network, the cache and `may_join` (the chips that may join, as
+  // for CollectiveRun; empty: any).
   ReplayedRun(const topo::Pod& pod, net::AnalyticalNetwork& network, const Plan& plan,
-              uint32_t plan_key, const ExecutorOptions& executor, ReplayCache& cache)
+              uint32_t plan_key, const ExecutorOptions& executor, ReplayCache& cache,
+              std::span<const topo::ChipId> may_join = {})
       : pod_(pod),
         network_(network),
         plan_(plan),
         plan_key_(plan_key),
         executor_(executor),
-        cache_(cache) {}
+        cache_(cache),
+        may_join_(may_join) {}
 
   void set_on_done(std::function<void(sim::Simulation&)> fn) override { on_done_ = std::move(fn); }
   void set_on_chip_done(std::function<void(sim::Simulation&, topo::ChipId)> fn) override {
@@ -126,6 +130,7 @@ class ReplayedRun final : public Run, private sim::EventHandler {
   uint32_t plan_key_ = 0;
   ExecutorOptions executor_;
   ReplayCache& cache_;
+  std::span<const topo::ChipId> may_join_;
   uint32_t participants_ = 0;  // 0: every chip of the pod
   std::function<void(sim::Simulation&)> on_done_;
   std::function<void(sim::Simulation&, topo::ChipId)> on_chip_done_;

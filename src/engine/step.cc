@@ -52,7 +52,8 @@ struct StageInfo {
   std::vector<int32_t> plan;           // per instruction (collectives): index into plans
   // recv_into[t] = instruction of the *receiving* stage fed by transfer t of this stage.
   std::vector<int32_t> recv_into;
-  uint32_t chips = 0;  // simulated chips in this stage
+  uint32_t chips = 0;                  // simulated chips in this stage
+  std::vector<topo::ChipId> chip_ids;  // the same, in chips_ order: who joins its collectives
 };
 
 struct ChipState {
@@ -249,6 +250,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     }
     for (auto& c : chips_) {
       ++stages_[c.stage].chips;
+      stages_[c.stage].chip_ids.push_back(c.chip);
       c.deps_left = stages_[c.stage].base_deps;
       c.spans.resize(program_.stages[c.stage].instructions.size());
       c.done.assign(program_.stages[c.stage].instructions.size(), 0);
@@ -277,9 +279,11 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
         const auto plan = static_cast<uint32_t>(stages_[stage].plan[k]);
         if (analytical_ != nullptr) {
           run = std::make_unique<coll::ReplayedRun>(pod_, *analytical_, plans_[plan], plan,
-                                                    exec_options_, *replays_);
+                                                    exec_options_, *replays_,
+                                                    stages_[stage].chip_ids);
         } else {
-          run = std::make_unique<coll::CollectiveRun>(pod_, *network_, plans_[plan], exec_options_);
+          run = std::make_unique<coll::CollectiveRun>(pod_, *network_, plans_[plan], exec_options_,
+                                                      stages_[stage].chip_ids);
         }
         run->set_participants(stages_[stage].chips);
         run->set_on_chip_done(

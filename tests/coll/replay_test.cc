@@ -132,3 +132,36 @@ TEST(Replay, BusyLinkIsPlayedTransferByTransfer) {
 
 }  // namespace
 }  // namespace podsim::coll
+
+namespace podsim::coll {
+namespace {
+
+// A run told which chips will join works out routes for them alone, plays
+// them as a run over every chip would (here: one ring of the 4x4), and
+// refuses any other chip.
+TEST(Joiners, NamedJoinersRunAsAlwaysAndOthersAreRefused) {
+  const Fixture f;
+  const Plan plan = lower(f.pod, f.mesh,
+                          testing::collective(config::CollectiveKind::kAllReduce, 8 * kMiB, {"x"}));
+  const std::vector<topo::ChipId> ring = {0, 1, 2, 3};
+  auto finish = [&](std::span<const topo::ChipId> joiners) {
+    sim::Simulation sim;
+    net::AnalyticalNetwork network(f.pod, f.options);
+    CollectiveRun run(f.pod, network, plan, {}, joiners);
+    run.set_participants(4);
+    for (const topo::ChipId c : ring) {
+      run.join(sim, c);
+    }
+    sim.run();
+    EXPECT_TRUE(run.done());
+    return run.end_time();
+  };
+  EXPECT_EQ(finish(ring), finish({}));
+  sim::Simulation sim;
+  net::AnalyticalNetwork network(f.pod, f.options);
+  CollectiveRun run(f.pod, network, plan, {}, ring);
+  EXPECT_THROW(run.join(sim, 5), std::logic_error);
+}
+
+}  // namespace
+}  // namespace podsim::coll
