@@ -19,6 +19,7 @@
 #include "report/output_file.h"
 #include "search/frontier_csv.h"
 #include "search/search.h"
+#include "sweep/transport.h"
 
 namespace podsim::cli {
 
@@ -214,7 +215,18 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
     line->update(done, total);
   };
 
+  // Under mpirun every rank builds the same problem and runs the same search,
+  // the evaluations dealt across them; rank 0 alone reports and writes.
+  const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
+  req.options.transport = transport.get();
   const search::Problem problem = search::build_problem(model, slices, req.options.space);
+  if (!transport->writes_output()) {
+    const search::SearchResult result = search::run_search(problem, req.options);
+    const std::optional<double> target_us =
+        req.target_ms ? std::optional<double>(*req.target_ms * 1000) : std::nullopt;
+    return !result.frontier.empty() && search::best_under(result, target_us) ? kExitOk
+                                                                             : kExitCheckFailed;
+  }
   ctx.err << "podsim search: " << problem.size() << " configurations of " << model.spec().name
           << " on " << slices.size() << (slices.size() == 1 ? " slice" : " slices") << '\n';
   const search::SearchResult result = search::run_search(problem, req.options);

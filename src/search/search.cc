@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "config/workload_loader.h"
+#include "search/distributed.h"
 #include "search/parallel.h"
 #include "search/pareto.h"
 
@@ -15,10 +16,17 @@ namespace {
 std::vector<Evaluation> evaluate_all(const Problem& problem, const std::vector<size_t>& indices,
                                      Stage stage, const SearchOptions& options,
                                      size_t done_before = 0, size_t total = 0) {
-  std::vector<Evaluation> out(indices.size());
   std::mutex progress_mutex;
   size_t done = done_before;
   total = std::max(total, done_before + indices.size());
+  if (options.transport != nullptr && options.transport->ranks() > 1) {
+    return evaluate_across(problem, indices, stage, options.jobs, *options.transport, [&] {
+      if (options.progress) {
+        options.progress(stage, ++done, total);
+      }
+    });
+  }
+  std::vector<Evaluation> out(indices.size());
   for_each_index(indices.size(), options.jobs, [&](size_t k) {
     out[k] = std::move(evaluate_range(problem, indices, k, k + 1, stage).front());
     if (options.progress) {

@@ -33,6 +33,10 @@
 #include "search/space.h"
 #include "topo/pod.h"
 
+namespace podsim::sweep {
+class Transport;
+}  // namespace podsim::sweep
+
 namespace podsim::search {
 
 // A slice to consider and the file it came from (named in the output).
@@ -64,6 +68,11 @@ struct SearchOptions {
   // Called from one thread at a time as candidates finish a stage:
   // (stage, done, total). For progress reports only.
   std::function<void(Stage, size_t done, size_t total)> progress;
+  // An MPI job's ranks to deal every stage's evaluations across
+  // (search/distributed.h); nullptr or one rank: this process alone. Every
+  // rank then runs run_search() with the same problem and options and gets
+  // the same result; progress is reported on rank 0.
+  sweep::Transport* transport = nullptr;
 };
 
 struct CandidateResult {

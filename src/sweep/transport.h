@@ -35,6 +35,10 @@ class Transport {
   // Ends the whole job at once after an internal error on one rank (the
   // others would wait for it forever). Does nothing in one process.
   virtual void abort(int exit_code) = 0;
+  // Every rank calls it; each gets rank 0's `bytes` (the others' are ignored).
+  // How rank 0 shares merged results that every rank needs to go on (a
+  // search's next round).
+  virtual std::string broadcast(std::string bytes) = 0;
 };
 
 // One process: rank 0 of 1.
@@ -45,6 +49,7 @@ class LocalTransport final : public Transport {
   std::string receive(uint64_t index) override;
   void send(uint64_t index, const std::string& result) override;
   void abort(int) override {}
+  std::string broadcast(std::string bytes) override { return bytes; }
 };
 
 // The MPI job's transport when podsim was started by mpirun (and built with

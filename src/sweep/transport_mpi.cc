@@ -1,7 +1,9 @@
 // Built with MPI: the transport of an mpirun job (transport.h).
 #include <mpi.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -65,6 +67,19 @@ class MpiTransport final : public Transport {
   }
 
   void abort(int exit_code) override { MPI_Abort(MPI_COMM_WORLD, exit_code); }
+
+  std::string broadcast(std::string bytes) override {
+    uint64_t size = bytes.size();
+    MPI_Bcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    bytes.resize(size);
+    // In pieces of at most INT_MAX bytes, MPI's count type.
+    for (uint64_t at = 0; at < size;) {
+      const auto piece = static_cast<int>(std::min<uint64_t>(size - at, INT_MAX));
+      MPI_Bcast(bytes.data() + at, piece, MPI_CHAR, 0, MPI_COMM_WORLD);
+      at += static_cast<uint64_t>(piece);
+    }
+    return bytes;
+  }
 
  private:
   unsigned rank_ = 0;

@@ -1,0 +1,43 @@
+// Search evaluations as bytes between ranks (search/distributed.h): exact
+// both ways, and bytes that are not an evaluation are refused.
+#include "search/distributed.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace podsim::search {
+namespace {
+
+TEST(Distributed, EvaluationRoundTripsBitForBit) {
+  Evaluation e;
+  e.status = Status::kOom;
+  e.reason = std::string("needs 17 GiB\0of 16", 18);
+  e.step_time_us = 1.0 / 3.0;
+  e.latency_us = std::nextafter(2.0, 3.0);
+  e.tokens_per_s_per_chip = 1e300;
+  e.mfu = std::numeric_limits<double>::denorm_min();
+  e.hbm_used_bytes = ~uint64_t{0};
+  const Evaluation back = decode(encode(e));
+  EXPECT_EQ(back.status, e.status);
+  EXPECT_EQ(back.reason, e.reason);
+  EXPECT_EQ(back.step_time_us, e.step_time_us);
+  EXPECT_EQ(back.latency_us, e.latency_us);
+  EXPECT_EQ(back.tokens_per_s_per_chip, e.tokens_per_s_per_chip);
+  EXPECT_EQ(back.mfu, e.mfu);
+  EXPECT_EQ(back.hbm_used_bytes, e.hbm_used_bytes);
+}
+
+TEST(Distributed, BytesThatAreNotAnEvaluationAreRefused) {
+  const std::string bytes = encode(Evaluation{});
+  EXPECT_THROW(decode(bytes.substr(0, 10)), std::runtime_error);
+  std::string bad = bytes;
+  bad[0] = 9;  // no such status
+  EXPECT_THROW(decode(bad), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace podsim::search
