@@ -5,19 +5,13 @@
 
 #include "config/internal/embedded_topology.h"
 #include "config/internal/input_parser.h"
-#include "config/internal/sha256.h"
 #include "config/internal/topology_converter.h"
 #include "config/internal/topology_validator.h"
 #include "podsim/topology.pb.h"
 
 namespace podsim::config {
 
-struct TopologySource::Parsed {
-  Topology message;
-  std::optional<internal::ParsedInput> input;  // nullopt when the input did not parse
-  std::optional<InputError> error;             // why
-  std::string sha256;
-};
+struct TopologySource::Parsed : internal::ParsedSource<Topology> {};
 
 namespace {
 
@@ -28,19 +22,7 @@ constexpr std::string_view kEmbeddedName = "<embedded:v5e-16x16>";
 
 constexpr std::string_view kRoot = "topology";  // of the --set paths this loader applies
 
-TopologySource::Parsed parse_only(InputFormat format, std::string_view contents,
-                                  std::string source_name) {
-  TopologySource::Parsed p;
-  try {
-    p.input.emplace(ParsedInput::parse(format, contents, std::move(source_name), p.message));
-  } catch (const InputError& e) {
-    p.error = e;
-  }
-  p.sha256 = internal::sha256_hex(contents);
-  return p;
-}
-
-PodSpec load_parsed(const TopologySource::Parsed& p, const Overrides& overrides) {
+PodSpec load_parsed(const internal::ParsedSource<Topology>& p, const Overrides& overrides) {
   if (p.error) {
     throw *p.error;
   }
@@ -56,7 +38,8 @@ PodSpec load_parsed(const TopologySource::Parsed& p, const Overrides& overrides)
 
 PodSpec parse(InputFormat format, std::string_view contents, std::string source_name,
               const Overrides& overrides) {
-  return load_parsed(parse_only(format, contents, std::move(source_name)), overrides);
+  return load_parsed(
+      internal::ParsedSource<Topology>::parse(format, contents, std::move(source_name)), overrides);
 }
 
 }  // namespace
@@ -85,21 +68,15 @@ std::string default_topology_text() {
 }
 
 TopologySource TopologySource::file(const std::filesystem::path& path) {
-  std::string contents;
-  try {
-    contents = read_file_to_string(path);
-  } catch (const InputError& e) {
-    Parsed p;
-    p.error = e;
-    return TopologySource(std::make_shared<const Parsed>(std::move(p)));
-  }
-  return TopologySource(std::make_shared<const Parsed>(
-      parse_only(internal::format_of(path), contents, path.string())));
+  return TopologySource(
+      std::make_shared<const Parsed>(Parsed{internal::ParsedSource<Topology>::read(path)}));
 }
 
 TopologySource TopologySource::embedded() {
-  return TopologySource(std::make_shared<const Parsed>(parse_only(
-      InputFormat::kText, internal::embedded_default_topology_text(), std::string(kEmbeddedName))));
+  return TopologySource(
+      std::make_shared<const Parsed>(Parsed{internal::ParsedSource<Topology>::parse(
+          InputFormat::kText, internal::embedded_default_topology_text(),
+          std::string(kEmbeddedName))}));
 }
 
 PodSpec TopologySource::load(const Overrides& overrides) const {

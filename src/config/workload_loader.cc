@@ -5,19 +5,13 @@
 
 #include "config/internal/embedded_workload.h"
 #include "config/internal/input_parser.h"
-#include "config/internal/sha256.h"
 #include "config/internal/workload_converter.h"
 #include "config/internal/workload_validator.h"
 #include "podsim/workload.pb.h"
 
 namespace podsim::config {
 
-struct WorkloadSource::Parsed {
-  Workload message;
-  std::optional<internal::ParsedInput> input;  // nullopt when the input did not parse
-  std::optional<InputError> error;             // why
-  std::string sha256;
-};
+struct WorkloadSource::Parsed : internal::ParsedSource<Workload> {};
 
 namespace {
 
@@ -28,19 +22,7 @@ constexpr std::string_view kEmbeddedName = "<embedded:llama3-70b-decode-v5e>";
 
 constexpr std::string_view kRoot = "workload";  // of the --set paths this loader applies
 
-WorkloadSource::Parsed parse_only(InputFormat format, std::string_view contents,
-                                  std::string source_name) {
-  WorkloadSource::Parsed p;
-  try {
-    p.input.emplace(ParsedInput::parse(format, contents, std::move(source_name), p.message));
-  } catch (const InputError& e) {
-    p.error = e;
-  }
-  p.sha256 = internal::sha256_hex(contents);
-  return p;
-}
-
-WorkloadSpec load_parsed(const WorkloadSource::Parsed& p, const PodSpec& pod,
+WorkloadSpec load_parsed(const internal::ParsedSource<Workload>& p, const PodSpec& pod,
                          const Overrides& overrides) {
   if (p.error) {
     throw *p.error;
@@ -57,7 +39,9 @@ WorkloadSpec load_parsed(const WorkloadSource::Parsed& p, const PodSpec& pod,
 
 WorkloadSpec parse(InputFormat format, std::string_view contents, std::string source_name,
                    const PodSpec& pod, const Overrides& overrides) {
-  return load_parsed(parse_only(format, contents, std::move(source_name)), pod, overrides);
+  return load_parsed(
+      internal::ParsedSource<Workload>::parse(format, contents, std::move(source_name)), pod,
+      overrides);
 }
 
 }  // namespace
@@ -91,21 +75,15 @@ std::string default_workload_topology_name() {
 }
 
 WorkloadSource WorkloadSource::file(const std::filesystem::path& path) {
-  std::string contents;
-  try {
-    contents = read_file_to_string(path);
-  } catch (const InputError& e) {
-    Parsed p;
-    p.error = e;
-    return WorkloadSource(std::make_shared<const Parsed>(std::move(p)));
-  }
-  return WorkloadSource(std::make_shared<const Parsed>(
-      parse_only(internal::format_of(path), contents, path.string())));
+  return WorkloadSource(
+      std::make_shared<const Parsed>(Parsed{internal::ParsedSource<Workload>::read(path)}));
 }
 
 WorkloadSource WorkloadSource::embedded() {
-  return WorkloadSource(std::make_shared<const Parsed>(parse_only(
-      InputFormat::kText, internal::embedded_default_workload_text(), std::string(kEmbeddedName))));
+  return WorkloadSource(
+      std::make_shared<const Parsed>(Parsed{internal::ParsedSource<Workload>::parse(
+          InputFormat::kText, internal::embedded_default_workload_text(),
+          std::string(kEmbeddedName))}));
 }
 
 WorkloadSpec WorkloadSource::load(const PodSpec& pod, const Overrides& overrides) const {

@@ -50,11 +50,7 @@ void AnalyticalNetwork::book_batch(sim::Simulation& sim) {
   latencies_.assign(batch_.size(), sim::Time::zero());
   for (uint32_t i = 0; i < batch_.size(); ++i) {
     const Starting& s = batch_[i];
-    const std::span<const topo::LinkId> route =
-        s.owned
-            ? std::span<const topo::LinkId>(owned_routes_.data() + s.owned_begin, s.route.size())
-            : s.route;
-    for (const topo::LinkId id : route) {
+    for (const topo::LinkId id : route_of(s)) {
       latencies_[i] += links_.latency(id);
       // Zero bytes occupy no link: they pay the latencies only, however busy
       // the links are (as in the flow and packet models).
@@ -148,11 +144,7 @@ bool AnalyticalNetwork::idle(std::span<const Booking> links, sim::Time now) cons
     if (s.bytes == 0) {
       continue;  // books nothing
     }
-    const std::span<const topo::LinkId> route =
-        s.owned
-            ? std::span<const topo::LinkId>(owned_routes_.data() + s.owned_begin, s.route.size())
-            : s.route;
-    for (const topo::LinkId id : route) {
+    for (const topo::LinkId id : route_of(s)) {
       idle = idle && marked_[id] == 0;
     }
   }

@@ -147,6 +147,12 @@ class AnalyticalNetwork final : public Network, private sim::EventHandler {
   // Delivers the transfer in slot `payload`, or books the batch.
   void handle(sim::Simulation& sim, uint64_t payload) override;
   void book_batch(sim::Simulation& sim);
+  // A starting transfer's links: the caller's, or its copy of the default route.
+  std::span<const topo::LinkId> route_of(const Starting& s) const {
+    return s.owned
+               ? std::span<const topo::LinkId>(owned_routes_.data() + s.owned_begin, s.route.size())
+               : s.route;
+  }
   LinkTable links_;
   SlotPool<Pending> pending_;
   std::vector<Usage> usage_;  // indexed by LinkId

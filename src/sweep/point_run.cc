@@ -30,28 +30,24 @@ study::RunOptions run_options(const Point& point, const PointOptions& options) {
 
 }  // namespace
 
-config::TopologySource BaseInputs::topology(const std::optional<std::string>& file) {
+// The source of `file` in `cache`, read the first time it is asked for.
+template <class Source>
+Source BaseInputs::cached(std::map<std::optional<std::string>, Source>& cache,
+                          const std::optional<std::string>& file) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  auto it = topologies_.find(file);
-  if (it == topologies_.end()) {
-    it = topologies_
-             .emplace(file, file ? config::TopologySource::file(*file)
-                                 : config::TopologySource::embedded())
-             .first;
+  auto it = cache.find(file);
+  if (it == cache.end()) {
+    it = cache.emplace(file, file ? Source::file(*file) : Source::embedded()).first;
   }
   return it->second;
 }
 
+config::TopologySource BaseInputs::topology(const std::optional<std::string>& file) {
+  return cached(topologies_, file);
+}
+
 config::WorkloadSource BaseInputs::workload(const std::optional<std::string>& file) {
-  const std::lock_guard<std::mutex> lock(mutex_);
-  auto it = workloads_.find(file);
-  if (it == workloads_.end()) {
-    it = workloads_
-             .emplace(file, file ? config::WorkloadSource::file(*file)
-                                 : config::WorkloadSource::embedded())
-             .first;
-  }
-  return it->second;
+  return cached(workloads_, file);
 }
 
 podsim::Result run_point(const Point& point, const PointOptions& options, BaseInputs& bases) {

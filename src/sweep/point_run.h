@@ -31,6 +31,9 @@ class BaseInputs {
   config::WorkloadSource workload(const std::optional<std::string>& file);
 
  private:
+  template <class Source>
+  Source cached(std::map<std::optional<std::string>, Source>& cache,
+                const std::optional<std::string>& file);
   std::mutex mutex_;
   std::map<std::optional<std::string>, config::TopologySource> topologies_;
   std::map<std::optional<std::string>, config::WorkloadSource> workloads_;

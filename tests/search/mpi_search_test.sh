@@ -9,10 +9,7 @@ podsim=$2
 src=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-# Open MPI refuses root unless told; CI runs as root in a container.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# One machine, possibly fewer cores than ranks; no network fabric probing.
-export OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1
+. "$(dirname "$0")/../support/mpi_env.sh"
 args=(search --model "$src/workloads/llama3-8b-decode-v5e.textproto"
       --topology "$src/topologies/v5e-2x2.textproto" --topology "$src/topologies/v5e-4x4.textproto"
       --phase decode --context 1024 --batches 8,16,32 --tpot-ms 1000 --quiet)

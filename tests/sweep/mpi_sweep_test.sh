@@ -8,10 +8,7 @@ podsim=$2
 sweep=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-# Open MPI refuses root unless told; CI runs as root in a container.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# One machine, possibly fewer cores than ranks; no network fabric probing.
-export OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1
+. "$(dirname "$0")/../support/mpi_env.sh"
 for format in csv jsonl; do
   "$podsim" sweep "$sweep" --jobs 1 --quiet --format "$format" --out "$dir/one.$format"
   "$mpiexec" --oversubscribe -np 2 "$podsim" sweep "$sweep" --jobs 2 --quiet \

@@ -20,6 +20,7 @@
 #include "config/internal/issue_list.h"
 #include "config/internal/override_applier.h"
 #include "config/internal/proto_text.h"
+#include "config/internal/sha256.h"
 
 namespace podsim::config::internal {
 
@@ -71,6 +72,40 @@ class ParsedInput {
   // one parsed input many times with different overrides).
   std::shared_ptr<const ParsedText> text_;
   std::vector<AppliedOverride> overrides_;
+};
+
+// An input parsed once to be loaded many times (config::TopologySource,
+// WorkloadSource): its message and how it parsed, or why it could not be
+// read or parsed; and the SHA-256 of its bytes.
+template <class Message>
+struct ParsedSource {
+  Message message;
+  std::optional<ParsedInput> input;  // nullopt when the input did not parse
+  std::optional<InputError> error;   // why
+  std::string sha256;
+
+  static ParsedSource parse(InputFormat format, std::string_view contents, std::string source) {
+    ParsedSource p;
+    try {
+      p.input.emplace(ParsedInput::parse(format, contents, std::move(source), p.message));
+    } catch (const InputError& e) {
+      p.error = e;
+    }
+    p.sha256 = sha256_hex(contents);
+    return p;
+  }
+
+  static ParsedSource read(const std::filesystem::path& path) {
+    std::string contents;
+    try {
+      contents = read_file_to_string(path);
+    } catch (const InputError& e) {
+      ParsedSource p;
+      p.error = e;
+      return p;
+    }
+    return parse(format_of(path), contents, path.string());
+  }
 };
 
 // True when `contents` parses into `out` with no problem at all (no syntax or
