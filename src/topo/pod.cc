@@ -51,10 +51,16 @@ Pod::Pod(config::PodSpec spec)
   if (has_dcn())
     add_dcn_links();
   index_out_links();
-  graph_ = std::make_unique<PodGraph>(vertex_count());
-  for (LinkId id = 0; id < links_.size(); ++id) {
-    boost::add_edge(links_[id].src, links_[id].dst, LinkEdge{id}, *graph_);
-  }
+}
+
+const PodGraph& Pod::graph() const {
+  std::call_once(graph_once_, [this] {
+    graph_ = std::make_unique<PodGraph>(vertex_count());
+    for (LinkId id = 0; id < links_.size(); ++id) {
+      boost::add_edge(links_[id].src, links_[id].dst, LinkEdge{id}, *graph_);
+    }
+  });
+  return *graph_;
 }
 
 std::optional<ChipId> Pod::wired_neighbour(ChipId chip, uint32_t dim, int direction) const {

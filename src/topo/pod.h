@@ -6,9 +6,11 @@
 //    has several slices, each chip's DCN up link followed by its down link;
 //  - a table (chip, dim, direction) -> LinkId for O(1) neighbour look-ups;
 //  - a Boost.Graph adjacency_list with the same edges, added in LinkId order so
-//    that graph searches break ties the same way on every run.
-// A Pod is move-only: it is large, has one owner, and Boost 1.74's
-// adjacency_list has no move operations (it is held by pointer instead).
+//    that graph searches break ties the same way on every run; built on first
+//    use (dimension-order routing never needs it), once, under std::call_once,
+//    so a Pod shared by threads stays safe to read.
+// A Pod is neither copied nor moved: it is large and has one owner (make it
+// where it lives, or hold it by pointer).
 // Failed links are absent (both directions of the physical link). Link
 // bandwidths are the published figures; calibration is left to the network model.
 // Routing is in topo/routing.h (several disjoint routes per pair in
@@ -20,6 +22,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
@@ -44,8 +47,8 @@ class Pod {
   explicit Pod(config::PodSpec spec);
   Pod(const Pod&) = delete;
   Pod& operator=(const Pod&) = delete;
-  Pod(Pod&&) = default;
-  Pod& operator=(Pod&&) = default;
+  Pod(Pod&&) = delete;
+  Pod& operator=(Pod&&) = delete;
   ~Pod() = default;
 
   const config::PodSpec& spec() const { return spec_; }
@@ -100,7 +103,10 @@ class Pod {
     return std::span<const LinkId>(out_ids_).subspan(out_begin_[vertex],
                                                      out_begin_[vertex + 1] - out_begin_[vertex]);
   }
-  const PodGraph& graph() const { return *graph_; }
+  // The links as a Boost graph, for searches over it (ici_bfs.h). Built on
+  // first use, once, whichever thread asks first: most runs route by
+  // dimension order and never need it.
+  const PodGraph& graph() const;
 
  private:
   static constexpr LinkId kNoLink = std::numeric_limits<LinkId>::max();
@@ -122,7 +128,8 @@ class Pod {
   LinkId dcn_base_ = 0;              // id of chip 0's DCN up link
   std::vector<uint32_t> out_begin_;  // CSR offsets into out_ids_, vertex_count + 1 entries
   std::vector<LinkId> out_ids_;
-  std::unique_ptr<PodGraph> graph_;
+  mutable std::once_flag graph_once_;
+  mutable std::unique_ptr<PodGraph> graph_;
 };
 
 }  // namespace podsim::topo
