@@ -131,7 +131,8 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
       text << print_result(result, oo.format);
     }
     if (oo.trace) {
-      write_step_trace(ctx, *oo.trace, {pod, run.mesh, run.program, *run.compute, run.step, names});
+      write_step_trace(ctx, *oo.trace,
+                       {pod, run.mesh, *run.program, *run.compute, run.step, names});
     }
   } else {
     if (table) {
@@ -246,10 +247,10 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
                    ? config::load_topology_file(vm["topology"].as<std::string>(), overrides)
                    : config::default_topology(overrides);
     known.pod = &*pod_spec;
-    workload = vm.count("workload") != 0
-                   ? config::load_workload_file(vm["workload"].as<std::string>(), *pod_spec,
-                                                overrides)
-                   : config::default_workload(*pod_spec, overrides);
+    workload =
+        vm.count("workload") != 0
+            ? config::load_workload_file(vm["workload"].as<std::string>(), *pod_spec, overrides)
+            : config::default_workload(*pod_spec, overrides);
     known.workload = &*workload;
     if (!options.op_table_file.empty()) {
       options.op_table = config::load_op_table_file(options.op_table_file);

@@ -50,9 +50,12 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   out.mutable_memory();
   out.mutable_spread();
   topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
-  workload::Program program;
+  std::shared_ptr<const workload::Program> program;
   try {
-    program = workload::lower(serving, engine::mesh_axes(mesh));
+    const workload::MeshAxes axes = engine::mesh_axes(mesh);
+    program = options.programs
+                  ? options.programs->lower(serving, axes)
+                  : std::make_shared<const workload::Program>(workload::lower(serving, axes));
   } catch (const workload::ShapeError& e) {
     ev.error =
         config::InputError(config::Diagnostic{workload.source_file, e.field(), 0, 0, e.what()});
@@ -62,7 +65,7 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   }
   auto run = std::make_unique<ServingRun>(
       ServingRun{std::move(mesh), std::move(program), make_compute(options, pod), {}, {}});
-  run->summary = engine::summarize_serving(run->step, run->program, pod.spec(), serving.scenario);
+  run->summary = engine::summarize_serving(run->step, *run->program, pod.spec(), serving.scenario);
   if (!run->summary.fits && !options.allow_oom) {
     report::fill_serving_memory(run->summary, out);
     ev.result.set_status(podsim::Result::oom);
@@ -75,8 +78,8 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   step_options.network = network;
   step_options.fold_replicas = options.fold;
   step_options.progress = options.progress;
-  run->step = engine::run_step(pod, run->mesh, run->program, *run->compute, step_options);
-  run->summary = engine::summarize_serving(run->step, run->program, pod.spec(), serving.scenario);
+  run->step = engine::run_step(pod, run->mesh, *run->program, *run->compute, step_options);
+  run->summary = engine::summarize_serving(run->step, *run->program, pod.spec(), serving.scenario);
   report::fill_serving_result(run->step, run->summary, out);
   if (options.link_stats) {
     report::fill_link_stats(report::make_link_report(pod, run->step.link_stats, run->step.chips,

@@ -33,6 +33,7 @@
 #include "topo/mesh.h"
 #include "topo/pod.h"
 #include "workload/program.h"
+#include "workload/program_cache.h"
 
 namespace podsim::study {
 
@@ -49,12 +50,15 @@ struct RunOptions {
   // Serving steps only: instructions done and total, from the simulating
   // thread (engine::StepOptions::progress). Optional.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Lowered programs shared by the calls given the same cache (a sweep's or
+  // a search's points); optional. Results are the same with or without it.
+  std::shared_ptr<workload::ProgramCache> programs;
 };
 
 // A serving step as the engine ran it, for traces and the terminal table.
 struct ServingRun {
   topo::DeviceMesh mesh;
-  workload::Program program;
+  std::shared_ptr<const workload::Program> program;  // never null
   std::unique_ptr<chip::ComputeModel> compute;
   engine::StepResult step;  // empty when the step was not simulated (oom)
   engine::ServingSummary summary;

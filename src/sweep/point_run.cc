@@ -51,7 +51,8 @@ config::WorkloadSource BaseInputs::workload(const std::optional<std::string>& fi
 }
 
 podsim::Result run_point(const Point& point, const PointOptions& options, BaseInputs& bases) {
-  const study::RunOptions opts = run_options(point, options);
+  study::RunOptions opts = run_options(point, options);
+  opts.programs = bases.programs();
   std::optional<config::PodSpec> pod_spec;
   try {
     config::Overrides overrides;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -14,6 +15,7 @@
 #include "config/workload_loader.h"
 #include "podsim/result.pb.h"
 #include "sweep/points.h"
+#include "workload/program_cache.h"
 
 namespace podsim::sweep {
 
@@ -21,6 +23,7 @@ struct PointOptions {
   bool allow_oom = false;  // simulate points that do not fit (flagged), as --allow-oom
 };
 
+// What a sweep's points share: their base inputs and the programs they lower.
 // The base inputs of a sweep's points (a file, or the embedded default when
 // the path is nullopt), each read and parsed the first time a point names
 // it and shared by the points after it: loading from it is loading the file
@@ -29,6 +32,9 @@ class BaseInputs {
  public:
   config::TopologySource topology(const std::optional<std::string>& file);
   config::WorkloadSource workload(const std::optional<std::string>& file);
+  // Serving steps lowered by earlier points (a hardware sweep lowers one
+  // step per mesh and workload, not one per point).
+  const std::shared_ptr<workload::ProgramCache>& programs() const { return programs_; }
 
  private:
   template <class Source>
@@ -37,6 +43,8 @@ class BaseInputs {
   std::mutex mutex_;
   std::map<std::optional<std::string>, config::TopologySource> topologies_;
   std::map<std::optional<std::string>, config::WorkloadSource> workloads_;
+  const std::shared_ptr<workload::ProgramCache> programs_ =
+      std::make_shared<workload::ProgramCache>();
 };
 
 podsim::Result run_point(const Point& point, const PointOptions& options, BaseInputs& bases);

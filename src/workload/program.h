@@ -97,6 +97,8 @@ struct MeshAxes {
   uint32_t size(std::string_view name) const;
   // Product of the sizes of the named axes.
   uint64_t product(const std::vector<std::string>& axes) const;
+
+  friend bool operator==(const MeshAxes&, const MeshAxes&) = default;
 };
 
 // A shape the sharding cannot split evenly (heads over the tensor axes,
