@@ -22,15 +22,12 @@ bool is_compute(const Instruction& ins) {
   return std::holds_alternative<chip::Op>(ins.body);
 }
 
-std::string collective_key(const config::CollectiveSpec& c) {
-  std::string k = std::to_string(static_cast<int>(c.kind)) + "/" + std::to_string(c.bytes) + "/" +
-                  std::to_string(static_cast<int>(c.algorithm)) + "/" + std::to_string(c.root) +
-                  "/" + std::to_string(c.shift) + "/" + (c.compute_reduction ? "r" : "") + "/";
-  for (const auto& a : c.axes) {
-    k += a;
-    k += ',';
-  }
-  return k;
+// Whether two collectives lower to the same plan (coll::lower reads these
+// fields; the dtype does not change the plan).
+bool same_plan(const config::CollectiveSpec& a, const config::CollectiveSpec& b) {
+  return a.kind == b.kind && a.bytes == b.bytes && a.algorithm == b.algorithm && a.root == b.root &&
+         a.shift == b.shift && a.compute_reduction == b.compute_reduction && a.axes == b.axes &&
+         a.pairs == b.pairs;
 }
 
 // Torus dimensions (and kSliceDim) that the named mesh axes span.
@@ -45,7 +42,10 @@ void add_axis_dims(const topo::DeviceMesh& mesh, const std::vector<std::string>&
 
 // Static facts about one stage's program, shared by all its chips.
 struct StageInfo {
-  std::vector<std::vector<uint32_t>> dependents;
+  // The instructions waiting on instruction k: dependents[dependents_begin[k]
+  // .. dependents_begin[k + 1]).
+  std::vector<uint32_t> dependents_begin;
+  std::vector<uint32_t> dependents;
   std::vector<uint32_t> base_deps;  // dependencies + an incoming stage transfer
   std::vector<uint32_t> compute_order;
   std::vector<chip::OpTiming> timing;  // per instruction (compute only)
@@ -189,34 +189,55 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     }
   }
 
+  // Inverts the dependencies of a stage's program (counting sort, so each
+  // instruction's dependents stay in program order).
+  static void index_dependents(const std::vector<Instruction>& prog, StageInfo& info) {
+    info.dependents_begin.assign(prog.size() + 1, 0);
+    for (const Instruction& ins : prog) {
+      for (const uint32_t d : ins.deps) {
+        ++info.dependents_begin[d + 1];
+      }
+    }
+    for (size_t k = 1; k < info.dependents_begin.size(); ++k) {
+      info.dependents_begin[k] += info.dependents_begin[k - 1];
+    }
+    info.dependents.resize(info.dependents_begin.back());
+    std::vector<uint32_t> next(info.dependents_begin.begin(), info.dependents_begin.end() - 1);
+    for (uint32_t k = 0; k < prog.size(); ++k) {
+      for (const uint32_t d : prog[k].deps) {
+        info.dependents[next[d]++] = k;
+      }
+    }
+  }
+
   void prepare_stages(const chip::ComputeModel& compute) {
     stages_.resize(program_.stages.size());
-    std::map<std::string, int32_t> plan_of;
+    std::vector<const config::CollectiveSpec*> planned;  // the collective of each plan
     for (size_t s = 0; s < program_.stages.size(); ++s) {
       const auto& prog = program_.stages[s].instructions;
       StageInfo& info = stages_[s];
-      info.dependents.resize(prog.size());
+      index_dependents(prog, info);
       info.base_deps.assign(prog.size(), 0);
       info.timing.resize(prog.size());
       info.plan.assign(prog.size(), -1);
       info.recv_into.assign(prog.size(), -1);
       for (uint32_t k = 0; k < prog.size(); ++k) {
         const Instruction& ins = prog[k];
-        for (const uint32_t d : ins.deps) {
-          info.dependents[d].push_back(k);
-        }
         info.base_deps[k] = static_cast<uint32_t>(ins.deps.size()) + (ins.recv_from >= 0 ? 1 : 0);
         if (const auto* op = std::get_if<chip::Op>(&ins.body)) {
           info.compute_order.push_back(k);
           info.timing[k] = compute.time(*op);  // the same on every chip of the stage
         } else if (const auto* c = std::get_if<config::CollectiveSpec>(&ins.body)) {
-          const std::string key = collective_key(*c);
-          auto it = plan_of.find(key);
-          if (it == plan_of.end()) {
-            it = plan_of.emplace(key, static_cast<int32_t>(plans_.size())).first;
+          // A step repeats a few distinct collectives many times.
+          const auto plan =
+              static_cast<size_t>(std::find_if(planned.begin(), planned.end(),
+                                               [c](const auto* p) { return same_plan(*p, *c); }) -
+                                  planned.begin());
+          if (plan == planned.size()) {
+            planned.push_back(c);
             plans_.push_back(coll::lower(pod_, mesh_, *c, network_options_));
           }
-          info.plan[k] = it->second;
+          info.plan[k] = static_cast<int32_t>(plan);
         }
       }
     }
@@ -373,7 +394,9 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     if (is_compute(program_.stages[s.stage].instructions[k])) {
       s.busy = false;
     }
-    for (const uint32_t j : stages_[s.stage].dependents[k]) {
+    const StageInfo& info = stages_[s.stage];
+    for (uint32_t e = info.dependents_begin[k]; e < info.dependents_begin[k + 1]; ++e) {
+      const uint32_t j = info.dependents[e];
       satisfy(i, j);
     }
     try_compute(i);
