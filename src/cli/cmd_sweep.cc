@@ -9,7 +9,6 @@
 #include "cli/set_option.h"
 #include "config/sweep_loader.h"
 #include "report/output_file.h"
-#include "report/result_print.h"
 #include "sweep/point_run.h"
 #include "sweep/points.h"
 #include "sweep/row_writer.h"
@@ -28,8 +27,8 @@ struct Tally {
   std::string first_invalid;  // its reason, for the message when every point is invalid
 };
 
-void count(const podsim::Result& r, Tally& t) {
-  switch (r.status()) {
+void count(const sweep::RenderedPoint& r, Tally& t) {
+  switch (r.status) {
     case podsim::Result::ok:
       ++t.ok;
       break;
@@ -38,7 +37,7 @@ void count(const podsim::Result& r, Tally& t) {
       break;
     default:
       if (t.invalid++ == 0)
-        t.first_invalid = r.reason();
+        t.first_invalid = r.reason;
       break;
   }
 }
@@ -116,15 +115,15 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   sweep::RowWriter rows(*format);
   Tally tally;
   sweep::BaseInputs bases;
-  auto work = [&spec, &point_options, &bases](uint64_t i) {
-    // Deterministic bytes: a rank hands rank 0 exactly what it would compute.
-    return report::result_to_binpb(
-        sweep::run_point(sweep::point_at(spec, i), point_options, bases));
+  const sweep::RowFormat row_format = *format;
+  auto work = [&spec, &point_options, &bases, row_format](uint64_t i) {
+    // Rendered where it ran; deterministic text, so a rank hands rank 0
+    // exactly what rank 0 would have written.
+    return sweep::encode(sweep::render(
+        row_format, sweep::run_point(sweep::point_at(spec, i), point_options, bases)));
   };
   auto sink = [&](uint64_t i, const std::string& bytes) {
-    podsim::Result r;
-    if (!r.ParseFromString(bytes))
-      throw std::runtime_error("sweep point " + std::to_string(i) + ": result did not parse");
+    const sweep::RenderedPoint r = sweep::decode(bytes);
     count(r, tally);
     const std::string text = rows.rows(r);
     if (file) {
