@@ -56,11 +56,25 @@ void walk(const Descriptor* d, std::string_view kind, Path& prefix, std::vector<
   }
 }
 
-Layout layout_of(std::string_view kind) {
+Layout walk_layout(std::string_view kind) {
   Layout layout;
   Path prefix;
   walk(podsim::Result::descriptor(), kind, prefix, layout.leaves, &layout);
   return layout;
+}
+
+// The layout of a kind. Those of the two kinds csv_kind() gives are walked
+// once (a sweep renders thousands of rows; the walk reads every field's
+// options) and kept, immutable, for the life of the process.
+const Layout& layout_of(std::string_view kind, Layout& scratch) {
+  static const Layout serving = walk_layout("serving");
+  static const Layout op_list = walk_layout("op_list");
+  if (kind == "serving")
+    return serving;
+  if (kind == "op_list")
+    return op_list;
+  scratch = walk_layout(kind);
+  return scratch;
 }
 
 std::string name_of(const Path& prefix, const Path& path) {
@@ -162,7 +176,8 @@ std::string_view csv_kind(const podsim::Result& r) {
 }
 
 std::vector<std::string> csv_columns(std::string_view kind) {
-  const Layout layout = layout_of(kind);
+  Layout scratch;
+  const Layout& layout = layout_of(kind, scratch);
   std::vector<std::string> names;
   for (const Path& p : layout.leaves) {
     names.push_back(name_of({}, p));
@@ -174,7 +189,8 @@ std::vector<std::string> csv_columns(std::string_view kind) {
 }
 
 std::vector<std::vector<std::string>> csv_rows(const podsim::Result& r) {
-  const Layout layout = layout_of(csv_kind(r));
+  Layout scratch;
+  const Layout& layout = layout_of(csv_kind(r), scratch);
   std::vector<std::string> common;
   for (const Path& p : layout.leaves) {
     common.push_back(cell(r, p));

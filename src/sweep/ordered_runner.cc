@@ -50,6 +50,7 @@ void OrderedRunner::worker() {
     } catch (...) {
       error = std::current_exception();
     }
+    bool awaited = false;  // next() waits for this one
     {
       const std::lock_guard<std::mutex> lock(mu_);
       if (error) {
@@ -57,8 +58,12 @@ void OrderedRunner::worker() {
       } else {
         done_.emplace(k, std::move(result));
       }
+      awaited = k == consumed_;
     }
-    ready_.notify_all();
+    // next() waits only for the result at consumed_: waking it for a later
+    // one would only put it back to sleep.
+    if (awaited)
+      ready_.notify_one();
   }
 }
 

@@ -47,6 +47,7 @@ class OrderedRunner {
   OrderedRunner& operator=(const OrderedRunner&) = delete;
 
   // The next result of the share, in index order; blocks until it is done.
+  // Called from one thread (the writer).
   // Rethrows what `work` threw for it. Precondition: fewer than
   // share.size() calls so far.
   std::string next();
