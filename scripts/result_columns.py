@@ -13,7 +13,7 @@ import argparse
 import sys
 
 M = {
- 'schema_version':'3 for this schema (2: op-list CSV with `schedule`; 1: first)',
+ 'schema_version':'4 for this schema (3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
  'podsim_version':'the podsim that wrote the result (not compared)',
  'status':'`ok`, `oom` (does not fit in HBM, not simulated) or `invalid` (inputs could not be loaded or lowered)',
  'reason':'why, for `oom` and `invalid` (the diagnostics, one per line); empty for `ok`',
@@ -38,7 +38,7 @@ M = {
  'run.network':'network model: `analytical`, `flow` or `packet`','run.packet_bytes':'`--packet-bytes` (packet model)','run.switching':'`--switching` (packet model)',
  'run.compute':'compute model: `roofline`, `systolic` or `table`','run.op_table':'`--op-table` file, if any','run.fold':'replicas folded (not `--no-fold`)','run.allow_oom':'`--allow-oom` given',
  'model.name':'model name','model.layers':'layers','model.d_model':'hidden size','model.heads':'attention heads','model.kv_heads':'KV heads','model.head_dim':'head dimension',
- 'model.ffn_dim':'dense FFN width','model.gated_ffn':'gated (SwiGLU) FFN','model.vocab':'vocabulary','model.tied_embeddings':'embedding and LM head shared',
+ 'model.ffn_dim':'dense FFN width','model.gated_ffn':'gated (SwiGLU) FFN','model.vocab':'vocabulary','model.tied_embeddings':'embedding and LM head shared','model.parallel_block':'parallel attention+FFN block',
  'moe.experts':'MoE: routed experts (0: dense)','moe.experts_per_token':'MoE: top-k','moe.shared_experts':'MoE: always-on experts','moe.expert_ffn_dim':'MoE: expert FFN width',
  'moe.first_dense_layers':'MoE: leading dense layers','moe.moe_layer_interval':'MoE: every n-th layer after them is MoE',
  'model.weight_dtype':'weight dtype','model.activation_dtype':'activation dtype','model.kv_dtype':'KV cache dtype',

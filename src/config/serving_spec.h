@@ -39,6 +39,10 @@ struct ModelSpec {
   bool gated_ffn = true;  // SwiGLU-style: three matrices instead of two
   uint64_t vocab = 0;
   bool tied_embeddings = false;
+  // Attention and FFN side by side on the same normed input, outputs summed
+  // (GPT-J, PaLM): one fused input and one fused output projection, one
+  // tensor-parallel reduction per layer. Dense models only.
+  bool parallel_block = false;
   std::optional<MoeSpec> moe;
   DType weight_dtype = DType::kBf16;
   DType activation_dtype = DType::kBf16;

@@ -128,6 +128,7 @@ void fill_serving_inputs(const config::ServingSpec& serving, podsim::ServingInpu
   model.set_gated_ffn(m.gated_ffn);
   model.set_vocab(m.vocab);
   model.set_tied_embeddings(m.tied_embeddings);
+  model.set_parallel_block(m.parallel_block);
   podsim::MoeInputs& moe = *model.mutable_moe();
   if (m.moe) {
     moe.set_experts(m.moe->experts);

@@ -40,16 +40,24 @@ void LayerEmitter::attention(Stream& s, uint32_t layer) {
   layer_ = static_cast<int32_t>(layer);
   b_.set_context(layer_, s.micro_batch);
   const ShardPlan& p = plan_;
+  Ref x = projection_input(s, "attn");
+  x = matmul("attn.qkv", OpClass::kAttentionProjection, 1, p.rows, p.proj_in, p.qkv_cols(), x,
+             p.qkv_weights());
+  x = attention_middle(x);
+  x = matmul("attn.out", OpClass::kAttentionProjection, 1, p.rows, p.proj_heads * p.model.head_dim,
+             p.proj_in, x, p.attn_out_weights());
+  Layout layout = Layout::kFull;
+  x = reduce_output(x, "attn", layout);
+  residual_add(s, "attn.residual", x, layout);
+}
+
+Ref LayerEmitter::attention_middle(Ref qkv_out) {
+  const ShardPlan& p = plan_;
   const config::ModelSpec& m = p.model;
   const uint64_t hd = m.head_dim;
   const bool two_d = p.scheme == TensorScheme::k2D;
-  const uint64_t qkv_cols = (p.proj_heads + 2 * p.proj_kv_heads) * hd;
-  const uint64_t qkv_weights = m.d_model * (uint64_t{m.heads} + 2ull * m.kv_heads) * hd;
-  const uint64_t out_weights = uint64_t{m.heads} * hd * m.d_model;
-
-  Ref x = projection_input(s, "attn");
-  x = matmul("attn.qkv", OpClass::kAttentionProjection, 1, p.rows, p.proj_in, qkv_cols, x,
-             qkv_weights);
+  const uint64_t qkv_cols = p.qkv_cols();
+  Ref x = qkv_out;
   // 2D: the QKV outputs are partial sums over X; reduce-scatter them by
   // sequence, so each chip attends for rows / X tokens.
   if (two_d)
@@ -67,11 +75,7 @@ void LayerEmitter::attention(Stream& s, uint32_t layer) {
   if (two_d)
     x = act_collective("attn.out.gather_x", CollectiveKind::kAllGather, p.rows * p.proj_heads * hd,
                        p.x, x);
-  x = matmul("attn.out", OpClass::kAttentionProjection, 1, p.rows, p.proj_heads * hd, p.proj_in, x,
-             out_weights);
-  Layout layout = Layout::kFull;
-  x = reduce_output(x, "attn", layout);
-  residual_add(s, "attn.residual", x, layout);
+  return x;
 }
 
 }  // namespace podsim::workload::internal

@@ -28,23 +28,30 @@ void LayerEmitter::dense_ffn(Stream& s) {
   const uint64_t g = p.model.gated_ffn ? 2 : 1;
   const uint64_t d = p.model.d_model;
   const uint64_t f = p.model.ffn_dim;
-  const bool two_d = p.scheme == TensorScheme::k2D;
   Ref x = projection_input(s, "ffn");
   x = matmul("ffn.up_gate", OpClass::kFfn, 1, p.rows, p.proj_in, g * p.ffn_cols, x, g * d * f);
+  x = ffn_middle(x);
+  x = matmul("ffn.down", OpClass::kFfn, 1, p.rows, p.ffn_cols, p.proj_in, x, f * d);
+  Layout layout = Layout::kFull;
+  x = reduce_output(x, "ffn", layout);
+  residual_add(s, "ffn.residual", x, layout);
+}
+
+Ref LayerEmitter::ffn_middle(Ref up_out) {
+  const ShardPlan& p = plan_;
+  const uint64_t g = p.model.gated_ffn ? 2 : 1;
+  Ref x = up_out;
   uint64_t act_cols = p.ffn_cols;
-  if (two_d) {
+  if (p.scheme == TensorScheme::k2D) {
     x = act_collective("ffn.up.scatter_x", CollectiveKind::kReduceScatter, p.rows * g * p.ffn_cols,
                        p.x, x);
     act_cols = p.ffn_cols / p.x.chips;
   }
   x = activation("ffn.act", OpClass::kFfn, p.rows, act_cols, x);
-  if (two_d)
+  if (p.scheme == TensorScheme::k2D)
     x = act_collective("ffn.down.gather_x", CollectiveKind::kAllGather, p.rows * p.ffn_cols, p.x,
                        x);
-  x = matmul("ffn.down", OpClass::kFfn, 1, p.rows, p.ffn_cols, p.proj_in, x, f * d);
-  Layout layout = Layout::kFull;
-  x = reduce_output(x, "ffn", layout);
-  residual_add(s, "ffn.residual", x, layout);
+  return x;
 }
 
 // Shared experts: a dense FFN of S x expert_ffn_dim columns, split over T_e,

@@ -85,7 +85,8 @@ Ref LayerEmitter::gather_weights(const std::string& slot, uint64_t full_weight_e
 }
 
 Ref LayerEmitter::matmul(std::string_view slot, OpClass op_class, uint64_t batch, uint64_t m,
-                         uint64_t k, uint64_t n, Ref input, uint64_t full_weight_elements) {
+                         uint64_t k, uint64_t n, Ref input, uint64_t full_weight_elements,
+                         Ref input2) {
   const Ref w = gather_weights(std::string(slot), full_weight_elements);
   chip::Matmul mm;
   mm.batch = batch;
@@ -94,7 +95,7 @@ Ref LayerEmitter::matmul(std::string_view slot, OpClass op_class, uint64_t batch
   mm.n = n;
   mm.act = plan_.model.activation_dtype;
   mm.weight = plan_.model.weight_dtype;
-  const Ref r = b_.compute(slot, op_class, mm, {input, w});
+  const Ref r = b_.compute(slot, op_class, mm, {input, input2, w});
   if (w != kNoRef)
     slots_[std::string(slot)].last_use = r;
   return r;

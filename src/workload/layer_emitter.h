@@ -48,6 +48,9 @@ class LayerEmitter {
   void attention(Stream& s, uint32_t layer);
   // The dense FFN, or the MoE block on MoE layers.
   void ffn(Stream& s, uint32_t layer);
+  // A whole layer: attention then FFN, or the two side by side in a
+  // parallel block (model.parallel_block).
+  void layer(Stream& s, uint32_t layer);
   void lm_head(Stream& s);
   // Emits the stream's pending residual add, if any. Blocks do it first;
   // it changes the builder's context, so call it before setting one.
@@ -72,7 +75,7 @@ class LayerEmitter {
   // of `full_weight_elements` comes first (0: replicated weights, never
   // gathered).
   Ref matmul(std::string_view slot, OpClass op_class, uint64_t batch, uint64_t m, uint64_t k,
-             uint64_t n, Ref input, uint64_t full_weight_elements);
+             uint64_t n, Ref input, uint64_t full_weight_elements, Ref input2 = kNoRef);
   Ref gather_weights(const std::string& slot, uint64_t full_weight_elements);
   Ref activation(std::string_view name, OpClass op_class, uint64_t rows, uint64_t cols, Ref input);
   Ref norm(const Stream& s, std::string_view name);
@@ -85,8 +88,15 @@ class LayerEmitter {
   // Arms the residual add of a block's output (see PendingAdd).
   void residual_add(Stream& s, std::string_view name, Ref block_output, Layout output_layout);
 
-  // Blocks (attention_emitter.cc, ffn_emitter.cc).
+  // Blocks (attention_emitter.cc, ffn_emitter.cc, parallel_block_emitter.cc).
   Ref attention_core(Ref qkv);
+  // The attention between the QKV projection's output and the output
+  // projection's input (2D scatter, KV-by-batch all-to-alls, the core).
+  Ref attention_middle(Ref qkv_out);
+  // The FFN between the up projection's output and the down projection's
+  // input (2D scatter and gather, the activation).
+  Ref ffn_middle(Ref up_out);
+  void parallel_block(Stream& s);
   void dense_ffn(Stream& s);
   void moe(Stream& s);
   Ref shared_experts(Ref input);

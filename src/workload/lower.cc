@@ -42,8 +42,7 @@ void run_micro_batch_major(LayerEmitter& em, ProgramBuilder& b, const StageExten
     if (stage.first)
       em.embedding(s);
     for (uint32_t l = stage.first_layer; l < stage.first_layer + stage.layers; ++l) {
-      em.attention(s, l);
-      em.ffn(s, l);
+      em.layer(s, l);
     }
     if (stage.last) {
       em.lm_head(s);
@@ -57,10 +56,16 @@ void run_micro_batch_major(LayerEmitter& em, ProgramBuilder& b, const StageExten
   }
 }
 
-void run_block_major(LayerEmitter& em, const StageExtent& stage, std::vector<Stream>& streams) {
+void run_block_major(LayerEmitter& em, const StageExtent& stage, std::vector<Stream>& streams,
+                     bool parallel_block) {
   for (Stream& s : streams)
     em.embedding(s);
   for (uint32_t l = stage.first_layer; l < stage.first_layer + stage.layers; ++l) {
+    if (parallel_block) {  // one block per layer
+      for (Stream& s : streams)
+        em.layer(s, l);
+      continue;
+    }
     for (Stream& s : streams)
       em.attention(s, l);
     for (Stream& s : streams)
@@ -89,7 +94,7 @@ StageResult lower_stage(const ShardPlan& plan, uint32_t stage_index, const Stage
   if (stages > 1)
     run_micro_batch_major(em, b, stage, streams, out);
   else
-    run_block_major(em, stage, streams);
+    run_block_major(em, stage, streams, plan.model.parallel_block);
   for (const Stream& s : streams)
     out.layouts.push_back(s.layout);
 

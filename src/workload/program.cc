@@ -25,6 +25,8 @@ const char* to_string(OpClass c) {
       return "lm_head";
     case OpClass::kElementwise:
       return "elementwise";
+    case OpClass::kFusedProjection:
+      return "fused_projection";
     case OpClass::kCollective:
       return "collective";
     case OpClass::kStageTransfer:

@@ -38,6 +38,9 @@ enum class OpClass : uint8_t {
   kExpertFfn,  // routed and shared experts
   kLmHead,
   kElementwise,  // residual adds and other vector work
+  // A parallel block's fused projections: Q/K/V with the FFN's up (and
+  // gate), and the attention output with the FFN's down.
+  kFusedProjection,
   kCollective,
   kStageTransfer,
 };

@@ -12,6 +12,7 @@
 #include "cli/context.h"
 #include "cli/exit_codes.h"
 #include "cli_runner.h"
+#include "report/result_inputs.h"
 
 namespace podsim::cli {
 namespace {
@@ -193,7 +194,7 @@ TEST_F(CompareCommand, DifferentSchemaVersionsAreRefusedNamingBoth) {
   const std::string new_file = write("new.csv", current.out);
   const Result r = run({"compare", old_file, new_file});
   EXPECT_EQ(r.code, kExitBadInput);
-  EXPECT_THAT(r.err, HasSubstr("schema_version 3"));
+  EXPECT_THAT(r.err, HasSubstr("schema_version " + std::to_string(report::kResultSchemaVersion)));
   EXPECT_THAT(r.err, HasSubstr("schema_version 2"));
   EXPECT_THAT(r.err, HasSubstr(old_file));
 }

@@ -124,6 +124,17 @@ TEST(ServingModelRulesTest, ExpertsPerTokenWithinTheExperts) {
               ElementsAre(IsDiagnostic("model.moe.experts_per_token", "must be >= 1")));
 }
 
+TEST(ServingModelRulesTest, ParallelBlockIsForDenseModels) {
+  auto dense = valid_serving_workload();
+  model(dense).set_parallel_block(true);
+  EXPECT_TRUE(load_workload(dense).serving->model.parallel_block);
+  auto w = valid_moe_workload();
+  model(w).set_parallel_block(true);
+  EXPECT_THAT(workload_errors(w),
+              ElementsAre(IsDiagnostic("model.parallel_block",
+                                       "a parallel attention+FFN block is for dense models")));
+}
+
 TEST(ServingModelRulesTest, FirstDenseLayersLeaveAMoeLayer) {
   auto w = valid_moe_workload();
   model(w).set_ffn_dim(4096);

@@ -75,6 +75,10 @@ void validate_model(const Model& model, const FieldPath& path, IssueList& issues
   in_range(path("vocab"), model.vocab(), kMaxWidth, issues);
   if (model.has_moe())
     validate_moe(model.moe(), model.layers(), path("moe"), issues);
+  if (model.parallel_block() && model.has_moe())
+    issues.add(path("parallel_block"),
+               "a parallel attention+FFN block is for dense models; this model has moe (drop "
+               "parallel_block, or moe)");
   known_value(*DType_descriptor(), model.weight_dtype(), path("weight_dtype"), issues);
   known_value(*DType_descriptor(), model.activation_dtype(), path("activation_dtype"), issues);
   known_value(*DType_descriptor(), model.kv_dtype(), path("kv_dtype"), issues);

@@ -31,6 +31,7 @@ ModelSpec to_model_spec(const Model& m) {
   spec.gated_ffn = m.gated_ffn();
   spec.vocab = m.vocab();
   spec.tied_embeddings = m.tied_embeddings();
+  spec.parallel_block = m.parallel_block();
   if (m.has_moe())
     spec.moe = to_moe_spec(m.moe());
   spec.weight_dtype = to_dtype(m.weight_dtype());

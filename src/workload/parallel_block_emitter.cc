@@ -1,0 +1,48 @@
+// A parallel attention+FFN block (GPT-J; PaLM, Chowdhery et al. 2022, section
+// 2: y = x + Attention(LN(x)) + MLP(LN(x))) for one micro-batch. Per chip:
+//   norm           one, shared by both branches
+//   fused input    rows x proj_in x (qkv_cols + g ffn_cols): Q/K/V and the
+//                  FFN's up (and gate) as one matmul, as PaLM fuses them
+//   attention      as in the serial block, on the Q/K/V columns
+//   FFN middle     activation (2D: scattered and gathered over X first)
+//   fused output   rows x (proj_heads hd + ffn_cols) x proj_in: the attention
+//                  output and the FFN down projection as one matmul, whose
+//                  contraction over both sums the two branches
+//   one reduction  of the summed output, as the serial block does per branch
+// so tensor parallelism reduces once per layer instead of twice; FLOPs and
+// weights are those of the serial block.
+#include "workload/layer_emitter.h"
+
+namespace podsim::workload::internal {
+
+void LayerEmitter::layer(Stream& s, uint32_t layer) {
+  if (!plan_.model.parallel_block) {
+    attention(s, layer);
+    ffn(s, layer);
+    return;
+  }
+  settle(s);
+  layer_ = static_cast<int32_t>(layer);
+  b_.set_context(layer_, s.micro_batch);
+  parallel_block(s);
+}
+
+void LayerEmitter::parallel_block(Stream& s) {
+  const ShardPlan& p = plan_;
+  const uint64_t g = p.model.gated_ffn ? 2 : 1;
+  const uint64_t d = p.model.d_model;
+  const uint64_t f = p.model.ffn_dim;
+  const Ref x = projection_input(s, "block");
+  const Ref in = matmul("block.in", OpClass::kFusedProjection, 1, p.rows, p.proj_in,
+                        p.qkv_cols() + g * p.ffn_cols, x, p.qkv_weights() + g * d * f);
+  const Ref att = attention_middle(in);
+  const Ref mlp = ffn_middle(in);
+  Ref out = matmul("block.out", OpClass::kFusedProjection, 1, p.rows,
+                   p.proj_heads * p.model.head_dim + p.ffn_cols, p.proj_in, att,
+                   p.attn_out_weights() + f * d, mlp);
+  Layout layout = Layout::kFull;
+  out = reduce_output(out, "block", layout);
+  residual_add(s, "block.residual", out, layout);
+}
+
+}  // namespace podsim::workload::internal
