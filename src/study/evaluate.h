@@ -50,8 +50,8 @@ struct RunOptions {
   // Serving steps only: instructions done and total, from the simulating
   // thread (engine::StepOptions::progress). Optional.
   std::function<void(uint64_t done, uint64_t total)> progress;
-  // Lowered programs shared by the calls given the same cache (a sweep's or
-  // a search's points); optional. Results are the same with or without it.
+  // Lowered programs shared by the calls given the same cache (a sweep's
+  // points); optional. Results are the same with or without it.
   std::shared_ptr<workload::ProgramCache> programs;
 };
 

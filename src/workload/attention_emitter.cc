@@ -36,9 +36,7 @@ Ref LayerEmitter::attention_core(Ref qkv) {
 }
 
 void LayerEmitter::attention(Stream& s, uint32_t layer) {
-  settle(s);
-  layer_ = static_cast<int32_t>(layer);
-  b_.set_context(layer_, s.micro_batch);
+  enter(s, layer);
   const ShardPlan& p = plan_;
   Ref x = projection_input(s, "attn");
   x = matmul("attn.qkv", OpClass::kAttentionProjection, 1, p.rows, p.proj_in, p.qkv_cols(), x,

@@ -10,9 +10,7 @@ namespace podsim::workload::internal {
 using config::CollectiveKind;
 
 void LayerEmitter::ffn(Stream& s, uint32_t layer) {
-  settle(s);
-  layer_ = static_cast<int32_t>(layer);
-  b_.set_context(layer_, s.micro_batch);
+  enter(s, layer);
   if (plan_.model.is_moe_layer(layer))
     moe(s);
   else

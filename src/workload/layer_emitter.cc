@@ -190,6 +190,12 @@ Ref LayerEmitter::reduce_output(Ref input, std::string_view prefix, Layout& layo
   return input;
 }
 
+void LayerEmitter::enter(Stream& s, uint32_t layer) {
+  settle(s);
+  layer_ = static_cast<int32_t>(layer);
+  b_.set_context(layer_, s.micro_batch);
+}
+
 void LayerEmitter::residual_add(Stream& s, std::string_view name, Ref block_output,
                                 Layout output_layout) {
   assert(!s.pending.armed);  // every block settles its stream first

@@ -85,6 +85,9 @@ class LayerEmitter {
   Ref full_rows(const Stream& s, Ref input, uint64_t rows, std::string_view name);
   // The row-parallel output's reduction; sets `layout` to what it leaves.
   Ref reduce_output(Ref input, std::string_view prefix, Layout& layout);
+  // What every block of `layer` does first: settles the stream's pending add
+  // and sets the builder's context to the layer and micro-batch.
+  void enter(Stream& s, uint32_t layer);
   // Arms the residual add of a block's output (see PendingAdd).
   void residual_add(Stream& s, std::string_view name, Ref block_output, Layout output_layout);
 

@@ -21,9 +21,7 @@ void LayerEmitter::layer(Stream& s, uint32_t layer) {
     ffn(s, layer);
     return;
   }
-  settle(s);
-  layer_ = static_cast<int32_t>(layer);
-  b_.set_context(layer_, s.micro_batch);
+  enter(s, layer);
   parallel_block(s);
 }
 

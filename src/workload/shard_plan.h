@@ -81,15 +81,13 @@ struct ShardPlan {
   uint32_t ffn_matrices() const { return model.gated_ffn ? 3 : 2; }
   // Per-chip columns of the QKV projection: (proj_heads + 2 proj_kv_heads) hd.
   uint64_t qkv_cols() const { return (proj_heads + 2 * proj_kv_heads) * model.head_dim; }
-  // Whole-model weight elements of one layer's QKV and output projections,
-  // and of its dense FFN.
+  // Whole-model weight elements of one layer's QKV and output projections.
   uint64_t qkv_weights() const {
     return model.d_model * (uint64_t{model.heads} + 2ull * model.kv_heads) * model.head_dim;
   }
   uint64_t attn_out_weights() const {
     return uint64_t{model.heads} * model.head_dim * model.d_model;
   }
-  uint64_t ffn_weights() const { return uint64_t{ffn_matrices()} * model.d_model * model.ffn_dim; }
   // Bytes of `elements` activations / weights.
   uint64_t act_bytes(uint64_t elements) const;
   uint64_t weight_bytes(uint64_t elements) const;
