@@ -13,7 +13,7 @@ import argparse
 import sys
 
 M = {
- 'schema_version':'4 for this schema (3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
+ 'schema_version':'5 for this schema (4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
  'podsim_version':'the podsim that wrote the result (not compared)',
  'status':'`ok`, `oom` (does not fit in HBM, not simulated) or `invalid` (inputs could not be loaded or lowered)',
  'reason':'why, for `oom` and `invalid` (the diagnostics, one per line); empty for `ok`',
@@ -27,7 +27,7 @@ M = {
  'topology.failed_links':'failed links in the topology file',
  'chip.name':'chip name','chip.ici_ports':'ICI ports per chip','chip.hbm_bytes':'HBM capacity per chip','chip.hbm_bandwidth_gbps':'HBM bandwidth per chip',
  'chip.peak_bf16_flops':'bf16 peak, FLOP/s','chip.peak_int8_ops':'int8 peak, op/s','chip.peak_fp8_flops':'fp8 peak, FLOP/s (0: none)',
- 'chip.mxu_count':'matrix units per chip','chip.mxu_rows':'matrix unit rows','chip.mxu_columns':'matrix unit columns','chip.mxu_clock_hz':'matrix unit clock','chip.vmem_bytes':'vector memory per chip',
+ 'chip.mxu_count':'matrix units per chip','chip.mxu_rows':'matrix unit rows','chip.mxu_columns':'matrix unit columns','chip.mxu_clock_hz':'matrix unit clock','chip.vmem_bytes':'vector memory per chip','chip.mxu_weight_load_bytes_per_cycle':'weights one matrix unit loads per cycle',
  'calibration.ici_link_efficiency':'calibration: fraction of ICI bandwidth achieved','calibration.dcn_efficiency':'calibration: fraction of DCN bandwidth achieved',
  'calibration.collective_overhead_ns':'calibration: fixed cost per collective','calibration.mxu_efficiency':'calibration: fraction of matrix-unit peak achieved',
  'calibration.hbm_efficiency':'calibration: fraction of HBM bandwidth achieved','calibration.op_overhead_ns':'calibration: fixed cost per compute op','calibration.source':'calibration: where the values come from',

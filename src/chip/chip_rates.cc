@@ -22,7 +22,8 @@ ChipRates::ChipRates(const config::ChipSpec& chip, const Efficiency& efficiency)
       mxu_count_(chip.mxu_count),
       mxu_rows_(chip.mxu_rows),
       mxu_columns_(chip.mxu_columns),
-      clock_hz_(chip.mxu_clock_hz) {
+      clock_hz_(chip.mxu_clock_hz),
+      weight_load_bytes_per_cycle_(config::weight_load_bytes_per_cycle(chip)) {
   check_factor("mxu", efficiency.mxu);
   check_factor("hbm", efficiency.hbm);
   check_factor("vector", efficiency.vector);
@@ -35,6 +36,8 @@ ChipRates::ChipRates(const config::ChipSpec& chip, const Efficiency& efficiency)
   if (chip.mxu_count == 0 || chip.mxu_rows == 0 || chip.mxu_columns == 0 ||
       !(chip.mxu_clock_hz > 0))
     throw std::invalid_argument("chip " + chip.name + " has no matrix units");
+  if (!(weight_load_bytes_per_cycle_ > 0))
+    throw std::invalid_argument("chip " + chip.name + " has no weight-load rate");
 
   peak_[static_cast<size_t>(Rate::kBf16)] = chip.peak_bf16_flops;
   peak_[static_cast<size_t>(Rate::kInt8)] = std::max(chip.peak_int8_ops, 0.0);

@@ -25,7 +25,8 @@ inline constexpr double kVectorPeakDivisor = 16;
 class ChipRates {
  public:
   // Throws std::invalid_argument on a bad efficiency or overhead, or a chip
-  // without a bf16 peak, HBM bandwidth or matrix units.
+  // without a bf16 peak, HBM bandwidth or matrix units, or with a negative
+  // weight-load rate.
   ChipRates(const config::ChipSpec& chip, const Efficiency& efficiency);
 
   // The rate an op of `rate` actually runs at: kBf16 when the chip has no
@@ -42,6 +43,15 @@ class ChipRates {
   sim::Bandwidth hbm() const { return hbm_; }                        // efficiency applied
   const Efficiency& efficiency() const { return efficiency_; }
 
+  // Cycles one matrix unit takes to load a rows x columns tile of stationary
+  // operand at `rate` (bf16 2 bytes per element, int8 and fp8 1; int4
+  // weights are widened to int8 before they enter): the tile's bytes over
+  // config::weight_load_bytes_per_cycle(chip). Not rounded.
+  double tile_load_cycles(Rate rate) const {
+    const double bytes = effective(rate) == Rate::kBf16 ? 2.0 : 1.0;
+    return static_cast<double>(mxu_rows_) * mxu_columns_ * bytes / weight_load_bytes_per_cycle_;
+  }
+
   uint32_t mxu_count() const { return mxu_count_; }
   uint32_t mxu_rows() const { return mxu_rows_; }
   uint32_t mxu_columns() const { return mxu_columns_; }
@@ -56,6 +66,7 @@ class ChipRates {
   uint32_t mxu_rows_ = 0;
   uint32_t mxu_columns_ = 0;
   double clock_hz_ = 0;
+  double weight_load_bytes_per_cycle_ = 0;
 };
 
 // ceil(seconds) in picoseconds. Throws sim::TimeOverflow past ~106 days.

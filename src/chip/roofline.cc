@@ -18,7 +18,9 @@ RooflineModel::RooflineModel(const config::ChipSpec& chip, const Efficiency& eff
 
 double RooflineModel::padding(const MxuPass& pass) const {
   const double m = static_cast<double>(pass.m);
-  const double reuse_rows = static_cast<double>(rates_.mxu_rows()) * rates_.speedup(pass.rate);
+  // Streaming m rows takes m / speedup cycles and must cover loading the
+  // next weight tile, or the units wait on the load.
+  const double reuse_rows = rates_.tile_load_cycles(pass.rate) * rates_.speedup(pass.rate);
   return fill(pass.k, rates_.mxu_rows()) * fill(pass.n, rates_.mxu_columns()) *
          (m / std::max(m, reuse_rows));
 }

@@ -10,12 +10,14 @@
 //
 // Padding is what a weight-stationary array (rows R x columns C) wastes on a
 // pass of shape (m, k, n), and matches the systolic model's steady state:
-//   padding = k / ceil_to(k, R) x n / ceil_to(n, C) x m / max(m, R x s)
-// k and n are padded to whole tiles; each weight tile takes R cycles to
-// load (hidden behind the previous tile's stream only if that stream lasts
-// R cycles), and the streamed rows run s = peak(rate) / bf16 peak at a time
-// (2 for int8 on v5e), so fewer than R x s rows leave the array idle: a
-// decode batch of 8 on a 128-wide array uses 8/128 of it. The roofline
+//   padding = k / ceil_to(k, R) x n / ceil_to(n, C) x m / max(m, L x s)
+// k and n are padded to whole tiles; each weight tile takes L cycles to
+// load (ChipRates::tile_load_cycles: R x C x operand bytes / the chip's
+// weight-load bytes per cycle, R for bf16 at the default of one bf16 row
+// per cycle), hidden behind the previous tile's stream only if that stream
+// lasts L cycles; the streamed rows run s = peak(rate) / bf16 peak at a time
+// (2 for int8 on v5e), so fewer than L x s rows leave the array idle: a
+// bf16 decode batch of 8 on a 128-wide array uses 8/128 of it. The roofline
 // ignores what only the systolic model counts: the first weight load, fill
 // and drain, and the rounding of tiles over the arrays.
 //

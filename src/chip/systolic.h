@@ -8,9 +8,11 @@
 // m) ways, each part loading the same weights; otherwise s = 1. The T x s
 // work units go round-robin over the arrays: rounds = ceil(T x s / count).
 // Per unit:
-//  - weight load: R cycles (one row of weights shifted in per cycle); the
-//    arrays double-buffer weights, so a tile loads while the previous one
-//    streams;
+//  - weight load: L = ceil(ChipRates::tile_load_cycles) cycles, the tile's
+//    R x C elements in the rate's operand dtype (2 bytes for bf16, 1 for
+//    int8 and fp8) at the chip's weight-load bytes per cycle (by default one
+//    bf16 row per cycle: L = R for bf16, R / 2 for int8); the arrays
+//    double-buffer weights, so a tile loads while the previous one streams;
 //  - stream: S = ceil(rows / p) cycles, rows = ceil(ceil(m / s) x
 //    useful_fraction) (causal attention streams only the rows that see a
 //    tile, on average), p = round(peak(rate) / array bf16 rate) rows per
@@ -18,14 +20,14 @@
 //  - fill and drain: an activation row enters row i of the array at cycle
 //    t + i and meets column j at t + i + j; the last partial sum leaves the
 //    bottom of the last column R + C - 2 cycles after the last row enters.
-// So one round follows another every I = max(S, R) cycles, and with an
+// So one round follows another every I = max(S, L) cycles, and with an
 // infinitely fast HBM a pass takes
-//   compute_cycles = R + (rounds - 1) x I + S + (R + C - 2).
+//   compute_cycles = L + (rounds - 1) x I + S + (R + C - 2).
 // HBM: the pass's bytes arrive at B = HBM bandwidth x efficiency.hbm / clock
 // bytes per cycle, spread evenly over the rounds: F = ceil(bytes / rounds /
 // B) cycles per round. A round's operands must be in VMEM before its weights
 // load, and the next round's are fetched while it computes, so
-//   cycles = F + R + (rounds - 1) x max(I, F) + S + (R + C - 2).
+//   cycles = F + L + (rounds - 1) x max(I, F) + S + (R + C - 2).
 // stall_cycles = cycles - compute_cycles: the arrays waiting for HBM;
 // hbm_busy_cycles = ceil(bytes / B): the rest of `cycles`, HBM waits for the
 // arrays. utilisation = useful MACs / (count x R x C x p x cycles).

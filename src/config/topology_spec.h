@@ -16,6 +16,9 @@ namespace podsim::config {
 struct ChipSpec {
   std::string name;
   // Peak operations per second per dtype; 0 when the chip lacks the dtype.
+  // From a topology file these are the matrix units' own rates (the loader
+  // derives a peak the file leaves unset and checks a given one against
+  // them; see MatrixUnits in topology.proto).
   double peak_bf16_flops = 0;
   double peak_int8_ops = 0;
   double peak_fp8_flops = 0;
@@ -25,11 +28,28 @@ struct ChipSpec {
   uint32_t mxu_rows = 0;
   uint32_t mxu_columns = 0;
   double mxu_clock_hz = 0;
+  // Bytes of weights one matrix unit loads per cycle; 0 means podsim's
+  // default (see weight_load_bytes_per_cycle() below).
+  double mxu_weight_load_bytes_per_cycle = 0;
   uint64_t vmem_bytes = 0;
   uint32_t ici_ports = 0;
 
   friend bool operator==(const ChipSpec&, const ChipSpec&) = default;
 };
+
+// Multiply-accumulates per second of all the chip's matrix units at one MAC
+// per cell per cycle (the bf16 rate): count x rows x columns x clock.
+inline double matrix_unit_macs_per_s(const ChipSpec& c) {
+  return static_cast<double>(c.mxu_count) * c.mxu_rows * c.mxu_columns * c.mxu_clock_hz;
+}
+
+// The bytes of stationary operand one matrix unit takes in per cycle: the
+// chip's figure, or, when it has none, podsim's estimate of one row of bf16
+// per cycle (columns x 2 bytes; not published for any TPU).
+inline double weight_load_bytes_per_cycle(const ChipSpec& c) {
+  return c.mxu_weight_load_bytes_per_cycle > 0 ? c.mxu_weight_load_bytes_per_cycle
+                                               : 2.0 * c.mxu_columns;
+}
 
 struct DimensionSpec {
   std::string name;

@@ -99,6 +99,7 @@ void fill_topology_inputs(const config::PodSpec& pod, podsim::TopologyInputs& ou
   chip.set_mxu_columns(c.mxu_columns);
   chip.set_mxu_clock_hz(c.mxu_clock_hz);
   chip.set_vmem_bytes(c.vmem_bytes);
+  chip.set_mxu_weight_load_bytes_per_cycle(config::weight_load_bytes_per_cycle(c));
   const config::CalibrationSpec& k = pod.calibration;
   podsim::CalibrationInputs& cal = *out.mutable_calibration();
   cal.set_ici_link_efficiency(k.ici_link_efficiency);

@@ -98,7 +98,8 @@ TEST(SetOption, WorkloadOverrideOnTheEmbeddedDefault) {
 TEST(SetOption, SeveralOverridesOnBothInputs) {
   const Result r =
       run({"run", "--format", "json", "--set", "workload.scenario.batch=64", "--set",
-           "topology.chip.matrix_units.rows=256", "--set=workload.scenario.context_len=4096"});
+           "topology.chip.matrix_units.rows=256", "--set", "topology.chip.peak.bf16_tflops=0",
+           "--set", "topology.chip.peak.int8_tops=0", "--set=workload.scenario.context_len=4096"});
   ASSERT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(json_number(r.out, "batch"), 64);
   EXPECT_EQ(json_number(r.out, "context_len"), 4096);

@@ -64,7 +64,9 @@ TEST(OverrideErrors, UnknownFieldSuggestsTheNearestPaths) {
   const Diagnostic d = pod_error("topology.chip.matrix_units.row", "256");
   EXPECT_THAT(d, IsSetError("topology.chip.matrix_units.row",
                             "unknown field \"row\": podsim.MatrixUnits has count, rows, columns, "
-                            "clock_ghz; nearest valid paths: topology.chip.matrix_units.rows, "));
+                            "clock_ghz, int8_macs_per_cycle, fp8_macs_per_cycle, "
+                            "weight_load_bytes_per_cycle; nearest valid paths: "
+                            "topology.chip.matrix_units.rows, "));
   EXPECT_EQ(d.to_string().rfind("--set: topology.chip.matrix_units.row: unknown field", 0), 0u);
 }
 

@@ -83,8 +83,11 @@ TEST(Overrides, DoubleOnAnIndexedDimension) {
 }
 
 TEST(Overrides, UnsignedIntegers) {
-  const PodSpec pod = pod_with(
-      {{"topology.chip.matrix_units.rows", "256"}, {"topology.chip.hbm_bytes", "17179869184"}});
+  const PodSpec pod =
+      pod_with({{"topology.chip.matrix_units.rows", "256"},
+                {"topology.chip.peak.bf16_tflops", "0"},  // a peak must agree with the geometry
+                {"topology.chip.peak.int8_tops", "0"},
+                {"topology.chip.hbm_bytes", "17179869184"}});
   EXPECT_EQ(pod.chip.mxu_rows, 256u);
   EXPECT_EQ(pod.chip.mxu_columns, 64u);
   EXPECT_EQ(pod.chip.hbm_bytes, 17179869184u);  // 16 GiB: past uint32
@@ -182,7 +185,9 @@ TEST(Overrides, EachLoaderAppliesOnlyItsRoot) {
 
 TEST(Overrides, BinaryInputToo) {
   const PodSpec pod = parse_topology_binary(valid_topology().SerializeAsString(), "pod.pb",
-                                            {{"topology.chip.matrix_units.columns", "256"}});
+                                            {{"topology.chip.matrix_units.columns", "256"},
+                                             {"topology.chip.peak.bf16_tflops", "0"},
+                                             {"topology.chip.peak.int8_tops", "0"}});
   EXPECT_EQ(pod.chip.mxu_columns, 256u);
 }
 

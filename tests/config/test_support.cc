@@ -16,10 +16,10 @@ podsim::Topology valid_topology() {
     name: "test-pod"
     chip {
       name: "test-chip"
-      peak { bf16_tflops: 100 int8_tops: 200 }
+      peak { bf16_tflops: 41 int8_tops: 82 }
       hbm_bytes: 1000
       hbm_bandwidth_gbps: 500
-      matrix_units { count: 2 rows: 128 columns: 64 clock_ghz: 1.25 }
+      matrix_units { count: 2 rows: 128 columns: 64 clock_ghz: 1.25 int8_macs_per_cycle: 2 }
       vmem_bytes: 64
       ici_ports: 6
     }

@@ -25,7 +25,7 @@ constexpr const char* kValidText =
     "name: \"p\"\n"                                                  // 1
     "chip {\n"                                                       // 2
     "  name: \"c\"\n"                                                // 3
-    "  peak { bf16_tflops: 1 }\n"                                    // 4
+    "  peak { bf16_tflops: 0.002 }\n"                                // 4
     "  hbm_bytes: 1\n"                                               // 5
     "  hbm_bandwidth_gbps: 1\n"                                      // 6
     "  matrix_units { count: 1 rows: 1 columns: 1 clock_ghz: 1 }\n"  // 7
@@ -130,7 +130,9 @@ TEST(TextFormatTest, MissingMessageHasNoPosition) {
 podsim::Topology full_topology() {
   auto t = valid_topology();
   t.set_description("all fields");
-  t.mutable_chip()->mutable_peak()->set_fp8_tflops(400);
+  t.mutable_chip()->mutable_peak()->set_fp8_tflops(82);
+  t.mutable_chip()->mutable_matrix_units()->set_fp8_macs_per_cycle(2);
+  t.mutable_chip()->mutable_matrix_units()->set_weight_load_bytes_per_cycle(512);
   t.mutable_torus()->mutable_dims(0)->set_name("row");
   auto* twist = t.mutable_torus()->add_twists();
   twist->set_dim(0);

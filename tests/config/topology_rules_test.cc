@@ -35,8 +35,8 @@ TEST(TopologyRulesTest, ValidTopologyConvertsUnits) {
   EXPECT_EQ(pod.name, "test-pod");
   EXPECT_EQ(pod.source_file, "test.textproto");
   EXPECT_EQ(pod.chip.name, "test-chip");
-  EXPECT_DOUBLE_EQ(pod.chip.peak_bf16_flops, 1e14);  // 100 TFLOP/s
-  EXPECT_DOUBLE_EQ(pod.chip.peak_int8_ops, 2e14);
+  EXPECT_DOUBLE_EQ(pod.chip.peak_bf16_flops, 4.1e13);  // 41 TFLOP/s, as given
+  EXPECT_DOUBLE_EQ(pod.chip.peak_int8_ops, 8.2e13);
   EXPECT_DOUBLE_EQ(pod.chip.peak_fp8_flops, 0);
   EXPECT_EQ(pod.chip.hbm_bytes, 1000u);
   EXPECT_EQ(pod.chip.hbm_bandwidth.bytes_per_s(), 500'000'000'000u);
@@ -90,11 +90,11 @@ TEST(TopologyRulesTest, ChipNameMustNotBeEmpty) {
   EXPECT_THAT(text_errors(t), ElementsAre(IsDiagnostic("chip.name", "must not be empty")));
 }
 
-TEST(TopologyRulesTest, PeakBf16MustBePositive) {
+TEST(TopologyRulesTest, PeakBf16MustNotBeNegative) {
   auto t = valid_topology();
-  t.mutable_chip()->mutable_peak()->set_bf16_tflops(0);
+  t.mutable_chip()->mutable_peak()->set_bf16_tflops(-1);
   EXPECT_THAT(text_errors(t),
-              ElementsAre(IsDiagnostic("chip.peak.bf16_tflops", "must be > 0, got 0")));
+              ElementsAre(IsDiagnostic("chip.peak.bf16_tflops", "must be >= 0, got -1")));
 }
 
 TEST(TopologyRulesTest, OtherDtypePeaksMustNotBeNegative) {

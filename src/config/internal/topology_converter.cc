@@ -9,18 +9,27 @@ namespace {
 constexpr double kTera = 1e12;
 constexpr double kGiga = 1e9;
 
+// A given peak (validated to agree with the matrix units within 2%), else the
+// matrix units' own: 2 FLOP per MAC x `macs_per_cycle` x MAC/s.
+double peak_of(double given_tera, double macs_per_s, uint32_t macs_per_cycle) {
+  return given_tera > 0 ? given_tera * kTera : 2.0 * macs_per_s * macs_per_cycle;
+}
+
 ChipSpec to_chip_spec(const Chip& c) {
   ChipSpec chip;
   chip.name = c.name();
-  chip.peak_bf16_flops = c.peak().bf16_tflops() * kTera;
-  chip.peak_int8_ops = c.peak().int8_tops() * kTera;
-  chip.peak_fp8_flops = c.peak().fp8_tflops() * kTera;
   chip.hbm_bytes = c.hbm_bytes();
   chip.hbm_bandwidth = sim::Bandwidth::from_gbps(c.hbm_bandwidth_gbps());
-  chip.mxu_count = c.matrix_units().count();
-  chip.mxu_rows = c.matrix_units().rows();
-  chip.mxu_columns = c.matrix_units().columns();
-  chip.mxu_clock_hz = c.matrix_units().clock_ghz() * kGiga;
+  const MatrixUnits& mxu = c.matrix_units();
+  chip.mxu_count = mxu.count();
+  chip.mxu_rows = mxu.rows();
+  chip.mxu_columns = mxu.columns();
+  chip.mxu_clock_hz = mxu.clock_ghz() * kGiga;
+  chip.mxu_weight_load_bytes_per_cycle = mxu.weight_load_bytes_per_cycle();
+  const double macs = matrix_unit_macs_per_s(chip);
+  chip.peak_bf16_flops = peak_of(c.peak().bf16_tflops(), macs, 1);
+  chip.peak_int8_ops = peak_of(c.peak().int8_tops(), macs, mxu.int8_macs_per_cycle());
+  chip.peak_fp8_flops = peak_of(c.peak().fp8_tflops(), macs, mxu.fp8_macs_per_cycle());
   chip.vmem_bytes = c.vmem_bytes();
   chip.ici_ports = c.ici_ports();
   return chip;

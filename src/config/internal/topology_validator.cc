@@ -1,5 +1,7 @@
 #include "config/internal/topology_validator.h"
 
+#include <cmath>
+#include <cstdio>
 #include <map>
 #include <utility>
 
@@ -13,6 +15,25 @@ namespace {
 // size 2, two on size >= 3 (wrapped, or the middle chips of a line).
 uint32_t ports_needed(uint32_t size) {
   return size <= 1 ? 0 : size == 2 ? 1 : 2;
+}
+
+// A given peak may differ this much from the matrix units' rate: the published
+// figures are rounded (v5e: 197 TFLOP/s against 4 x 128 x 128 x 2 x 1.5 GHz
+// = 196.6), a wrong geometry or a stale peak is off by far more.
+constexpr double kPeakTolerance = 0.02;
+
+// "786.4", "0.002": four significant digits.
+std::string format_rate(double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", value);
+  return buf;
+}
+
+// "+299.9%", "-50.0%"
+std::string format_percent(double fraction) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", fraction * 100);
+  return buf;
 }
 
 // 1 when the file leaves `slices` at 0.
@@ -71,18 +92,74 @@ class TopologyValidator {
     if (c.name().empty())
       issues_.add(chip("name"), "must not be empty");
     const FieldPath peak = chip("peak");
-    issues_.positive(peak("bf16_tflops"), c.peak().bf16_tflops());
-    issues_.non_negative(peak("int8_tops"), c.peak().int8_tops());
-    issues_.non_negative(peak("fp8_tflops"), c.peak().fp8_tflops());
+    const bool bf16 = issues_.non_negative(peak("bf16_tflops"), c.peak().bf16_tflops());
+    const bool int8 = issues_.non_negative(peak("int8_tops"), c.peak().int8_tops());
+    const bool fp8 = issues_.non_negative(peak("fp8_tflops"), c.peak().fp8_tflops());
     issues_.at_least(chip("hbm_bytes"), c.hbm_bytes(), 1);
     bandwidth(chip("hbm_bandwidth_gbps"), c.hbm_bandwidth_gbps(), false);
     const FieldPath mxu = chip("matrix_units");
-    issues_.at_least(mxu("count"), c.matrix_units().count(), 1);
-    issues_.at_least(mxu("rows"), c.matrix_units().rows(), 1);
-    issues_.at_least(mxu("columns"), c.matrix_units().columns(), 1);
-    issues_.positive(mxu("clock_ghz"), c.matrix_units().clock_ghz());
+    const MatrixUnits& m = c.matrix_units();
+    bool geometry = issues_.at_least(mxu("count"), m.count(), 1);
+    geometry &= issues_.at_least(mxu("rows"), m.rows(), 1);
+    geometry &= issues_.at_least(mxu("columns"), m.columns(), 1);
+    geometry &= issues_.positive(mxu("clock_ghz"), m.clock_ghz()) &&
+                issues_.at_most(mxu("clock_ghz"), m.clock_ghz(), kMaxClockGhz, "GHz");
+    issues_.at_most(mxu("int8_macs_per_cycle"), m.int8_macs_per_cycle(), kMaxMacsPerCycle, "");
+    issues_.at_most(mxu("fp8_macs_per_cycle"), m.fp8_macs_per_cycle(), kMaxMacsPerCycle, "");
+    if (issues_.non_negative(mxu("weight_load_bytes_per_cycle"), m.weight_load_bytes_per_cycle()))
+      issues_.at_most(mxu("weight_load_bytes_per_cycle"), m.weight_load_bytes_per_cycle(),
+                      kMaxWeightLoadBytesPerCycle, "bytes");
+    if (geometry) {
+      const double tmacs = static_cast<double>(m.count()) * m.rows() * m.columns() * m.clock_ghz() *
+                           1e-3;  // 1e12 MAC/s at one MAC per cell per cycle
+      if (bf16)
+        check_peak(peak("bf16_tflops"), c.peak().bf16_tflops(), "bf16", "TFLOP/s", tmacs, 1, "");
+      if (int8)
+        check_peak(peak("int8_tops"), c.peak().int8_tops(), "int8", "TOP/s", tmacs,
+                   m.int8_macs_per_cycle(), "int8_macs_per_cycle");
+      if (fp8)
+        check_peak(peak("fp8_tflops"), c.peak().fp8_tflops(), "fp8", "TFLOP/s", tmacs,
+                   m.fp8_macs_per_cycle(), "fp8_macs_per_cycle");
+    }
     if (issues_.at_least(chip("ici_ports"), c.ici_ports(), 1))
       check_ports();
+  }
+
+  // A given peak must agree with the matrix units' rate (2 x `macs_per_cycle`
+  // x `tmacs`) within kPeakTolerance; unset it is derived from them. A
+  // `rate_field` of "" is bf16's, whose rate is one MAC per cell per cycle.
+  void check_peak(const FieldPath& path, double given, const char* dtype, const char* unit,
+                  double tmacs, uint32_t macs_per_cycle, const char* rate_field) {
+    if (given == 0)
+      return;
+    if (macs_per_cycle == 0) {
+      issues_.add(path, std::string("an ") + dtype + " peak needs matrix_units." + rate_field +
+                            " (" + dtype +
+                            " multiply-accumulates per cell per cycle, where bf16 does one: 1 "
+                            "when the chip runs " +
+                            dtype +
+                            " at the bf16 rate, 2 at twice it); set it, or drop the peak "
+                            "if the chip has no " +
+                            dtype + " path");
+      return;
+    }
+    const MatrixUnits& m = t_.chip().matrix_units();
+    const double derived = 2.0 * macs_per_cycle * tmacs;
+    const double off = given / derived - 1.0;
+    if (std::abs(off) <= kPeakTolerance)
+      return;
+    std::string rate;
+    if (macs_per_cycle != 1)
+      rate = " FLOP per MAC x " + std::to_string(macs_per_cycle) + " MACs per cell per cycle";
+    else
+      rate = " FLOP per MAC";
+    issues_.add(path, format_number(given) + " " + unit + " disagrees by " + format_percent(off) +
+                          " with the matrix units' " + format_rate(derived) + " " + unit + " (" +
+                          plural(m.count(), "unit") + " x " + std::to_string(m.rows()) + " x " +
+                          std::to_string(m.columns()) + " cells x 2" + rate + " x " +
+                          format_number(m.clock_ghz()) +
+                          " GHz); leave the peak unset (0) to take it from the matrix units, "
+                          "or make the two agree within 2%");
   }
 
   void check_ports() {

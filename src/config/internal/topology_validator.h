@@ -24,6 +24,9 @@ inline constexpr uint64_t kMaxChips = 1'048'576;
 // sim::Time (int64 ps, about 106 days) would overflow.
 inline constexpr double kMaxBandwidthGbps = 1e9;  // 1 EB/s
 inline constexpr double kMaxLatencyNs = 1e12;     // 1000 s
+inline constexpr double kMaxClockGhz = 1e3;
+inline constexpr double kMaxWeightLoadBytesPerCycle = 1e9;
+inline constexpr double kMaxMacsPerCycle = 64;  // int4 on a bf16 cell would be 4
 
 std::vector<FieldIssue> validate_topology(const podsim::Topology& topology);
 
