@@ -21,6 +21,7 @@ Scenario to_message(const ScenarioSpec& spec) {
   s.set_context_len(spec.context_len);
   if (spec.micro_batches > 1)
     s.set_micro_batches(spec.micro_batches);
+  s.set_prefill_chunks(spec.prefill_chunks);
   return s;
 }
 

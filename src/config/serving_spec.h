@@ -64,6 +64,9 @@ struct ScenarioSpec {
   uint32_t prompt_len = 0;     // prefill: tokens per sequence processed
   uint32_t context_len = 0;    // tokens already in the KV cache per sequence
   uint32_t micro_batches = 1;  // pipeline micro-batches
+  // Sequential chunks of each replica's prefill batch; 0: one pass unless the
+  // activations do not fit (the study layer then picks the fewest that fit).
+  uint32_t prefill_chunks = 0;
 
   friend bool operator==(const ScenarioSpec&, const ScenarioSpec&) = default;
 };

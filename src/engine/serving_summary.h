@@ -31,6 +31,8 @@ struct ServingSummary {
   // HBM bytes the critical chip's compute moved over (step time x HBM bandwidth).
   double hbm_bandwidth_utilisation = 0;
 
+  uint32_t prefill_chunks = 1;       // sequential chunks the batch ran in
+  uint64_t chunk_sequences = 0;      // sequences per replica in one chunk
   workload::MemoryFootprint memory;  // per chip
   uint64_t hbm_used_bytes = 0;
   uint64_t hbm_capacity_bytes = 0;

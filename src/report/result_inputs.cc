@@ -149,6 +149,7 @@ void fill_serving_inputs(const config::ServingSpec& serving, podsim::ServingInpu
   sc.set_prompt_len(s.prompt_len);
   sc.set_context_len(s.context_len);
   sc.set_micro_batches(s.micro_batches);
+  sc.set_prefill_chunks(s.prefill_chunks);
   const config::ShardingSpec& h = serving.sharding;
   podsim::ShardingInputs& sh = *out.mutable_sharding();
   copy_strings(h.tensor_axes, sh.mutable_tensor_axes());

@@ -37,6 +37,8 @@ void fill_serving_memory(const engine::ServingSummary& s, podsim::ServingResult&
   m.set_kv_cache_bytes(s.memory.kv_cache_bytes);
   m.set_activation_peak_bytes(s.memory.activation_peak_bytes);
   m.set_fits(s.fits);
+  out.set_prefill_chunks(s.prefill_chunks);
+  out.set_prefill_chunk_sequences(s.chunk_sequences);
   out.mutable_spread();
 }
 

@@ -25,29 +25,35 @@ void render_text(const StepInputs& in, const engine::StepResult& r, const engine
       << " compute\n\n";
   const double step = s.step_time_us;
   render_key_values(
-      out, {{"step time", format_fixed(step, 2) + " us"},
-            {"  compute-bound", format_fixed(s.compute_us, 2) + " us  " + pct(s.compute_us, step)},
-            {"  memory-bound", format_fixed(s.memory_us, 2) + " us  " + pct(s.memory_us, step)},
-            {"  exposed collectives", format_fixed(s.collective_exposed_us, 2) + " us  " +
-                                          pct(s.collective_exposed_us, step)},
-            {"  idle", format_fixed(s.idle_us, 2) + " us  " + pct(s.idle_us, step)},
-            {"collectives under compute", format_fixed(s.collective_overlapped_us, 2) + " us"},
-            {"tokens/s", format_fixed(s.tokens_per_s, 1) + " (" +
-                             format_fixed(s.tokens_per_s_per_chip, 2) + " per chip)"},
-            {sc.phase == config::Phase::kPrefill ? "time to first token" : "time per output token",
-             format_fixed(step / 1000.0, 3) + " ms"},
-            {"MFU", format_fixed(100.0 * s.mfu, 2) + "%"},
-            {"HBM bandwidth used", format_fixed(100.0 * s.hbm_bandwidth_utilisation, 1) + "%"},
-            {"HBM per chip", format_fixed(gib(s.hbm_used_bytes), 2) + " of " +
-                                 format_fixed(gib(s.hbm_capacity_bytes), 2) + " GiB (weights " +
-                                 format_fixed(gib(s.memory.weight_bytes), 2) + ", KV " +
-                                 format_fixed(gib(s.memory.kv_cache_bytes), 2) + ", activations " +
-                                 format_fixed(gib(s.memory.activation_peak_bytes), 2) + ")" +
-                                 (s.fits ? "" : "  DOES NOT FIT")},
-            {"chips simulated", std::to_string(r.simulated_chips) + " standing for " +
-                                    std::to_string(r.represented_chips)},
-            {"chip end spread", format_fixed(r.min_chip_end.to_us(), 2) + " .. " +
-                                    format_fixed(r.step_time.to_us(), 2) + " us"}});
+      out,
+      {{"step time", format_fixed(step, 2) + " us"},
+       {"  compute-bound", format_fixed(s.compute_us, 2) + " us  " + pct(s.compute_us, step)},
+       {"  memory-bound", format_fixed(s.memory_us, 2) + " us  " + pct(s.memory_us, step)},
+       {"  exposed collectives",
+        format_fixed(s.collective_exposed_us, 2) + " us  " + pct(s.collective_exposed_us, step)},
+       {"  idle", format_fixed(s.idle_us, 2) + " us  " + pct(s.idle_us, step)},
+       {"collectives under compute", format_fixed(s.collective_overlapped_us, 2) + " us"},
+       {"tokens/s", format_fixed(s.tokens_per_s, 1) + " (" +
+                        format_fixed(s.tokens_per_s_per_chip, 2) + " per chip)"},
+       {sc.phase == config::Phase::kPrefill ? "time to first token" : "time per output token",
+        format_fixed(step / 1000.0, 3) + " ms"},
+       {"MFU", format_fixed(100.0 * s.mfu, 2) + "%"},
+       {"HBM bandwidth used", format_fixed(100.0 * s.hbm_bandwidth_utilisation, 1) + "%"},
+       {"HBM per chip",
+        format_fixed(gib(s.hbm_used_bytes), 2) + " of " +
+            format_fixed(gib(s.hbm_capacity_bytes), 2) + " GiB (weights " +
+            format_fixed(gib(s.memory.weight_bytes), 2) + ", KV " +
+            format_fixed(gib(s.memory.kv_cache_bytes), 2) + ", activations " +
+            format_fixed(gib(s.memory.activation_peak_bytes), 2) + ")" +
+            (s.fits ? "" : "  DOES NOT FIT") +
+            (s.prefill_chunks > 1
+                 ? "; the batch in " + std::to_string(s.prefill_chunks) + " sequential chunks of " +
+                       std::to_string(s.chunk_sequences) + " sequences per replica"
+                 : "")},
+       {"chips simulated",
+        std::to_string(r.simulated_chips) + " standing for " + std::to_string(r.represented_chips)},
+       {"chip end spread", format_fixed(r.min_chip_end.to_us(), 2) + " .. " +
+                               format_fixed(r.step_time.to_us(), 2) + " us"}});
   out << '\n';
   Table t({"op class", "compute us", "memory us", "exposed coll us", "overlapped coll us"});
   for (const auto& g : r.by_op_class) {

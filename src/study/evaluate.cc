@@ -4,6 +4,7 @@
 #include "report/link_report.h"
 #include "report/result_inputs.h"
 #include "report/result_outputs.h"
+#include "study/prefill_chunks.h"
 
 namespace podsim::study {
 namespace {
@@ -50,12 +51,20 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   out.mutable_memory();
   out.mutable_spread();
   topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
+  const workload::MeshAxes axes = engine::mesh_axes(mesh);
+  const Lowering lower = [&](const config::ServingSpec& s) {
+    return options.programs ? options.programs->lower(s, axes)
+                            : std::make_shared<const workload::Program>(workload::lower(s, axes));
+  };
   std::shared_ptr<const workload::Program> program;
   try {
-    const workload::MeshAxes axes = engine::mesh_axes(mesh);
-    program = options.programs
-                  ? options.programs->lower(serving, axes)
-                  : std::make_shared<const workload::Program>(workload::lower(serving, axes));
+    program = lower(serving);
+    if (program->memory_per_chip.total() > pod.spec().chip.hbm_bytes) {
+      const uint64_t replicas = axes.product(serving.sharding.data_axes);
+      if (auto chunked =
+              fit_prefill_chunks(serving, *program, replicas, pod.spec().chip.hbm_bytes, lower))
+        program = std::move(chunked->program);
+    }
   } catch (const workload::ShapeError& e) {
     ev.error =
         config::InputError(config::Diagnostic{workload.source_file, e.field(), 0, 0, e.what()});

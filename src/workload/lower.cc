@@ -8,8 +8,13 @@
 //    M + P - 1 micro-batch times, P - 1 of them bubble);
 //  - without one, block by block: each attention or FFN block runs for every
 //    micro-batch before the next block, so one micro-batch's collectives
-//    overlap another's compute.
+//    overlap another's compute;
+//  - a prefill in K sequential chunks (no pipeline) runs chunk after chunk,
+//    each through the whole model, so only one chunk's activations are live;
+//    the chunks' streams are numbered on (chunk k's are k x M ... k x M +
+//    M - 1) and every chunk's KV cache stays.
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include "workload/layer_emitter.h"
@@ -56,7 +61,7 @@ void run_micro_batch_major(LayerEmitter& em, ProgramBuilder& b, const StageExten
   }
 }
 
-void run_block_major(LayerEmitter& em, const StageExtent& stage, std::vector<Stream>& streams,
+void run_block_major(LayerEmitter& em, const StageExtent& stage, std::span<Stream> streams,
                      bool parallel_block) {
   for (Stream& s : streams)
     em.embedding(s);
@@ -82,9 +87,10 @@ StageResult lower_stage(const ShardPlan& plan, uint32_t stage_index, const Stage
   ProgramBuilder b(plan.overlap);
   LayerEmitter em(plan, b);
   StageResult out;
-  out.transfers.assign(plan.micro_batches, -1);
-  std::vector<Stream> streams(plan.micro_batches);
-  for (uint32_t mb = 0; mb < plan.micro_batches; ++mb) {
+  const uint32_t stream_count = plan.micro_batches * plan.chunks;
+  out.transfers.assign(stream_count, -1);
+  std::vector<Stream> streams(stream_count);
+  for (uint32_t mb = 0; mb < stream_count; ++mb) {
     streams[mb].micro_batch = mb;
     if (previous != nullptr) {
       streams[mb].layout = previous->layouts[mb];
@@ -94,7 +100,10 @@ StageResult lower_stage(const ShardPlan& plan, uint32_t stage_index, const Stage
   if (stages > 1)
     run_micro_batch_major(em, b, stage, streams, out);
   else
-    run_block_major(em, stage, streams, plan.model.parallel_block);
+    for (uint32_t k = 0; k < plan.chunks; ++k)
+      run_block_major(
+          em, stage, std::span<Stream>(streams).subspan(k * plan.micro_batches, plan.micro_batches),
+          plan.model.parallel_block);
   for (const Stream& s : streams)
     out.layouts.push_back(s.layout);
 
@@ -122,6 +131,8 @@ Program lower(const config::ServingSpec& serving, const MeshAxes& mesh) {
     program.stages.push_back(std::move(stage.program));
     previous = std::move(stage);
   }
+  program.prefill_chunks = plan.chunks;
+  program.chunk_sequences = serving.scenario.batch / plan.data.chips / plan.chunks;
   program.model_flops = model_flops(serving);
   program.tokens = step_tokens(serving.scenario);
   return program;

@@ -41,8 +41,9 @@ uint64_t stage_weight_bytes(const ShardPlan& p, const StageExtent& stage) {
 }
 
 uint64_t stage_kv_cache_bytes(const ShardPlan& p, const StageExtent& stage) {
-  const uint64_t per_layer =
-      uint64_t{p.micro_batches} * p.att_seqs * p.kv_len * 2 * p.att_kv_heads * p.model.head_dim;
+  const uint64_t per_layer = uint64_t{p.micro_batches} * p.chunks * p.att_seqs * p.kv_len * 2 *
+                             p.att_kv_heads *
+                             p.model.head_dim;  // every chunk's sequences keep their cache
   return chip::bytes_of(per_layer * stage.layers, p.model.kv_dtype);
 }
 

@@ -90,6 +90,10 @@ struct Program {
   // recomputation), for model FLOP utilisation.
   double model_flops = 0;
   uint64_t tokens = 0;  // tokens the step produces (decode) or processes (prefill)
+  // A prefill run in sequential chunks: how many, and each one's sequences
+  // per replica (1 and the whole replica's share otherwise).
+  uint32_t prefill_chunks = 1;
+  uint64_t chunk_sequences = 0;
 };
 
 // Mesh axis sizes the lowering needs (names as in the workload's mesh).

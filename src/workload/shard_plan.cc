@@ -259,7 +259,15 @@ ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
   const uint64_t b_local = sc.batch / p.data.chips;
   require_divides(b_local, sc.micro_batches, "scenario.micro_batches", "sequences per replica",
                   "the " + std::to_string(sc.micro_batches) + " micro-batches");
-  const uint64_t b_mb = b_local / sc.micro_batches;
+  p.chunks = std::max(1u, sc.prefill_chunks);
+  if (p.chunks > 1) {
+    if (sc.phase != Phase::kPrefill || p.pipeline.chips > 1)
+      throw ShapeError("scenario.prefill_chunks",
+                       "sequential chunks are for a PREFILL without a pipeline");
+    require_divides(b_local / sc.micro_batches, p.chunks, "scenario.prefill_chunks",
+                    "sequences per replica", "the " + std::to_string(p.chunks) + " chunks");
+  }
+  const uint64_t b_mb = b_local / sc.micro_batches / p.chunks;
   p.layers_per_stage = static_cast<uint32_t>(p.model.layers / p.pipeline.chips);
   p.micro_batches = sc.micro_batches;
   p.q = sc.phase == Phase::kDecode ? 1 : sc.prompt_len;

@@ -7,7 +7,8 @@
 //   T = chips of the tensor axes, X and Y = its two axes in 2D,
 //   D = chips of the data axes, E = chips of the expert axes,
 //   P = pipeline stages, M = micro-batches,
-//   B_local = batch / D sequences per replica, B_mb = B_local / M,
+//   K = sequential prefill chunks (1 without), B_local = batch / D
+//   sequences per replica, B_mb = B_local / (M x K),
 //   q = new tokens per sequence (1 decode, prompt_len prefill).
 #pragma once
 
@@ -53,6 +54,7 @@ struct ShardPlan {
   AxisGroup pipeline;       // P
   uint32_t layers_per_stage = 0;
   uint32_t micro_batches = 1;
+  uint32_t chunks = 1;  // K: sequential prefill chunks (scenario.prefill_chunks)
 
   // One micro-batch on one chip, before any scattering of the residual stream.
   uint64_t seqs = 0;       // sequences: B_mb (weight-gathered: B_mb / T)

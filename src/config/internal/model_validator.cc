@@ -102,6 +102,12 @@ void validate_scenario(const Scenario& scenario, const FieldPath& path, IssueLis
                  "the cache are context_len), got " +
                      std::to_string(scenario.prompt_len()));
     }
+    if (scenario.prefill_chunks() > 1) {
+      issues.add(path("prefill_chunks"),
+                 "only PREFILL runs in chunks; a DECODE step's activations are one token per "
+                 "sequence, got " +
+                     std::to_string(scenario.prefill_chunks()));
+    }
   }
   const uint64_t tokens = uint64_t{scenario.prompt_len()} + scenario.context_len();
   if (tokens > kMaxTokens) {

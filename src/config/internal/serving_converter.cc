@@ -47,6 +47,7 @@ ScenarioSpec to_scenario_spec(const Scenario& s) {
   spec.prompt_len = s.prompt_len();
   spec.context_len = s.context_len();
   spec.micro_batches = std::max(1u, s.micro_batches());
+  spec.prefill_chunks = s.prefill_chunks();
   return spec;
 }
 

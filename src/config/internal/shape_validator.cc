@@ -130,7 +130,17 @@ class ShapeValidator {
       return;
     }
     unit_ = micro_batches > 1 ? "micro-batch" : d.chips > 1 ? "replica" : "batch";
-    const uint64_t sequences = per_replica / micro_batches;
+    uint64_t sequences = per_replica / micro_batches;
+    const uint64_t chunks = sc_.prefill_chunks();
+    if (chunks > 1 && sc_.phase() == PREFILL && s_.pipeline_axis().empty()) {
+      if (sequences % chunks != 0) {
+        issues_.add(scenario_("prefill_chunks"),
+                    replica_share + " do not split into " + str(chunks) + " equal chunks");
+        return;
+      }
+      unit_ = "chunk";
+      sequences /= chunks;
+    }
     if (check_sequences_over_tensor_axes(sequences))
       check_tokens(sequences);
   }

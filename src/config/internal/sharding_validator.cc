@@ -144,6 +144,12 @@ class ShardingValidator {
                       std::to_string(w_.scenario().micro_batches()) +
                       " would be ignored (leave it 0 or 1)");
     }
+    if (w_.scenario().prefill_chunks() > 1 && !s_.pipeline_axis().empty()) {
+      issues_.add(FieldPath()("scenario")("prefill_chunks"),
+                  "sequential prefill chunks are not modelled with a pipeline (its "
+                  "micro-batches already bound the live activations): leave it 0 or 1, or use "
+                  "scenario.micro_batches");
+    }
   }
 
   // A serving step runs on every chip: a pod dimension outside the mesh would
