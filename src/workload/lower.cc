@@ -122,6 +122,8 @@ Program lower(const config::ServingSpec& serving, const MeshAxes& mesh) {
     program.stages.push_back(std::move(stage.program));
     previous = std::move(stage);
   }
+  // The real model's FLOPs: padded heads (sharding.pad_heads, in plan.model)
+  // cost time but are not useful work.
   program.model_flops = model_flops(serving);
   program.tokens = step_tokens(serving.scenario);
   return program;

@@ -86,8 +86,8 @@ struct Program {
   std::vector<StageProgram> stages;  // index = pipeline stage (1 without a pipeline)
   std::string pipeline_axis;         // empty without a pipeline
   MemoryFootprint memory_per_chip;   // the largest over stages
-  // Useful FLOPs of the whole step over the whole pod (no padding, no
-  // recomputation), for model FLOP utilisation.
+  // Useful FLOPs of the whole step over the whole pod (no padding, no padded
+  // heads, no recomputation), for model FLOP utilisation.
   double model_flops = 0;
   uint64_t tokens = 0;  // tokens the step produces (decode) or processes (prefill)
 };
