@@ -24,6 +24,8 @@ ServingSummary summarize_serving(const StepResult& step, const workload::Program
   }
   (scenario.phase == config::Phase::kPrefill ? s.ttft_us : s.tpot_us) = s.step_time_us;
 
+  s.heads = program.heads;
+  s.kv_heads = program.kv_heads;
   s.memory = program.memory_per_chip;
   s.hbm_used_bytes = s.memory.total();
   s.hbm_capacity_bytes = pod.chip.hbm_bytes;

@@ -31,6 +31,11 @@ struct ServingSummary {
   // HBM bytes the critical chip's compute moved over (step time x HBM bandwidth).
   double hbm_bandwidth_utilisation = 0;
 
+  // Attention heads computed (padded with sharding.pad_heads; the model's
+  // own otherwise).
+  uint32_t heads = 0;
+  uint32_t kv_heads = 0;
+
   workload::MemoryFootprint memory;  // per chip
   uint64_t hbm_used_bytes = 0;
   uint64_t hbm_capacity_bytes = 0;

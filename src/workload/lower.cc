@@ -126,6 +126,8 @@ Program lower(const config::ServingSpec& serving, const MeshAxes& mesh) {
   // cost time but are not useful work.
   program.model_flops = model_flops(serving);
   program.tokens = step_tokens(serving.scenario);
+  program.heads = plan.model.heads;
+  program.kv_heads = plan.model.kv_heads;
   return program;
 }
 

@@ -90,6 +90,10 @@ struct Program {
   // heads, no recomputation), for model FLOP utilisation.
   double model_flops = 0;
   uint64_t tokens = 0;  // tokens the step produces (decode) or processes (prefill)
+  // Attention heads the program computes: the model's, or with
+  // sharding.pad_heads the padded counts (config/head_padding.h).
+  uint32_t heads = 0;
+  uint32_t kv_heads = 0;
 };
 
 // Mesh axis sizes the lowering needs (names as in the workload's mesh).

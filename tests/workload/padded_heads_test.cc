@@ -91,6 +91,8 @@ TEST(PaddedHeads, FortyEightHeadsOnSixtyFourChips) {
   const config::ServingSpec padded =
       testing::decode(palm_like(), 16, 2048, tensor({"model"}, true));
   const Program p = lower(padded, mesh);
+  EXPECT_EQ(p.heads, 64U);  // what the program computes, for the reports
+  EXPECT_EQ(p.kv_heads, 8U);
   const StageProgram& stage = p.stages[0];
   const chip::Attention& a = testing::attention(*testing::named(stage, "L0.attn.core").at(0));
   EXPECT_EQ(a.heads, 1U);
