@@ -13,7 +13,7 @@ import argparse
 import sys
 
 M = {
- 'schema_version':'5 for this schema (4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle` and the prefill chunks; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
+ 'schema_version':'5 for this schema (4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, `inputs.serving.sharding.pad_heads` and the prefill chunks; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
  'podsim_version':'the podsim that wrote the result (not compared)',
  'status':'`ok`, `oom` (does not fit in HBM, not simulated) or `invalid` (inputs could not be loaded or lowered)',
  'reason':'why, for `oom` and `invalid` (the diagnostics, one per line); empty for `ok`',
@@ -45,6 +45,7 @@ M = {
  'scenario.phase':'`prefill` or `decode`','scenario.batch':'sequences in the step (whole pod)','scenario.prompt_len':'prefill: tokens per sequence','scenario.context_len':'tokens already in the KV cache','scenario.micro_batches':'pipeline micro-batches','scenario.prefill_chunks':'sequential prefill chunks as given; 0: automatic',
  'sharding.tensor_axes':'tensor-parallel mesh axes','sharding.tensor_collective':'`all-reduce` or `reduce-scatter+all-gather`','sharding.weight_gathered':'weights gathered layer by layer',
  'sharding.kv_layout':'`by-heads` or `by-batch`','sharding.expert_axes':'expert-parallel axes','sharding.data_axes':'data-parallel axes','sharding.pipeline_axis':'pipeline axis (empty: none)','sharding.overlap_collectives':'collectives may overlap compute',
+ 'sharding.pad_heads':'heads padded to split over the tensor chips',
  'serving.simulated':'false for an `oom` result (memory figures only)','serving.step_time_us':'the step time','serving.compute_us':'critical chip: compute-bound time',
  'serving.memory_us':'critical chip: memory-bound time','serving.collective_exposed_us':'critical chip: exposed collective time','serving.idle_us':'critical chip: idle (the four add up to the step time)',
  'serving.collective_overlapped_us':'collective time hidden under compute','serving.tokens':'tokens the step produces (decode: the batch) or processes (prefill: batch x prompt)',

@@ -41,6 +41,8 @@ Sharding to_message(const ShardingSpec& spec) {
   s.set_pipeline_axis(spec.pipeline_axis);
   if (!spec.overlap_collectives)
     s.set_overlap_collectives(false);
+  if (spec.pad_heads)
+    s.set_pad_heads(true);
   return s;
 }
 

@@ -86,6 +86,9 @@ struct ShardingSpec {
   std::vector<std::string> data_axes;    // replicas, batch split over them
   std::string pipeline_axis;             // empty: no pipeline
   bool overlap_collectives = true;       // collectives may overlap independent compute
+  // Heads (and KV heads) padded to split over the chips that split heads
+  // (config/head_padding.h); the lowering computes the padded shapes.
+  bool pad_heads = false;
 
   friend bool operator==(const ShardingSpec&, const ShardingSpec&) = default;
 };

@@ -33,6 +33,11 @@ struct ServingSummary {
 
   uint32_t prefill_chunks = 1;       // sequential chunks the batch ran in
   uint64_t chunk_sequences = 0;      // sequences per replica in one chunk
+  // Attention heads computed (padded with sharding.pad_heads; the model's
+  // own otherwise).
+  uint32_t heads = 0;
+  uint32_t kv_heads = 0;
+
   workload::MemoryFootprint memory;  // per chip
   uint64_t hbm_used_bytes = 0;
   uint64_t hbm_capacity_bytes = 0;

@@ -162,6 +162,7 @@ void fill_serving_inputs(const config::ServingSpec& serving, podsim::ServingInpu
   copy_strings(h.data_axes, sh.mutable_data_axes());
   sh.set_pipeline_axis(h.pipeline_axis);
   sh.set_overlap_collectives(h.overlap_collectives);
+  sh.set_pad_heads(h.pad_heads);
 }
 
 void fill_workload_inputs(const config::WorkloadSpec& workload, const config::PodSpec& pod,

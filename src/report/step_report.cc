@@ -24,6 +24,12 @@ void render_text(const StepInputs& in, const engine::StepResult& r, const engine
       << " chips, mesh " << in.mesh << "), " << in.run.network << " network, " << in.compute_model
       << " compute\n\n";
   const double step = s.step_time_us;
+  const config::ModelSpec& m = in.serving.model;
+  if (s.heads != m.heads || s.kv_heads != m.kv_heads) {
+    out << "padded heads (sharding.pad_heads): " << s.heads << " query / " << s.kv_heads
+        << " KV computed for the model's " << m.heads << " / " << m.kv_heads
+        << "; MFU counts the model's\n\n";
+  }
   render_key_values(
       out,
       {{"step time", format_fixed(step, 2) + " us"},

@@ -133,8 +133,12 @@ Program lower(const config::ServingSpec& serving, const MeshAxes& mesh) {
   }
   program.prefill_chunks = plan.chunks;
   program.chunk_sequences = serving.scenario.batch / plan.data.chips / plan.chunks;
+  // The real model's FLOPs: padded heads (sharding.pad_heads, in plan.model)
+  // cost time but are not useful work.
   program.model_flops = model_flops(serving);
   program.tokens = step_tokens(serving.scenario);
+  program.heads = plan.model.heads;
+  program.kv_heads = plan.model.kv_heads;
   return program;
 }
 

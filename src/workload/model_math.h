@@ -23,7 +23,8 @@ uint64_t active_layer_parameters(const config::ModelSpec& model);
 // batch x prompt_len).
 uint64_t step_tokens(const config::ScenarioSpec& scenario);
 
-// Useful FLOPs of one step over the whole pod:
+// Useful FLOPs of one step over the whole pod, for the model as given (its
+// real heads: padded heads, sharding.pad_heads, are never counted):
 //   2 x active_layer_parameters x tokens
 // + 2 x d_model x vocab x sampled tokens (LM head; decode: every token,
 //   prefill: the last of each sequence)

@@ -86,14 +86,18 @@ struct Program {
   std::vector<StageProgram> stages;  // index = pipeline stage (1 without a pipeline)
   std::string pipeline_axis;         // empty without a pipeline
   MemoryFootprint memory_per_chip;   // the largest over stages
-  // Useful FLOPs of the whole step over the whole pod (no padding, no
-  // recomputation), for model FLOP utilisation.
+  // Useful FLOPs of the whole step over the whole pod (no padding, no padded
+  // heads, no recomputation), for model FLOP utilisation.
   double model_flops = 0;
   uint64_t tokens = 0;  // tokens the step produces (decode) or processes (prefill)
   // A prefill run in sequential chunks: how many, and each one's sequences
   // per replica (1 and the whole replica's share otherwise).
   uint32_t prefill_chunks = 1;
   uint64_t chunk_sequences = 0;
+  // Attention heads the program computes: the model's, or with
+  // sharding.pad_heads the padded counts (config/head_padding.h).
+  uint32_t heads = 0;
+  uint32_t kv_heads = 0;
 };
 
 // Mesh axis sizes the lowering needs (names as in the workload's mesh).

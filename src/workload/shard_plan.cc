@@ -1,8 +1,10 @@
 #include "workload/shard_plan.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "chip/ops.h"
+#include "config/head_padding.h"
 
 namespace podsim::workload::internal {
 namespace {
@@ -88,6 +90,19 @@ void check_model(const ModelSpec& m) {
     if (m.moe->experts_per_token > m.moe->experts)
       throw ShapeError("model.moe.experts_per_token", "experts_per_token exceeds experts");
   }
+}
+
+// sharding.pad_heads: the model's heads (and KV heads) replaced by the
+// padded counts over the `chips` that split heads (config/head_padding.h),
+// so that every shape, weight and KV byte below is the padded one.
+void pad_heads(ModelSpec& m, uint64_t chips) {
+  const config::PaddedHeads padded = config::padded_heads(m.heads, m.kv_heads, chips);
+  if (padded.heads > std::numeric_limits<uint32_t>::max())
+    throw ShapeError("sharding.pad_heads", "padding " + std::to_string(m.heads) + " heads over " +
+                                               std::to_string(chips) + " chips gives " +
+                                               std::to_string(padded.heads) + ", too many");
+  m.heads = static_cast<uint32_t>(padded.heads);
+  m.kv_heads = static_cast<uint32_t>(padded.kv_heads);
 }
 
 void check_roles(const config::ShardingSpec& s) {
@@ -243,6 +258,9 @@ ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
     p.x = group(mesh, {s.tensor_axes[0]});
     p.y = group(mesh, {s.tensor_axes[1]});
   }
+  // Weight-gathered layouts compute whole heads: nothing to pad.
+  if (s.pad_heads && p.scheme != TensorScheme::kWeightGathered)
+    pad_heads(p.model, p.scheme == TensorScheme::k2D ? p.y.chips : p.tensor.chips);
   p.data = group(mesh, s.data_axes);
   p.expert = group(mesh, s.expert_axes);
   p.pipeline = group(mesh, s.pipeline_axis.empty() ? std::vector<std::string>{}

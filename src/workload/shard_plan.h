@@ -38,6 +38,10 @@ enum class TensorScheme : uint8_t {
 };
 
 struct ShardPlan {
+  // The model as lowered: with sharding.pad_heads, its heads and kv_heads are
+  // the padded counts (config/head_padding.h), so every shape, weight and KV
+  // byte derived from it includes the padding. Model FLOPs are not derived
+  // from it (lower() counts serving.model, the real heads).
   config::ModelSpec model;
   config::Phase phase = config::Phase::kDecode;
   TensorScheme scheme = TensorScheme::k1D;

@@ -159,6 +159,24 @@ TEST(RunCommand, ShippedServingWorkloadsRunInEveryFormat) {
   }
 }
 
+// The table says when heads were padded, and what MFU counts.
+TEST(RunCommand, TableNamesPaddedHeads) {
+  const std::string w = (root() / "workloads/llama3-8b-decode-v5e.textproto").string();
+  const std::string t = (root() / "topologies/v5e-4x4.textproto").string();
+  // 18 heads over 6 KV heads on the 4 chips of y (2D): 24 over 8.
+  const Result padded =
+      run({"run", "-w", w, "-t", t, "--set", "workload.model.heads=18", "--set",
+           "workload.model.kv_heads=6", "--set", "workload.sharding.pad_heads=true"});
+  ASSERT_EQ(padded.code, kExitOk) << padded.err;
+  EXPECT_NE(padded.out.find("padded heads (sharding.pad_heads): 24 query / 8 KV computed for the "
+                            "model's 18 / 6; MFU counts the model's\n"),
+            std::string::npos)
+      << padded.out;
+  const Result plain = run({"run", "-w", w, "-t", t, "--set", "workload.sharding.pad_heads=true"});
+  ASSERT_EQ(plain.code, kExitOk) << plain.err;
+  EXPECT_EQ(plain.out.find("padded heads"), std::string::npos);  // 32 / 8 split already
+}
+
 TEST(RunCommand, ConfigurationThatDoesNotFitExits1UnlessAllowed) {
   // The 8B decode workload cannot hold its weights in 1.6 GB per chip.
   const std::string w = (root() / "workloads/llama3-8b-decode-v5e.textproto").string();

@@ -82,6 +82,7 @@ TEST(ServingFormTest, EveryFieldIsCarriedOver) {
   s.set_weight_gathered(true);
   s.set_kv_layout(podsim::KV_BY_BATCH);
   s.set_overlap_collectives(false);
+  s.set_pad_heads(true);
   w.mutable_scenario()->set_batch(64);  // 16 per replica, a multiple of the 8 tensor chips
 
   const WorkloadSpec spec = load_workload(w);
@@ -106,6 +107,7 @@ TEST(ServingFormTest, EveryFieldIsCarriedOver) {
   EXPECT_EQ(sharding.expert_axes, (std::vector<std::string>{"data"}));
   EXPECT_EQ(sharding.data_axes, (std::vector<std::string>{"data"}));
   EXPECT_FALSE(sharding.overlap_collectives);
+  EXPECT_TRUE(sharding.pad_heads);
   EXPECT_EQ(spec.serving->scenario.batch, 64u);
 }
 
@@ -216,7 +218,8 @@ TEST(ServingFormTest, DiagnosticsHaveLineAndColumn) {
   EXPECT_EQ(errors[1].column, 20);
   EXPECT_EQ(errors[2].to_string(),
             "test.textproto:3:43: model.heads: 12 heads do not divide evenly over the 32 chips "
-            "of tensor axes [t]");
+            "of tensor axes [t]; set sharding.pad_heads: true to pad to 32 heads (costs 167% "
+            "more attention work)");
 }
 
 }  // namespace

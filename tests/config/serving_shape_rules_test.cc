@@ -13,6 +13,7 @@
 namespace podsim::config {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using testing::IsDiagnostic;
 using testing::load_workload;
@@ -37,6 +38,50 @@ TEST(ServingShapeRulesTest, HeadsDivideOverTheTensorAxes) {
   EXPECT_THAT(workload_errors(w),
               ElementsAre(IsDiagnostic(
                   "model.heads", std::string("12 heads do not divide evenly over ") + kTensor8)));
+}
+
+// The error suggests sharding.pad_heads with what it would cost, and with
+// the field the same shape loads (the lowering pads it).
+TEST(ServingShapeRulesTest, HeadsThatDoNotDivideSuggestPadding) {
+  auto w = valid_serving_workload();
+  model(w).set_heads(12);  // over 4 KV heads: padded to 16, 4 per KV head instead of 3
+  EXPECT_THAT(workload_errors(w),
+              ElementsAre(IsDiagnostic(
+                  "model.heads", std::string("12 heads do not divide evenly over ") + kTensor8 +
+                                     "; set sharding.pad_heads: true to pad to 16 heads (costs "
+                                     "33% more attention work)")));
+  w.mutable_sharding()->set_pad_heads(true);
+  const WorkloadSpec spec = load_workload(w);
+  EXPECT_EQ(spec.serving->model.heads, 12u);  // the spec keeps the real model
+  EXPECT_TRUE(spec.serving->sharding.pad_heads);
+}
+
+TEST(ServingShapeRulesTest, KvHeadsThatDoNotFitSuggestPaddingBoth) {
+  auto w = valid_serving_workload();
+  model(w).set_heads(48);
+  model(w).set_kv_heads(12);  // 48 heads split over 8; 12 KV heads neither split nor replicate
+  EXPECT_THAT(
+      workload_errors(w),
+      ElementsAre(IsDiagnostic("model.kv_heads",
+                               "12 KV heads do not divide evenly over " + std::string(kTensor8) +
+                                   "; set sharding.pad_heads: true to pad to 64 heads "
+                                   "over 16 KV heads (costs 33% more attention work)")));
+  model(w).set_kv_heads(3);
+  model(w).set_heads(6);  // 3 KV heads pad to 4 (each on 2 chips), 2 query heads each: 8
+  EXPECT_THAT(workload_errors(w),
+              ElementsAre(IsDiagnostic("model.heads", "pad to 8 heads over 4 KV heads"),
+                          IsDiagnostic("model.kv_heads",
+                                       "needs 8 to be a multiple of 3; set sharding.pad_heads: "
+                                       "true to pad to 8 heads over 4 KV heads (costs 33% more "
+                                       "attention work)")));
+  w.mutable_sharding()->set_pad_heads(true);
+  EXPECT_EQ(load_workload(w).serving->model.kv_heads, 3u);
+}
+
+TEST(ServingShapeRulesTest, PaddingThatChangesNothingLoads) {
+  auto w = valid_serving_workload();  // 16 heads over 4 KV heads split over 8 chips already
+  w.mutable_sharding()->set_pad_heads(true);
+  EXPECT_TRUE(load_workload(w).serving->sharding.pad_heads);
 }
 
 // A workload on a 6x8 torus with 2D tensor parallelism over its two axes,
@@ -89,6 +134,14 @@ TEST(ServingShapeRulesTest, TwoDSplitsHeadsOverTheSecondTensorAxis) {
                           IsDiagnostic("model.kv_heads",
                                        "8 KV heads do not divide evenly over "
                                        "the 6 chips of tensor axes [x]")));
+  // Padding over the second axis: 8 KV heads pad to 12 (over 6), each with
+  // its 8 query heads.
+  EXPECT_THAT(workload_errors(bad.workload, bad.pod),
+              Contains(IsDiagnostic("model.heads",
+                                    "pad to 96 heads over 12 KV heads (costs 50% "
+                                    "more attention work)")));
+  bad.workload.mutable_sharding()->set_pad_heads(true);
+  EXPECT_TRUE(load_workload(bad.workload, bad.pod).serving->sharding.pad_heads);
 }
 
 TEST(ServingShapeRulesTest, TwoDWidthsDivideOverEveryTensorChip) {

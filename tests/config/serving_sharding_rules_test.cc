@@ -148,6 +148,7 @@ TEST(ServingShardingRulesTest, TensorLayoutFieldsNeedTensorAxes) {
   sharding(w).set_tensor_collective(podsim::TENSOR_REDUCE_SCATTER_ALL_GATHER);
   sharding(w).set_weight_gathered(true);
   sharding(w).set_kv_layout(podsim::KV_BY_BATCH);
+  sharding(w).set_pad_heads(true);
   EXPECT_THAT(workload_errors(w),
               ElementsAre(IsDiagnostic("sharding.tensor_collective",
                                        "only tensor parallelism has tensor collectives; with no "
@@ -157,7 +158,10 @@ TEST(ServingShardingRulesTest, TensorLayoutFieldsNeedTensorAxes) {
                                        "are none"),
                           IsDiagnostic("sharding.kv_layout",
                                        "KV_BY_BATCH splits the cache over "
-                                       "tensor_axes, and there are none")));
+                                       "tensor_axes, and there are none"),
+                          IsDiagnostic("sharding.pad_heads",
+                                       "pads heads to split over tensor_axes, and there are "
+                                       "none")));
 }
 
 TEST(ServingShardingRulesTest, ExpertAxesNeedExperts) {

@@ -144,5 +144,31 @@ TEST(Serving, BreakdownAddsUpToTheStepTime) {
   }
 }
 
+// sharding.pad_heads: 28 heads over 4 KV heads do not split over 8 chips and
+// are padded to 32 (8 per KV head instead of 7). The step costs what a
+// 32-head model's does (time and memory), while MFU counts the 28-head
+// model's FLOPs only.
+TEST(Serving, PaddedHeadsCostTimeButNotModelFlops) {
+  const config::PodSpec pod = v5e_like({{"x", 8, true}});
+  config::ServingSpec padded = decode_8b(32, 2048);
+  padded.model.heads = 28;
+  padded.model.kv_heads = 4;
+  padded.sharding.pad_heads = true;
+  config::ServingSpec wide = padded;
+  wide.model.heads = 32;
+  wide.sharding.pad_heads = false;
+  const Outcome p = simulate(pod, padded);
+  const Outcome w = simulate(pod, wide);
+  EXPECT_EQ(p.summary.step_time_us, w.summary.step_time_us);
+  EXPECT_EQ(p.summary.memory.weight_bytes, w.summary.memory.weight_bytes);
+  EXPECT_EQ(p.summary.memory.kv_cache_bytes, w.summary.memory.kv_cache_bytes);
+  // MFU's numerator is the real model's FLOPs.
+  const double real_flops = workload::model_flops(padded);
+  const double capacity = p.summary.step_time_us * 1e-6 * 8 * pod.chip.peak_bf16_flops;
+  EXPECT_NEAR(p.summary.mfu * capacity, real_flops, 1e-9 * real_flops);
+  EXPECT_LT(real_flops, workload::model_flops(wide));
+  EXPECT_NEAR(p.summary.mfu / w.summary.mfu, real_flops / workload::model_flops(wide), 1e-12);
+}
+
 }  // namespace
 }  // namespace podsim::engine

@@ -33,6 +33,7 @@ TEST(ServingModel, CandidateTextLoadsAsTheValuesItWasBuiltFrom) {
   c.sharding.tensor_collective = TensorCollective::kReduceScatterAllGather;
   c.sharding.kv_layout = KvLayout::kByBatch;
   c.sharding.pipeline_axis = "pipeline";
+  c.sharding.pad_heads = true;  // 32 heads split over 4 chips already: written, a no-op
   const std::string text = m.workload_text(c, "topologies/v5e-4x4.textproto");
   EXPECT_EQ(text.rfind("# proto-file: podsim/workload.proto\n# proto-message: podsim.Workload\n"
                        "# topology: topologies/v5e-4x4.textproto\n",

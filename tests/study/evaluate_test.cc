@@ -7,6 +7,7 @@
 
 #include "report/result_inputs.h"
 #include "result_support.h"
+#include "workload/model_math.h"
 
 namespace podsim::study {
 namespace {
@@ -57,6 +58,26 @@ TEST(Evaluate, ServingStepCarriesItsInputsAndFigures) {
   EXPECT_GT(s.chips_breakdown_size(), 0);
   EXPECT_FALSE(r.has_op_list());
   EXPECT_FALSE(r.has_link_stats());
+}
+
+// Padded heads: the inputs record the field and the real model; MFU counts
+// the real model's FLOPs. 18 heads over 6 KV heads on the 4 chips of y (2D)
+// pad to 24 over 8.
+TEST(Evaluate, PaddedHeadsAreRecordedAndMfuCountsTheRealModel) {
+  auto in = load("v5e-4x4.textproto", "llama3-8b-decode-v5e.textproto");
+  config::ServingSpec& serving = *in.workload.serving;
+  serving.model.heads = 18;
+  serving.model.kv_heads = 6;
+  serving.sharding.pad_heads = true;
+  const podsim::Result r = evaluate(in.pod, in.workload, analytical());
+  ASSERT_EQ(r.status(), podsim::Result::ok) << r.reason();
+  EXPECT_TRUE(r.inputs().serving().sharding().pad_heads());
+  EXPECT_EQ(r.inputs().serving().model().heads(), 18U);
+  EXPECT_EQ(r.inputs().serving().model().kv_heads(), 6U);
+  const double flops = workload::model_flops(serving);
+  const double capacity =
+      r.serving().step_time_us() * 1e-6 * 16 * in.pod.spec().chip.peak_bf16_flops;
+  EXPECT_NEAR(r.serving().mfu() * capacity, flops, 1e-6 * flops);
 }
 
 TEST(Evaluate, OperationListGivesEveryOperation) {

@@ -63,6 +63,7 @@ ShardingSpec to_sharding_spec(const Sharding& s) {
   spec.data_axes.assign(s.data_axes().begin(), s.data_axes().end());
   spec.pipeline_axis = s.pipeline_axis();
   spec.overlap_collectives = !s.has_overlap_collectives() || s.overlap_collectives();
+  spec.pad_heads = s.pad_heads();
   return spec;
 }
 

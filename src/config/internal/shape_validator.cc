@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "config/head_padding.h"
+#include "config/internal/model_validator.h"
 #include "podsim/workload.pb.h"
 
 namespace podsim::config::internal {
@@ -49,11 +51,17 @@ class ShapeValidator {
       const AxisGroup heads_over = two_d ? t.axis(1) : t;
       const char* why =
           two_d ? " (2D weight-stationary splits heads over the second tensor axis)" : "";
-      if (m_.heads() > 0 && m_.heads() % heads_over.chips != 0) {
-        issues_.add(model_("heads"), plural(m_.heads(), "head") + " do not divide evenly over " +
-                                         heads_over.label() + why);
+      // Padded heads split by construction (config/head_padding.h).
+      if (s_.pad_heads()) {
+        check_padded_count(heads_over.chips);
+      } else {
+        const std::string pad = padding_hint(heads_over.chips);
+        if (m_.heads() > 0 && m_.heads() % heads_over.chips != 0) {
+          issues_.add(model_("heads"), plural(m_.heads(), "head") + " do not divide evenly over " +
+                                           heads_over.label() + why + pad);
+        }
+        check_kv_heads(heads_over, why, pad);
       }
-      check_kv_heads(heads_over, why);
     }
     width(model_("d_model"), "d_model", m_.d_model(), "");
     if (stationary && m_.ffn_dim() > 0)
@@ -69,19 +77,56 @@ class ShapeValidator {
   // KV heads split over the chips that split heads, or, when there are fewer
   // KV heads than those chips, each KV head is held by chips / kv_heads of
   // them: both need one count to divide the other.
-  void check_kv_heads(const AxisGroup& over, const char* why) {
+  void check_kv_heads(const AxisGroup& over, const char* why, const std::string& pad) {
     const uint64_t kv = m_.kv_heads();
     if (kv == 0)
       return;
     if (kv >= over.chips && kv % over.chips != 0) {
       issues_.add(model_("kv_heads"),
-                  plural(kv, "KV head") + " do not divide evenly over " + over.label() + why);
+                  plural(kv, "KV head") + " do not divide evenly over " + over.label() + why + pad);
     } else if (kv < over.chips && over.chips % kv != 0) {
       issues_.add(model_("kv_heads"),
                   plural(kv, "KV head") + " cannot be replicated evenly over " + over.label() +
                       why + ": with fewer KV heads than chips each KV head is replicated, which " +
-                      "needs " + str(over.chips) + " to be a multiple of " + str(kv));
+                      "needs " + str(over.chips) + " to be a multiple of " + str(kv) + pad);
     }
+  }
+
+  // Padding multiplies the heads at most by about (chips + kv_heads) /
+  // kv_heads; the padded count must still be one the lowering can hold.
+  void check_padded_count(uint64_t chips) {
+    const uint64_t h = m_.heads();
+    const uint64_t kv = m_.kv_heads();
+    if (h == 0 || kv == 0 || h % kv != 0)
+      return;
+    const PaddedHeads p = padded_heads(h, kv, chips);
+    if (p.heads > kMaxCount) {
+      issues_.add(FieldPath()("sharding")("pad_heads"), "pads " + plural(h, "head") + " to " +
+                                                            str(p.heads) + " over " + str(chips) +
+                                                            " chips, more than " + str(kMaxCount));
+    }
+  }
+
+  // "; set sharding.pad_heads: true to pad to 64 heads (33% more attention
+  // work)": what padding over `chips` would give, for a shape error on the
+  // heads. Empty when the heads do not group over the KV heads (reported by
+  // the model rules) or already split. The percentage is the growth in query
+  // heads, which the attention and its Q and output projections scale with.
+  std::string padding_hint(uint64_t chips) const {
+    const uint64_t h = m_.heads();
+    const uint64_t kv = m_.kv_heads();
+    if (h == 0 || kv == 0 || h % kv != 0)
+      return "";
+    const PaddedHeads p = padded_heads(h, kv, chips);
+    if (p.heads == h && p.kv_heads == kv)
+      return "";
+    std::string to = plural(p.heads, "head");
+    if (p.kv_heads != kv)
+      to += " over " + plural(p.kv_heads, "KV head");
+    const uint64_t percent = (200 * (p.heads - h) + h) / (2 * h);  // rounded
+    const std::string more = percent == 0 ? "under 1%" : str(percent) + "%";
+    return "; set sharding.pad_heads: true to pad to " + to + " (costs " + more +
+           " more attention work)";
   }
 
   void width(const FieldPath& path, const char* name, uint64_t value, const char* why) {

@@ -130,6 +130,11 @@ class ShardingValidator {
                   "KV_BY_BATCH splits the cache over tensor_axes, and there are none (every chip "
                   "holds its sequences' whole cache)");
     }
+    if (s_.pad_heads()) {
+      issues_.add(path_("pad_heads"),
+                  "pads heads to split over tensor_axes, and there are none (every chip computes "
+                  "every head)");
+    }
   }
 
   void check_role_needs() {
