@@ -13,7 +13,6 @@
 #include "cli/progress.h"
 #include "cli/set_option.h"
 #include "cli/trace_option.h"
-#include "config/calibration_loader.h"
 #include "config/op_table_loader.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"

@@ -134,6 +134,27 @@ TEST(CalibrationOption, MissingProfileExitsTwoAndWritesNoHalfFile) {
   fs::remove(out);
 }
 
+TEST(CalibrationOption, ReplacesATopologysOwnCalibrationWholeWithAWarning) {
+  const fs::path topology = fs::temp_directory_path() / "podsim_calibration_test_own.textproto";
+  {
+    std::ifstream in(path("topologies/v5e-4x4.textproto"));
+    std::stringstream text;
+    text << in.rdbuf() << "calibration { hbm_efficiency: 0.5 source: \"mine\" }\n";
+    std::ofstream(topology) << text.str();
+  }
+  std::vector<std::string> args = run_args({"--calibration", path(kV5e)});
+  args[2] = topology.string();  // -t
+  const Result r = run(args);
+  fs::remove(topology);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("replaces the calibration"), HasSubstr("mine")));
+  const podsim::Result result = testing::parse_result(r.out);
+  const auto& cal = result.inputs().topology().calibration();
+  EXPECT_TRUE(cal.replaced_topology_calibration());
+  EXPECT_DOUBLE_EQ(cal.hbm_efficiency(), 1.0);  // the profile's, not merged with the file's
+  EXPECT_EQ(cal.profile(), "v5e-microbenchmarks");
+}
+
 TEST(CalibrationOption, BesideASetOfTheCalibrationIsRefused) {
   const Result r =
       run(run_args({"--calibration", path(kV5e), "--set", "topology.calibration.mxu_efficiency=0.5",
