@@ -13,7 +13,7 @@ import argparse
 import sys
 
 M = {
- 'schema_version':'5 for this schema (4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, `inputs.serving.sharding.pad_heads` and the prefill chunks; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
+ 'schema_version':'5 for this schema (4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, the calibration profile columns, `inputs.serving.sharding.pad_heads` and the prefill chunks; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
  'podsim_version':'the podsim that wrote the result (not compared)',
  'status':'`ok`, `oom` (does not fit in HBM, not simulated) or `invalid` (inputs could not be loaded or lowered)',
  'reason':'why, for `oom` and `invalid` (the diagnostics, one per line); empty for `ok`',
@@ -31,6 +31,7 @@ M = {
  'calibration.ici_link_efficiency':'calibration: fraction of ICI bandwidth achieved','calibration.dcn_efficiency':'calibration: fraction of DCN bandwidth achieved',
  'calibration.collective_overhead_ns':'calibration: fixed cost per collective','calibration.mxu_efficiency':'calibration: fraction of matrix-unit peak achieved',
  'calibration.hbm_efficiency':'calibration: fraction of HBM bandwidth achieved','calibration.op_overhead_ns':'calibration: fixed cost per compute op','calibration.source':'calibration: where the values come from',
+ 'calibration.profile':'calibration: the `--calibration` profile that supplied the knobs (empty: the topology\'s own, or ideal)','calibration.profile_file':'calibration: that profile\'s file as named','calibration.profile_sha256':'calibration: hex SHA-256 of that profile\'s bytes','calibration.replaced_topology_calibration':'calibration: the profile replaced a calibration the topology file set',
  'dcn.bandwidth_per_chip_gbps':'DCN bandwidth per chip each way (0 with one slice)','dcn.latency_ns':'DCN latency (0 with one slice)',
  'workload.name':'the workload\'s name','workload.file':'the workload file as named','workload.sha256':'hex SHA-256 of the workload\'s bytes (filled by the loader; empty when unknown)',
  'workload.overrides':'each `--set` applied to the workload, in order','workload.form':'`serving` or `op_list`',

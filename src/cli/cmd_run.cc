@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "chip/compute_model.h"
+#include "cli/calibration_option.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
@@ -176,6 +177,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "trace-chips", po::value<std::string>(),
       "chips to trace: ids and ranges (0,5,8-15) and/or 'critical' (default: all up to 64)");
   add_set_option(opts);
+  add_calibration_option(opts);
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(opts).run(), vm);
   po::notify(vm);
@@ -243,10 +245,13 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
     known.overrides.clear();
     for (const config::Override& o : overrides)
       known.overrides.push_back(config::to_string(o));
+    const std::optional<config::CalibrationProfileSpec> profile = calibration_profile(vm);
     pod_spec = vm.count("topology") != 0
                    ? config::load_topology_file(vm["topology"].as<std::string>(), overrides)
                    : config::default_topology(overrides);
     known.pod = &*pod_spec;
+    if (profile)
+      apply_calibration_profile(ctx, *profile, *pod_spec);
     workload =
         vm.count("workload") != 0
             ? config::load_workload_file(vm["workload"].as<std::string>(), *pod_spec, overrides)

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "cli/calibration_option.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
@@ -175,6 +176,7 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
       "write the best configuration's workload file here, for podsim run")(
       "quiet,q", "no progress line on stderr (shown only on a terminal)");
   add_set_option(opts);
+  add_calibration_option(opts);
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(opts).run(), vm);
   po::notify(vm);
@@ -199,10 +201,15 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
                        ": search generates the mesh, sharding and scenario; it takes "
                        "topology.* and workload.model.* overrides only");
   }
+  const std::optional<config::CalibrationProfileSpec> profile = calibration_profile(vm);
   const config::ServingModel model = config::ServingModel::load(req.model_file, overrides);
   std::vector<search::Slice> slices;
-  for (const std::string& file : req.topology_files)
-    slices.push_back({config::load_topology_file(file, overrides), file});
+  for (const std::string& file : req.topology_files) {
+    config::PodSpec pod = config::load_topology_file(file, overrides);
+    if (profile)
+      apply_calibration_profile(ctx, *profile, pod);
+    slices.push_back({std::move(pod), file});
+  }
 
   const bool show = ctx.err_is_terminal && vm.count("quiet") == 0;
   std::unique_ptr<ProgressLine> line;

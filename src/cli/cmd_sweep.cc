@@ -3,6 +3,7 @@
 #include <optional>
 #include <thread>
 
+#include "cli/calibration_option.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/progress.h"
@@ -60,6 +61,7 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
       "out,o", po::value<std::string>(), "write to this file (whole or not at all)")(
       "quiet,q", "no progress on stderr");
   add_set_option(opts);
+  add_calibration_option(opts);
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -91,8 +93,10 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
 
   config::SweepSpec spec;
+  sweep::PointOptions point_options;
   try {
     spec = config::load_sweep_file(files[0]);
+    point_options.calibration = calibration_profile(vm);
   } catch (const config::InputError&) {
     if (!transport->writes_output())
       return kExitBadInput;  // rank 0 reports it, once
@@ -100,7 +104,7 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   }
   for (const config::Override& o : set_overrides(vm))
     spec.set.push_back(config::to_string(o));
-  const sweep::PointOptions point_options{spec.allow_oom};
+  point_options.allow_oom = spec.allow_oom;
 
   std::optional<report::AtomicFile> file;
   const bool writer = transport->writes_output();
@@ -109,6 +113,9 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   if (writer)
     ctx.log->info("sweep '{}': {} points on {} rank(s) x {} job(s)", spec.name, spec.points,
                   transport->ranks(), jobs);
+  if (writer && point_options.calibration)
+    ctx.log->info("calibration profile '{}' ({}) applied to every point's pod",
+                  point_options.calibration->name, point_options.calibration->source_file);
 
   ProgressLine progress(ctx.err, writer && ctx.err_is_terminal && vm.count("quiet") == 0,
                         "sweeping", "points");

@@ -1,5 +1,6 @@
 // podsim validate [--topology FILE] [--set PATH=VALUE]... FILE...: load every
-// file, topology or workload (sniffed from its header or contents), print
+// file, topology, workload or calibration profile (sniffed from its header
+// or contents), print
 // every problem, exit 2 if any file is bad. Workloads are checked against
 // --topology, or the embedded default pod. The topology overrides apply to
 // every topology (the --topology pod included), the workload overrides to
@@ -12,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/set_option.h"
+#include "config/calibration_loader.h"
 #include "config/diagnostics.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
@@ -27,7 +29,14 @@ namespace {
 void validate_file(Context& ctx, const std::string& file,
                    const std::function<const config::PodSpec&()>& pod,
                    const config::Overrides& overrides) {
-  if (config::sniff_file_kind(file) == config::FileKind::kWorkload) {
+  const config::FileKind kind = config::sniff_file_kind(file);
+  if (kind == config::FileKind::kCalibration) {
+    const config::CalibrationProfileSpec profile = config::load_calibration_file(file);
+    ctx.out << file << ": ok (calibration profile '" << profile.name << "' for chip \""
+            << profile.chip << "\")\n";
+    return;
+  }
+  if (kind == config::FileKind::kWorkload) {
     const config::WorkloadSpec workload = config::load_workload_file(file, pod(), overrides);
     ctx.out << file << ": ok (workload '" << workload.name << "', ";
     if (workload.serving) {
@@ -50,10 +59,12 @@ void validate_file(Context& ctx, const std::string& file,
 // (InputError, exit 2); a workload there gets a message that says so rather
 // than the topology loader's list of everything a workload lacks.
 config::PodSpec load_pod(const std::string& file, const config::Overrides& overrides) {
-  if (config::sniff_file_kind(file) == config::FileKind::kWorkload) {
+  const config::FileKind kind = config::sniff_file_kind(file);
+  if (kind != config::FileKind::kTopology) {
     config::Diagnostic d;
     d.file = file;
-    d.message = "--topology needs a topology (podsim.Topology); this file is a workload";
+    d.message = std::string("--topology needs a topology (podsim.Topology); this file is a ") +
+                (kind == config::FileKind::kWorkload ? "workload" : "calibration profile");
     throw config::InputError(std::move(d));
   }
   return config::load_topology_file(file, overrides);
@@ -75,10 +86,11 @@ int cmd_validate(Context& ctx, const std::vector<std::string>& args) {
   po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
   po::notify(vm);
   if (vm.count("help") != 0) {
-    ctx.out << "Checks topology and workload files and prints every error found as\n"
-               "FILE:LINE:COL: FIELD: REASON. A file's kind comes from its\n"
-               "'# proto-message: podsim.Topology' (or podsim.Workload) header, else from\n"
-               "which message its contents parse as. Workloads are checked against a pod.\n\n"
+    ctx.out << "Checks topology, workload and calibration profile files and prints every\n"
+               "error found as FILE:LINE:COL: FIELD: REASON. A file's kind comes from its\n"
+               "'# proto-message: podsim.Topology' (or podsim.Workload,\n"
+               "podsim.CalibrationProfile) header, else from which message its contents\n"
+               "parse as. Workloads are checked against a pod.\n\n"
             << opts;
     return kExitOk;
   }

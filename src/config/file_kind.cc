@@ -5,6 +5,7 @@
 
 #include "config/internal/input_parser.h"
 #include "config/workload_loader.h"
+#include "podsim/calibration.pb.h"
 #include "podsim/topology.pb.h"
 #include "podsim/workload.pb.h"
 
@@ -41,12 +42,14 @@ std::optional<FileKind> header_kind(std::string_view text, const std::string& so
       return FileKind::kTopology;
     if (name == Workload::descriptor()->full_name())
       return FileKind::kWorkload;
+    if (name == CalibrationProfile::descriptor()->full_name())
+      return FileKind::kCalibration;
     Diagnostic d;
     d.file = source_name;
     d.line = line;
     d.column = static_cast<int>(raw.find('#')) + 1;
     d.message = "the header names message \"" + std::string(name) +
-                "\"; podsim reads podsim.Topology and podsim.Workload";
+                "\"; podsim reads podsim.Topology, podsim.Workload and podsim.CalibrationProfile";
     throw InputError(std::move(d));
   }
   return std::nullopt;
@@ -63,9 +66,13 @@ FileKind sniff_file_kind(const std::filesystem::path& path) {
   }
   Workload workload;
   Topology topology;
-  const bool workload_ok = internal::parses_cleanly(format, contents, workload);
-  return workload_ok && !internal::parses_cleanly(format, contents, topology) ? FileKind::kWorkload
-                                                                              : FileKind::kTopology;
+  if (internal::parses_cleanly(format, contents, topology))
+    return FileKind::kTopology;
+  if (internal::parses_cleanly(format, contents, workload))
+    return FileKind::kWorkload;
+  CalibrationProfile profile;
+  return internal::parses_cleanly(format, contents, profile) ? FileKind::kCalibration
+                                                             : FileKind::kTopology;
 }
 
 }  // namespace podsim::config

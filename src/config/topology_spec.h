@@ -100,7 +100,9 @@ struct DcnSpec {
   friend bool operator==(const DcnSpec&, const DcnSpec&) = default;
 };
 
-// Losses against the published hardware; ideal by default.
+// Losses against the published hardware; ideal by default. From the
+// topology file's `calibration`, or from a calibration profile
+// (config/calibration_loader.h), which replaces it whole.
 struct CalibrationSpec {
   double ici_link_efficiency = 1.0;
   double dcn_efficiency = 1.0;
@@ -109,6 +111,12 @@ struct CalibrationSpec {
   double hbm_efficiency = 1.0;
   sim::Time op_overhead;
   std::string source;
+  // Set when a calibration profile supplied the knobs above; empty otherwise.
+  std::string profile;         // its name
+  std::string profile_file;    // as the user named it
+  std::string profile_sha256;  // hex SHA-256 of the profile file's bytes
+  // True when the profile replaced a calibration the topology file set.
+  bool replaced_topology_calibration = false;
 
   friend bool operator==(const CalibrationSpec&, const CalibrationSpec&) = default;
 };

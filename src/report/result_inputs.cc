@@ -109,6 +109,10 @@ void fill_topology_inputs(const config::PodSpec& pod, podsim::TopologyInputs& ou
   cal.set_hbm_efficiency(k.hbm_efficiency);
   cal.set_op_overhead_ns(ns(k.op_overhead));
   cal.set_source(k.source);
+  cal.set_profile(k.profile);
+  cal.set_profile_file(k.profile_file);
+  cal.set_profile_sha256(k.profile_sha256);
+  cal.set_replaced_topology_calibration(k.replaced_topology_calibration);
   podsim::DcnInputs& dcn = *out.mutable_dcn();
   if (pod.dcn) {
     dcn.set_bandwidth_per_chip_gbps(pod.dcn->bandwidth_per_chip.gbps());

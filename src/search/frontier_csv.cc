@@ -36,19 +36,37 @@ std::string fixed(double v, int decimals) {
 std::string frontier_csv(const Problem& problem, const SearchResult& result,
                          const std::vector<Slice>& slices, config::Phase phase) {
   const bool prefill = phase == config::Phase::kPrefill;
-  report::Table t({"topology", "topology_file", "chips", "mesh", "tensor_axes", "tensor_collective",
-                   "weight_gathered", "kv_layout", "expert_axes", "data_axes", "pipeline_axis",
-                   "batch", "micro_batches", "tokens_per_s_per_chip",
-                   prefill ? "ttft_us" : "tpot_us", "step_time_us", "mfu", "hbm_used_bytes",
-                   "candidate"});
+  report::Table t({"topology",
+                   "topology_file",
+                   "chips",
+                   "mesh",
+                   "tensor_axes",
+                   "tensor_collective",
+                   "weight_gathered",
+                   "kv_layout",
+                   "expert_axes",
+                   "data_axes",
+                   "pipeline_axis",
+                   "batch",
+                   "micro_batches",
+                   "tokens_per_s_per_chip",
+                   prefill ? "ttft_us" : "tpot_us",
+                   "step_time_us",
+                   "mfu",
+                   "hbm_used_bytes",
+                   "candidate",
+                   "calibration"});
   for (const size_t i : result.frontier) {
     const Candidate& c = problem.candidates()[i];
     const config::ShardingSpec& s = c.workload.sharding;
     const Evaluation& e = *result.results[i].flow;
     const Slice& slice = slices[c.slice];
     const bool tensor = !s.tensor_axes.empty() && !s.weight_gathered;
-    t.add_row({slice.spec.name, slice.file, std::to_string(slice.spec.chip_count()),
-               mesh_label(c.workload), joined(s.tensor_axes),
+    t.add_row({slice.spec.name,
+               slice.file,
+               std::to_string(slice.spec.chip_count()),
+               mesh_label(c.workload),
+               joined(s.tensor_axes),
                !tensor                     ? ""
                : s.tensor_axes.size() == 2 ? "2d"
                : s.tensor_collective == config::TensorCollective::kReduceScatterAllGather
@@ -58,11 +76,18 @@ std::string frontier_csv(const Problem& problem, const SearchResult& result,
                !tensor                                     ? ""
                : s.kv_layout == config::KvLayout::kByBatch ? "by_batch"
                                                            : "by_heads",
-               joined(s.expert_axes), joined(s.data_axes), s.pipeline_axis,
+               joined(s.expert_axes),
+               joined(s.data_axes),
+               s.pipeline_axis,
                std::to_string(c.workload.scenario.batch),
-               std::to_string(c.workload.scenario.micro_batches), shortest(e.tokens_per_s_per_chip),
-               fixed(e.latency_us, 6), fixed(e.step_time_us, 6), shortest(e.mfu),
-               std::to_string(e.hbm_used_bytes), c.workload.name});
+               std::to_string(c.workload.scenario.micro_batches),
+               shortest(e.tokens_per_s_per_chip),
+               fixed(e.latency_us, 6),
+               fixed(e.step_time_us, 6),
+               shortest(e.mfu),
+               std::to_string(e.hbm_used_bytes),
+               c.workload.name,
+               slice.spec.calibration.profile});
   }
   std::ostringstream out;
   t.render_csv(out);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "chip/compute_model.h"
+#include "config/calibration_loader.h"
 #include "config/overrides.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
@@ -61,6 +62,8 @@ podsim::Result run_point(const Point& point, const PointOptions& options, BaseIn
       overrides.push_back(config::parse_override(o));
     config::check_override_roots(overrides);
     pod_spec = bases.topology(point.topology_file).load(overrides);
+    if (options.calibration)
+      config::apply_calibration(*options.calibration, *pod_spec);
     const config::WorkloadSpec workload =
         bases.workload(point.workload_file).load(*pod_spec, overrides);
     const topo::Pod pod(std::move(*pod_spec));

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "config/calibration_spec.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
 #include "podsim/result.pb.h"
@@ -21,6 +22,10 @@ namespace podsim::sweep {
 
 struct PointOptions {
   bool allow_oom = false;  // simulate points that do not fit (flagged), as --allow-oom
+  // Applied to every point's pod (--calibration; config/calibration_loader.h):
+  // a point whose pod has another chip, or whose overrides set
+  // topology.calibration.*, is invalid, with the reason.
+  std::optional<config::CalibrationProfileSpec> calibration;
 };
 
 // What a sweep's points share: their base inputs and the programs they lower.

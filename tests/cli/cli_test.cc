@@ -71,7 +71,8 @@ TEST(Cli, SubcommandHelp) {
 TEST(Cli, ValidateAcceptsEveryShippedTopology) {
   std::vector<std::string> args = {"validate"};
   for (const auto& e : std::filesystem::directory_iterator(root() / "topologies")) {
-    args.push_back(e.path().string());
+    if (e.is_regular_file())  // calibration/ holds profiles
+      args.push_back(e.path().string());
   }
   ASSERT_GT(args.size(), 10U);
   const Result r = run(args);

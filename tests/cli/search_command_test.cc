@@ -178,5 +178,24 @@ TEST(SearchCommand, SetChangesTheSlicesAndTheModelOnly) {
   EXPECT_NE(typo.err.find("workload.model.layers"), std::string::npos) << typo.err;
 }
 
+TEST(SearchCommand, CalibrationAppliesToEverySliceAndTheFrontierNamesIt) {
+  const Result ideal = run(small());
+  ASSERT_EQ(ideal.code, kExitOk) << ideal.err;
+  const std::string profile = (root() / "topologies/calibration/v5e.textproto").string();
+  const Result calibrated = run(small({"--calibration", profile}));
+  ASSERT_EQ(calibrated.code, kExitOk) << calibrated.err;
+  for (const std::string& name : column(calibrated.out, "calibration"))
+    EXPECT_EQ(name, "v5e-microbenchmarks");
+  for (const std::string& name : column(ideal.out, "calibration"))
+    EXPECT_EQ(name, "");
+  // The losses only slow the fastest configuration down.
+  EXPECT_GT(std::stod(column(calibrated.out, "tpot_us").front()),
+            std::stod(column(ideal.out, "tpot_us").front()));
+  const Result v4 =
+      run(small({"--calibration", (root() / "topologies/calibration/v4.textproto").string()}));
+  EXPECT_EQ(v4.code, kExitBadInput);
+  EXPECT_NE(v4.err.find("\"TPU v4\""), std::string::npos) << v4.err;
+}
+
 }  // namespace
 }  // namespace podsim::cli

@@ -63,22 +63,25 @@ void ParsedInput::throw_if_invalid(const std::vector<FieldIssue>& issues) const 
   if (problems_.empty() && issues.empty())
     return;
   std::vector<Diagnostic> diagnostics = problems_;
-  for (const FieldIssue& issue : issues) {
-    Diagnostic d;
-    d.file = source_;
-    d.field = issue.path.to_string();
-    d.message = issue.message;
-    const OverrideNote note = override_note(overrides_, issue.path);
-    d.message += note.text;
-    if (!note.replaces_position && text_ != nullptr) {
-      if (const auto where = text_->locate(issue.path)) {
-        d.line = where->line;
-        d.column = where->column;
-      }
-    }
-    diagnostics.push_back(std::move(d));
-  }
+  for (const FieldIssue& issue : issues)
+    diagnostics.push_back(diagnostic(issue));
   throw InputError(std::move(diagnostics));
+}
+
+Diagnostic ParsedInput::diagnostic(const FieldIssue& issue) const {
+  Diagnostic d;
+  d.file = source_;
+  d.field = issue.path.to_string();
+  d.message = issue.message;
+  const OverrideNote note = override_note(overrides_, issue.path);
+  d.message += note.text;
+  if (!note.replaces_position && text_ != nullptr) {
+    if (const auto where = text_->locate(issue.path)) {
+      d.line = where->line;
+      d.column = where->column;
+    }
+  }
+  return d;
 }
 
 bool parses_cleanly(InputFormat format, std::string_view contents, google::protobuf::Message& out) {

@@ -62,6 +62,12 @@ class ParsedInput {
   // line:column: the file does not hold the value that broke the rule.
   void throw_if_invalid(const std::vector<FieldIssue>& issues) const;
 
+  // `issue` as throw_if_invalid() reports it: this input's name, the field
+  // path, the reason, and the line:column where the field was written (text
+  // input) or the override that set it. For rules checked after loading,
+  // against another input (a calibration profile's chip against a pod's).
+  Diagnostic diagnostic(const FieldIssue& issue) const;
+
  private:
   ParsedInput(std::string source, std::vector<Diagnostic> problems,
               std::shared_ptr<const ParsedText> text);

@@ -49,6 +49,8 @@ TorusSpec to_torus_spec(const Torus& t) {
   return torus;
 }
 
+}  // namespace
+
 CalibrationSpec to_calibration_spec(const Calibration& c) {
   CalibrationSpec cal;
   // 0 is proto3's "unset": ideal, no loss.
@@ -61,8 +63,6 @@ CalibrationSpec to_calibration_spec(const Calibration& c) {
   cal.source = c.source();
   return cal;
 }
-
-}  // namespace
 
 PodSpec to_pod_spec(const Topology& topology, std::string source_file) {
   PodSpec pod;

@@ -5,6 +5,7 @@
 #include <map>
 #include <utility>
 
+#include "config/internal/calibration_validator.h"
 #include "config/workload_spec.h"
 #include "podsim/topology.pb.h"
 
@@ -370,30 +371,12 @@ class TopologyValidator {
                           (f.direction() > 0 ? "+1" : "-1") + " neighbour");
   }
 
-  // An efficiency is a fraction in (0, 1]; 0 means unset (ideal, 1.0).
-  bool efficiency(const FieldPath& path, double value) {
-    if (!issues_.finite(path, value))
-      return false;
-    if (value >= 0 && value <= 1)
-      return value > 0;
-    issues_.add(path, "must be in (0, 1] (0 means unset), got " + format_number(value));
-    return false;
-  }
-
   void check_calibration() {
     if (!t_.has_calibration())
       return;
     const FieldPath path = root_("calibration");
-    const Calibration& c = t_.calibration();
-    bool knob_set = efficiency(path("ici_link_efficiency"), c.ici_link_efficiency());
-    knob_set = efficiency(path("dcn_efficiency"), c.dcn_efficiency()) || knob_set;
-    latency(path("collective_overhead_ns"), c.collective_overhead_ns());
-    knob_set = knob_set || c.collective_overhead_ns() != 0;
-    knob_set = efficiency(path("mxu_efficiency"), c.mxu_efficiency()) || knob_set;
-    knob_set = efficiency(path("hbm_efficiency"), c.hbm_efficiency()) || knob_set;
-    latency(path("op_overhead_ns"), c.op_overhead_ns());
-    knob_set = knob_set || c.op_overhead_ns() != 0;
-    if (knob_set && c.source().empty()) {
+    const KnobsSet set = check_calibration_knobs(t_.calibration(), path, issues_);
+    if (set.any() && t_.calibration().source().empty()) {
       issues_.add(path("source"),
                   "required when a calibration knob is set: say where the numbers came from");
     }
