@@ -13,7 +13,7 @@ import argparse
 import sys
 
 M = {
- 'schema_version':'5 for this schema (4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, the calibration profile columns, `inputs.serving.sharding.pad_heads` and the prefill chunks; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
+ 'schema_version':'5 for this schema (4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, the calibration profile columns, `inputs.serving.sharding.pad_heads`, the prefill chunks and `inputs.serving.model.mla`; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
  'podsim_version':'the podsim that wrote the result (not compared)',
  'status':'`ok`, `oom` (does not fit in HBM, not simulated) or `invalid` (inputs could not be loaded or lowered)',
  'reason':'why, for `oom` and `invalid` (the diagnostics, one per line); empty for `ok`',
@@ -40,6 +40,7 @@ M = {
  'run.compute':'compute model: `roofline`, `systolic` or `table`','run.op_table':'`--op-table` file, if any','run.fold':'replicas folded (not `--no-fold`)','run.allow_oom':'`--allow-oom` given',
  'model.name':'model name','model.layers':'layers','model.d_model':'hidden size','model.heads':'attention heads','model.kv_heads':'KV heads','model.head_dim':'head dimension',
  'model.ffn_dim':'dense FFN width','model.gated_ffn':'gated (SwiGLU) FFN','model.vocab':'vocabulary','model.tied_embeddings':'embedding and LM head shared','model.parallel_block':'parallel attention+FFN block',
+ 'mla.kv_lora_rank':'MLA: cached KV latent width d_c (0: no MLA; with MLA kv_heads = heads and head_dim = qk_nope_head_dim + qk_rope_head_dim)','mla.q_lora_rank':'MLA: query latent width','mla.qk_nope_head_dim':'MLA: per-head query/key width without RoPE','mla.qk_rope_head_dim':'MLA: decoupled RoPE query/key width (the shared RoPE key is cached)','mla.v_head_dim':'MLA: per-head value width',
  'moe.experts':'MoE: routed experts (0: dense)','moe.experts_per_token':'MoE: top-k','moe.shared_experts':'MoE: always-on experts','moe.expert_ffn_dim':'MoE: expert FFN width',
  'moe.first_dense_layers':'MoE: leading dense layers','moe.moe_layer_interval':'MoE: every n-th layer after them is MoE',
  'model.weight_dtype':'weight dtype','model.activation_dtype':'activation dtype','model.kv_dtype':'KV cache dtype',

@@ -19,8 +19,12 @@ MxuPasses passes_of(const Matmul& mm) {
 
 MxuPasses passes_of(const Attention& at) {
   assert(at.kv_heads >= 1 && at.heads % at.kv_heads == 0);
+  const uint64_t dv = at.value_dim();
   const uint64_t q_bytes = bytes_of(at.batch * at.q_len * at.heads * at.head_dim, at.act);
-  const uint64_t kv_bytes = bytes_of(at.batch * at.kv_len * at.kv_heads * at.head_dim, at.kv);
+  const uint64_t out_bytes = bytes_of(at.batch * at.q_len * at.heads * dv, at.act);
+  const uint64_t k_bytes = bytes_of(at.batch * at.kv_len * at.kv_heads * at.head_dim, at.kv);
+  const uint64_t v_bytes =
+      at.values_in_keys ? 0 : bytes_of(at.batch * at.kv_len * at.kv_heads * dv, at.kv);
   MxuPass base;
   base.batch = at.batch * at.kv_heads;
   base.m = at.q_len * (at.heads / at.kv_heads);
@@ -33,12 +37,12 @@ MxuPasses passes_of(const Attention& at) {
   scores = base;
   scores.k = at.head_dim;
   scores.n = at.kv_len;
-  scores.hbm_bytes = q_bytes + kv_bytes;  // Q and K
+  scores.hbm_bytes = q_bytes + k_bytes;  // Q and K
   MxuPass& context = out.pass[out.count++];
   context = base;
   context.k = at.kv_len;
-  context.n = at.head_dim;
-  context.hbm_bytes = kv_bytes + q_bytes;  // V, and the output (Q's size)
+  context.n = dv;
+  context.hbm_bytes = v_bytes + out_bytes;  // V (none when it is in K), and the output
   return out;
 }
 

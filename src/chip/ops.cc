@@ -39,18 +39,23 @@ OpWork work_of(const Attention& at) {
   assert(at.kv_heads >= 1 && at.heads % at.kv_heads == 0);
   const double score_count = static_cast<double>(at.batch) * static_cast<double>(at.heads) *
                              static_cast<double>(attention_pairs(at));
+  const uint64_t dv = at.value_dim();
   const uint64_t q_bytes = bytes_of(at.batch * at.q_len * at.heads * at.head_dim, at.act);
-  const uint64_t kv_bytes = bytes_of(at.batch * at.kv_len * at.kv_heads * at.head_dim, at.kv);
+  const uint64_t out_bytes = bytes_of(at.batch * at.q_len * at.heads * dv, at.act);
+  const uint64_t k_bytes = bytes_of(at.batch * at.kv_len * at.kv_heads * at.head_dim, at.kv);
+  const uint64_t v_bytes =
+      at.values_in_keys ? 0 : bytes_of(at.batch * at.kv_len * at.kv_heads * dv, at.kv);
   const uint64_t group = at.heads / at.kv_heads;
   const uint64_t tq = std::min(at.q_len * group, kVmemPanel);
   const uint64_t tk = std::min(at.kv_len, kVmemPanel);
   OpWork out;
-  out.mxu_flops = 4.0 * score_count * static_cast<double>(at.head_dim);
+  out.mxu_flops = 2.0 * score_count * static_cast<double>(at.head_dim + dv);
   out.vector_flops = kSoftmaxFlopsPerScore * score_count;
-  out.hbm_read_bytes = q_bytes + 2 * kv_bytes;
-  out.hbm_write_bytes = q_bytes;
-  out.vmem_bytes = bytes_of(tq * at.head_dim, at.act) + 4 * bytes_of(tk * at.head_dim, at.kv) +
-                   4 * tq * tk + 4 * tq * at.head_dim + 8 * tq;
+  out.hbm_read_bytes = q_bytes + k_bytes + v_bytes;
+  out.hbm_write_bytes = out_bytes;
+  out.vmem_bytes = bytes_of(tq * at.head_dim, at.act) + 2 * bytes_of(tk * at.head_dim, at.kv) +
+                   (at.values_in_keys ? 0 : 2 * bytes_of(tk * dv, at.kv)) + 4 * tq * tk +
+                   4 * tq * dv + 8 * tq;
   out.mxu_rate = matmul_rate(at.act, at.kv);
   return out;
 }

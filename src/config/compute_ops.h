@@ -73,6 +73,17 @@ enum class AttentionPhase : uint8_t { kPrefill, kDecode };
 //     bytes(Tq*head_dim, act) + 4*bytes(Tk*head_dim, kv) (K, V double-
 //     buffered) + 4*Tq*Tk (fp32 scores) + 4*Tq*head_dim (fp32 output
 //     accumulator) + 8*Tq (running max and sum).
+// Multi-head latent attention's absorbed decode (workload/README.md) scores
+// with one width and reads values of another, the values being the first
+// v_head_dim elements of each cached key. With dv = v_head_dim (0: head_dim)
+// the formulas above become, QK^T over head_dim and PV over dv:
+//   FLOPs (MXU) = 2 * batch * heads * pairs * (head_dim + dv)
+//   read  = Q + bytes(batch*kv_len*kv_heads*head_dim, kv) (K)
+//         + (values_in_keys ? 0 : bytes(batch*kv_len*kv_heads*dv, kv)) (V)
+//   write = bytes(batch*q_len*heads*dv, act)
+//   VMEM  = bytes(Tq*head_dim, act) + 2*bytes(Tk*head_dim, kv)
+//           + (values_in_keys ? 0 : 2*bytes(Tk*dv, kv)) + 4*Tq*Tk + 4*Tq*dv + 8*Tq
+// Measured tables key the op by head_dim only (chip/table_key.h).
 struct Attention {
   AttentionPhase phase = AttentionPhase::kPrefill;
   uint64_t batch = 1;
@@ -84,6 +95,10 @@ struct Attention {
   DType act = DType::kBf16;
   DType kv = DType::kBf16;
   bool causal = true;
+  uint64_t v_head_dim = 0;      // value (and output) width; 0: head_dim
+  bool values_in_keys = false;  // V is a prefix of each cached K, read once
+
+  uint64_t value_dim() const { return v_head_dim == 0 ? head_dim : v_head_dim; }
 
   friend bool operator==(const Attention&, const Attention&) = default;
 };

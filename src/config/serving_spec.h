@@ -27,6 +27,24 @@ struct MoeSpec {
   friend bool operator==(const MoeSpec&, const MoeSpec&) = default;
 };
 
+// Multi-head latent attention (DeepSeek-V2/V3; proto/podsim/workload.proto,
+// MultiHeadLatentAttention). One latent of kv_rank plus one decoupled RoPE key
+// of rope_dim per token are cached and shared by every head.
+struct MlaSpec {
+  uint32_t kv_rank = 0;   // d_c
+  uint32_t q_rank = 0;    // d_c'
+  uint32_t nope_dim = 0;  // per-head query/key part without RoPE
+  uint32_t rope_dim = 0;  // decoupled RoPE query/key part
+  uint32_t v_dim = 0;     // per-head value dimension
+
+  // Cached elements per token and layer: the latent and the RoPE key.
+  uint64_t cache_width() const { return uint64_t{kv_rank} + rope_dim; }
+  // Per-head query/key width of the non-absorbed form.
+  uint64_t qk_dim() const { return uint64_t{nope_dim} + rope_dim; }
+
+  friend bool operator==(const MlaSpec&, const MlaSpec&) = default;
+};
+
 // A decoder-only transformer.
 struct ModelSpec {
   std::string name;
@@ -34,6 +52,8 @@ struct ModelSpec {
   uint64_t d_model = 0;
   uint32_t heads = 0;
   uint32_t kv_heads = 0;  // == heads: multi-head; 1: multi-query; else grouped-query
+  // With mla: kv_heads = heads (each head has its own K and V, materialised
+  // from the shared latent) and head_dim = mla->qk_dim().
   uint32_t head_dim = 0;
   uint64_t ffn_dim = 0;   // dense FFN width
   bool gated_ffn = true;  // SwiGLU-style: three matrices instead of two
@@ -44,9 +64,16 @@ struct ModelSpec {
   // tensor-parallel reduction per layer. Dense models only.
   bool parallel_block = false;
   std::optional<MoeSpec> moe;
+  std::optional<MlaSpec> mla;  // multi-head latent attention instead of GQA
   DType weight_dtype = DType::kBf16;
   DType activation_dtype = DType::kBf16;
   DType kv_dtype = DType::kBf16;
+
+  // KV cache elements per token and layer: K and V of every KV head, or with
+  // mla the latent and the RoPE key.
+  uint64_t kv_cache_width() const {
+    return mla ? mla->cache_width() : 2 * uint64_t{kv_heads} * head_dim;
+  }
 
   bool is_moe_layer(uint32_t layer) const {
     return moe && layer >= moe->first_dense_layers &&

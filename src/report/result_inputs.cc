@@ -143,6 +143,14 @@ void fill_serving_inputs(const config::ServingSpec& serving, podsim::ServingInpu
     moe.set_first_dense_layers(m.moe->first_dense_layers);
     moe.set_moe_layer_interval(m.moe->moe_layer_interval);
   }
+  podsim::MlaInputs& mla = *model.mutable_mla();
+  if (m.mla) {
+    mla.set_kv_lora_rank(m.mla->kv_rank);
+    mla.set_q_lora_rank(m.mla->q_rank);
+    mla.set_qk_nope_head_dim(m.mla->nope_dim);
+    mla.set_qk_rope_head_dim(m.mla->rope_dim);
+    mla.set_v_head_dim(m.mla->v_dim);
+  }
   model.set_weight_dtype(std::string(dtype_name(m.weight_dtype)));
   model.set_activation_dtype(std::string(dtype_name(m.activation_dtype)));
   model.set_kv_dtype(std::string(dtype_name(m.kv_dtype)));

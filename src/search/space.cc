@@ -189,8 +189,8 @@ std::vector<uint32_t> default_batches(const config::PodSpec& slice, const config
                                       const SpaceOptions& options) {
   const double q = options.phase == config::Phase::kPrefill ? options.prompt_len : 1;
   const double kv_per_sequence =
-      static_cast<double>(model.layers) * (static_cast<double>(options.context_len) + q) * 2 *
-      model.kv_heads * model.head_dim * config::bytes_per_element(model.kv_dtype);
+      static_cast<double>(model.layers) * (static_cast<double>(options.context_len) + q) *
+      static_cast<double>(model.kv_cache_width()) * config::bytes_per_element(model.kv_dtype);
   const double hbm =
       static_cast<double>(slice.chip_count()) * static_cast<double>(slice.chip.hbm_bytes);
   constexpr uint32_t kMaxBatch = 1u << 24;

@@ -36,6 +36,10 @@ Ref LayerEmitter::attention_core(Ref qkv) {
 }
 
 void LayerEmitter::attention(Stream& s, uint32_t layer) {
+  if (plan_.model.mla) {
+    mla_attention(s, layer);
+    return;
+  }
   enter(s, layer);
   const ShardPlan& p = plan_;
   Ref x = projection_input(s, "attn");

@@ -100,6 +100,10 @@ class LayerEmitter {
   // input (2D scatter and gather, the activation).
   Ref ffn_middle(Ref up_out);
   void parallel_block(Stream& s);
+  // Multi-head latent attention (mla_emitter.cc), in place of attention().
+  void mla_attention(Stream& s, uint32_t layer);
+  // RMS norm of a latent: rows x width.
+  Ref latent_norm(std::string_view name, uint64_t width, Ref input);
   void dense_ffn(Stream& s);
   void moe(Stream& s);
   Ref shared_experts(Ref input);

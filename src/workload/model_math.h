@@ -8,7 +8,8 @@
 
 namespace podsim::workload {
 
-// Every parameter: embedding table, per layer the attention projections, the
+// Every parameter: embedding table, per layer the attention projections (with
+// mla W_DQ, W_UQ, W_DKV, W_UK, W_UV, W_O and the two latents' norms), the
 // FFN (dense, or router + routed experts + shared experts) and two RMS norm
 // scales, the final norm, and the LM head unless tied to the embedding.
 uint64_t parameter_count(const config::ModelSpec& model);
@@ -29,7 +30,9 @@ uint64_t step_tokens(const config::ScenarioSpec& scenario);
 // + 2 x d_model x vocab x sampled tokens (LM head; decode: every token,
 //   prefill: the last of each sequence)
 // + 4 x layers x heads x head_dim x pairs x batch (QK^T and PV), with pairs
-//   = q x (kv_len - q) + q (q + 1) / 2 per sequence (causal; decode: kv_len).
+//   = q x (kv_len - q) + q (q + 1) / 2 per sequence (causal; decode: kv_len);
+//   with model.mla, 2 x layers x heads x (nope + rope + v) x pairs x batch,
+//   the materialised form's, in decode too (README.md).
 double model_flops(const config::ServingSpec& serving);
 
 }  // namespace podsim::workload

@@ -75,6 +75,13 @@ void check_model(const ModelSpec& m) {
   require_positive(m.kv_heads, "model.kv_heads", "kv_heads");
   require_positive(m.head_dim, "model.head_dim", "head_dim");
   require_positive(m.vocab, "model.vocab", "vocab");
+  if (m.mla) {
+    require_positive(m.mla->kv_rank, "model.mla.kv_lora_rank", "kv_lora_rank");
+    require_positive(m.mla->q_rank, "model.mla.q_lora_rank", "q_lora_rank");
+    require_positive(m.mla->nope_dim, "model.mla.qk_nope_head_dim", "qk_nope_head_dim");
+    require_positive(m.mla->rope_dim, "model.mla.qk_rope_head_dim", "qk_rope_head_dim");
+    require_positive(m.mla->v_dim, "model.mla.v_head_dim", "v_head_dim");
+  }
   require_divides(m.heads, m.kv_heads, "model.kv_heads", "query heads",
                   "the " + std::to_string(m.kv_heads) + " KV heads (grouped-query attention)");
   bool any_dense = false;
@@ -198,6 +205,23 @@ void plan_weight_gathered(ShardPlan& p, uint64_t b_mb) {
   p.att_kv_heads = m.kv_heads;
 }
 
+// Multi-head latent attention (README.md, "Multi-head latent attention"):
+// 1D weight-stationary only; the latent cache is held whole by every tensor
+// chip (KV by heads) or split by sequence (KV by batch, decode only).
+void plan_mla(ShardPlan& p) {
+  if (p.scheme == TensorScheme::kWeightGathered)
+    throw ShapeError("sharding.weight_gathered",
+                     "model.mla is lowered for weight-stationary tensor parallelism only");
+  if (p.scheme == TensorScheme::k2D)
+    throw ShapeError("sharding.tensor_axes",
+                     "model.mla is lowered for one tensor axis (1D) or none");
+  if (p.kv_by_batch && p.phase == Phase::kPrefill)
+    throw ShapeError("sharding.kv_layout",
+                     "a model.mla prefill materialises keys and values by heads; use "
+                     "KV_BY_HEADS");
+  p.att_kv_heads = p.mla_absorbed() ? 1 : p.att_heads;
+}
+
 void plan_moe(ShardPlan& p, const config::ShardingSpec& s, const MeshAxes& mesh) {
   const config::MoeSpec& moe = *p.model.moe;
   const std::vector<std::string> none;
@@ -302,6 +326,8 @@ ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
       plan_weight_gathered(p, b_mb);
       break;
   }
+  if (p.model.mla)
+    plan_mla(p);
   bool any_dense = false;
   bool any_moe = false;
   for (uint32_t l = 0; l < p.model.layers; ++l)

@@ -73,7 +73,9 @@ struct ShardPlan {
   uint64_t proj_kv_heads = 0;  // KV heads, replicated when fewer than the chips
   uint64_t ffn_cols = 0;       // dense FFN width: F / T (1D), F / Y (2D), F (WG)
 
-  // Attention (per chip).
+  // Attention (per chip). With model.mla: decode attends in the absorbed
+  // form over one latent "KV head" (att_kv_heads 1); prefill materialises
+  // every head's K and V (att_kv_heads = att_heads).
   uint64_t att_seqs = 0;
   uint64_t att_heads = 0;
   uint64_t att_kv_heads = 0;
@@ -84,6 +86,8 @@ struct ShardPlan {
   uint64_t expert_cols = 0;    // expert_ffn_dim / T_e
   uint64_t shared_cols = 0;    // shared_experts * expert_ffn_dim / T_e
 
+  // Multi-head latent attention's absorbed form (model.mla, DECODE).
+  bool mla_absorbed() const { return model.mla && phase == config::Phase::kDecode; }
   uint32_t ffn_matrices() const { return model.gated_ffn ? 3 : 2; }
   // Per-chip columns of the QKV projection: (proj_heads + 2 proj_kv_heads) hd.
   uint64_t qkv_cols() const { return (proj_heads + 2 * proj_kv_heads) * model.head_dim; }

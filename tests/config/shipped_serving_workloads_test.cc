@@ -29,8 +29,8 @@ struct Expected {
 
 const std::map<std::string, Expected>& expected() {
   // [L3] Dubey et al. 2024 (8.03e9, 70.6e9, 405e9); [MX] Mistral's 46.7e9
-  // total for Mixtral 8x7B; [DS] DeepSeek-V3 671e9 (the GQA stand-in for MLA
-  // is within 1%).
+  // total for Mixtral 8x7B; [DS] DeepSeek-V3 671e9 (with multi-head latent
+  // attention, 671.03e9).
   static const std::map<std::string, Expected> kExpected = {
       {"llama3-8b-decode-v5e", {"LLaMA-3-8B", 8.03e9, "tpu-v5e-4x4"}},
       {"llama3-8b-prefill-v5e", {"LLaMA-3-8B", 8.03e9, "tpu-v5e-4x4"}},
@@ -44,8 +44,8 @@ const std::map<std::string, Expected>& expected() {
       {"llama3-405b-prefill-v4", {"LLaMA-3-405B", 405e9, "tpu-v4-16x16x16"}},
       {"mixtral-8x7b-decode-v5e", {"Mixtral-8x7B-like", 46.7e9, "tpu-v5e-4x4"}},
       {"mixtral-8x7b-prefill-v5e", {"Mixtral-8x7B-like", 46.7e9, "tpu-v5e-4x4"}},
-      {"deepseek-v3-like-decode-v5p", {"DeepSeek-V3-like", 671e9, "tpu-v5p-8x16x16-twisted"}},
-      {"deepseek-v3-like-prefill-v5p", {"DeepSeek-V3-like", 671e9, "tpu-v5p-4x4x4"}},
+      {"deepseek-v3-decode-v5p", {"DeepSeek-V3", 671e9, "tpu-v5p-8x16x16-twisted"}},
+      {"deepseek-v3-prefill-v5p", {"DeepSeek-V3", 671e9, "tpu-v5p-4x4x4"}},
   };
   return kExpected;
 }
@@ -85,10 +85,22 @@ struct LayerParams {
   double expert;  // one expert
 };
 
+// Multi-head latent attention [DS 2.1.1]: W_DQ, W_UQ, W_DKV (latent and
+// RoPE key), W_UK, W_UV, W_O; split is the part split by heads over t chips.
+double mla_params(const ModelSpec& m, double t, bool split_only) {
+  const MlaSpec& a = *m.mla;
+  const double d = static_cast<double>(m.d_model);
+  const double h = m.heads / t;
+  const double split = a.q_rank * h * (a.nope_dim + a.rope_dim) +
+                       a.kv_rank * h * (a.nope_dim + a.v_dim) + h * a.v_dim * d;
+  return split + (split_only ? 0 : d * (a.q_rank + a.kv_rank + a.rope_dim));
+}
+
 LayerParams layer_params(const ModelSpec& m) {
   const double d = static_cast<double>(m.d_model);
   const double matrices = m.gated_ffn ? 3 : 2;
-  return {2 * d * m.heads * m.head_dim + 2 * d * m.kv_heads * m.head_dim,
+  return {m.mla ? mla_params(m, 1, false)
+                : 2 * d * m.heads * m.head_dim + 2 * d * m.kv_heads * m.head_dim,
           matrices * d * static_cast<double>(m.ffn_dim),
           m.moe ? matrices * d * static_cast<double>(m.moe->expert_ffn_dim) : 0};
 }
@@ -123,7 +135,10 @@ double bytes_per_chip(const ShippedWorkload& s) {
   const LayerParams lp = layer_params(m);
   const double dm = static_cast<double>(m.d_model);
   const double kv_per_chip = m.kv_heads >= t ? m.kv_heads / t : 1;
-  const double attention = 2 * dm * m.heads * m.head_dim / t + 2 * dm * kv_per_chip * m.head_dim;
+  // With mla the down projections are on every tensor chip.
+  const double attention =
+      m.mla ? mla_params(m, t, true) + dm * (m.mla->q_rank + m.mla->kv_rank + m.mla->rope_dim)
+            : 2 * dm * m.heads * m.head_dim / t + 2 * dm * kv_per_chip * m.head_dim;
   double params = 0;
   for (uint32_t layer = 0; layer < m.layers / p; ++layer) {  // the first stage
     params += attention;
@@ -143,6 +158,12 @@ double bytes_per_chip(const ShippedWorkload& s) {
   const bool by_batch = sv.sharding.kv_layout == KvLayout::kByBatch || sv.sharding.weight_gathered;
   const double kv_bytes =
       by_batch ? (sequences / t) * m.kv_heads : sequences * kv_per_chip;  // sequence x KV heads
+  if (m.mla) {  // one latent and RoPE key per token, whole on every tensor chip by heads
+    const double seqs = by_batch ? sequences / t : sequences;
+    bytes += seqs * tokens * static_cast<double>(m.mla->kv_rank + m.mla->rope_dim) *
+             (m.layers / p) * bytes_of(m.kv_dtype);
+    return bytes;
+  }
   bytes += kv_bytes * tokens * 2 * m.head_dim * (m.layers / p) * bytes_of(m.kv_dtype);
   return bytes;
 }

@@ -127,8 +127,7 @@ TEST(ResultFormat, CsvHeaderIsTheDescriptorsLeavesWhateverTheRun) {
   }
   // Two serving runs on different pods and models, and an oom result: one header.
   const auto a = csv_of(serving_result("v5e-4x4.textproto", "llama3-8b-decode-v5e.textproto"));
-  const auto b =
-      csv_of(serving_result("v5p-4x4x4.textproto", "deepseek-v3-like-prefill-v5p.textproto"));
+  const auto b = csv_of(serving_result("v5p-4x4x4.textproto", "deepseek-v3-prefill-v5p.textproto"));
   EXPECT_EQ(a.header, b.header);
   EXPECT_EQ(a.header, report::csv_columns("serving"));
   ASSERT_EQ(a.rows.size(), 1U);

@@ -158,7 +158,8 @@ void print_op(std::ostream& os, const chip::Op& op) {
           os << "matmul " << o.batch << ' ' << o.m << ' ' << o.k << ' ' << o.n;
         else if constexpr (std::is_same_v<T, chip::Attention>)
           os << "attention " << o.batch << ' ' << o.q_len << ' ' << o.kv_len << ' ' << o.heads
-             << ' ' << o.kv_heads << ' ' << o.head_dim;
+             << ' ' << o.kv_heads << ' ' << o.head_dim << ' ' << o.v_head_dim << ' '
+             << o.values_in_keys;
         else if constexpr (std::is_same_v<T, chip::Elementwise>)
           os << "elementwise " << o.elements << ' ' << o.flops_per_element << ' ' << o.bytes_in
              << ' ' << o.bytes_out;

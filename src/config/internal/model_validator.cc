@@ -36,6 +36,42 @@ void validate_moe(const Moe& moe, uint32_t layers, const FieldPath& path, IssueL
   issues.at_most(path("moe_layer_interval"), moe.moe_layer_interval(), kMaxCount, "");
 }
 
+void validate_heads(const Model& model, bool heads_ok, const FieldPath& path, IssueList& issues) {
+  const bool kv_ok = in_range(path("kv_heads"), model.kv_heads(), kMaxCount, issues);
+  if (heads_ok && kv_ok && model.heads() % model.kv_heads() != 0) {
+    issues.add(path("kv_heads"),
+               plural(model.heads(), "head") + " do not split into equal groups over " +
+                   plural(model.kv_heads(), "KV head") +
+                   ": heads must be a multiple of kv_heads (kv_heads = heads: multi-head; 1: "
+                   "multi-query; in between: grouped-query)");
+  }
+  in_range(path("head_dim"), model.head_dim(), kMaxCount, issues);
+}
+
+void validate_mla(const Model& model, const FieldPath& path, IssueList& issues) {
+  const MultiHeadLatentAttention& mla = model.mla();
+  const FieldPath p = path("mla");
+  in_range(p("kv_lora_rank"), mla.kv_lora_rank(), kMaxWidth, issues);
+  in_range(p("q_lora_rank"), mla.q_lora_rank(), kMaxWidth, issues);
+  in_range(p("qk_nope_head_dim"), mla.qk_nope_head_dim(), kMaxCount, issues);
+  in_range(p("qk_rope_head_dim"), mla.qk_rope_head_dim(), kMaxCount, issues);
+  in_range(p("v_head_dim"), mla.v_head_dim(), kMaxCount, issues);
+  if (model.kv_heads() != 0)
+    issues.add(path("kv_heads"),
+               "with mla there are no KV heads to give: every head's keys and values come from "
+               "one shared latent (mla.kv_lora_rank); leave kv_heads 0, got " +
+                   std::to_string(model.kv_heads()));
+  if (model.head_dim() != 0)
+    issues.add(path("head_dim"),
+               "with mla the head shapes are mla.qk_nope_head_dim, mla.qk_rope_head_dim and "
+               "mla.v_head_dim; leave head_dim 0, got " +
+                   std::to_string(model.head_dim()));
+  if (model.parallel_block())
+    issues.add(path("parallel_block"),
+               "a parallel attention+FFN block fuses the Q/K/V projection, which mla does not "
+               "have (its projections go through latents); drop parallel_block, or mla");
+}
+
 }  // namespace
 
 bool every_layer_is_moe(const Model& model) {
@@ -49,15 +85,11 @@ void validate_model(const Model& model, const FieldPath& path, IssueList& issues
   in_range(path("layers"), model.layers(), kMaxCount, issues);
   in_range(path("d_model"), model.d_model(), kMaxWidth, issues);
   const bool heads_ok = in_range(path("heads"), model.heads(), kMaxCount, issues);
-  const bool kv_ok = in_range(path("kv_heads"), model.kv_heads(), kMaxCount, issues);
-  if (heads_ok && kv_ok && model.heads() % model.kv_heads() != 0) {
-    issues.add(path("kv_heads"),
-               plural(model.heads(), "head") + " do not split into equal groups over " +
-                   plural(model.kv_heads(), "KV head") +
-                   ": heads must be a multiple of kv_heads (kv_heads = heads: multi-head; 1: "
-                   "multi-query; in between: grouped-query)");
+  if (model.has_mla()) {
+    validate_mla(model, path, issues);
+  } else {
+    validate_heads(model, heads_ok, path, issues);
   }
-  in_range(path("head_dim"), model.head_dim(), kMaxCount, issues);
   if (!every_layer_is_moe(model)) {
     if (model.ffn_dim() == 0) {
       issues.add(path("ffn_dim"), "must be >= 1: the model has dense FFN layers, got 0");

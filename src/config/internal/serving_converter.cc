@@ -34,6 +34,15 @@ ModelSpec to_model_spec(const Model& m) {
   spec.parallel_block = m.parallel_block();
   if (m.has_moe())
     spec.moe = to_moe_spec(m.moe());
+  if (m.has_mla()) {
+    const MultiHeadLatentAttention& a = m.mla();
+    spec.mla = MlaSpec{a.kv_lora_rank(), a.q_lora_rank(), a.qk_nope_head_dim(),
+                       a.qk_rope_head_dim(), a.v_head_dim()};
+    // Every head has its own K and V (materialised from the latent), of the
+    // non-absorbed query/key width.
+    spec.kv_heads = spec.heads;
+    spec.head_dim = static_cast<uint32_t>(spec.mla->qk_dim());
+  }
   spec.weight_dtype = to_dtype(m.weight_dtype());
   spec.activation_dtype = to_dtype(m.activation_dtype());
   spec.kv_dtype = to_dtype(m.kv_dtype());

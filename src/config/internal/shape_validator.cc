@@ -27,6 +27,7 @@ class ShapeValidator {
     pipeline_rule();
     batch_rules();
     expert_rule();
+    mla_rules();
   }
 
  private:
@@ -263,6 +264,31 @@ class ShapeValidator {
   const Sharding& s_;
   const ShardingGroups& g_;
   IssueList& issues_;
+  // Multi-head latent attention is lowered for 1D weight-stationary tensor
+  // parallelism (or none); its prefill materialises each head's K and V from
+  // the latent every tensor chip holds, so it keeps the cache by heads
+  // (src/workload/README.md, "Multi-head latent attention").
+  void mla_rules() {
+    if (!m_.has_mla())
+      return;
+    const FieldPath sharding = FieldPath()("sharding");
+    if (s_.weight_gathered()) {
+      issues_.add(sharding("weight_gathered"),
+                  "model.mla is lowered for weight-stationary tensor parallelism only; drop "
+                  "weight_gathered");
+    } else if (s_.tensor_axes_size() > 1) {
+      issues_.add(sharding("tensor_axes"),
+                  "model.mla is lowered for one tensor axis (1D) or none, got " +
+                      str(s_.tensor_axes_size()));
+    }
+    if (sc_.phase() == PREFILL && s_.kv_layout() == KV_BY_BATCH) {
+      issues_.add(sharding("kv_layout"),
+                  "a model.mla prefill materialises each head's keys and values from the latent "
+                  "cache every tensor chip holds, by heads; use KV_BY_HEADS (KV_BY_BATCH is for "
+                  "its decode)");
+    }
+  }
+
   const FieldPath model_ = FieldPath()("model");
   const FieldPath scenario_ = FieldPath()("scenario");
   std::string unit_ = "batch";  // what a micro-batch is called in messages
