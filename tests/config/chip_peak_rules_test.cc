@@ -16,14 +16,9 @@ namespace {
 
 using ::testing::ElementsAre;
 using testing::IsDiagnostic;
+using testing::load;
 using testing::text_errors;
 using testing::valid_topology;
-
-PodSpec load(const podsim::Topology& topology) {
-  std::string text;
-  google::protobuf::TextFormat::PrintToString(topology, &text);
-  return parse_topology_text(text, "test.textproto");
-}
 
 // valid_topology()'s chip: 2 units of 128 x 64 cells at 1.25 GHz, int8 at
 // twice the bf16 rate.

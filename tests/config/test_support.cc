@@ -11,6 +11,12 @@
 
 namespace podsim::config::testing {
 
+PodSpec load(const podsim::Topology& topology) {
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(topology, &text);
+  return parse_topology_text(text, "test.textproto");
+}
+
 podsim::Topology valid_topology() {
   static constexpr const char* kText = R"pb(
     name: "test-pod"

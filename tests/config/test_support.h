@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/diagnostics.h"
+#include "config/topology_spec.h"
 #include "podsim/topology.pb.h"
 #include "shipped.h"
 
@@ -23,6 +24,8 @@ podsim::Topology valid_topology();
 // Prints `topology` as text, parses it, and returns the diagnostics of the
 // InputError it must raise (an empty list, and a test failure, if it loads).
 std::vector<Diagnostic> text_errors(const podsim::Topology& topology);
+// Prints `topology` as text and loads it as "test.textproto" (it must load).
+PodSpec load(const podsim::Topology& topology);
 std::vector<Diagnostic> text_errors(const std::string& text);
 
 // Matches a diagnostic by exact field path and a substring of its message.

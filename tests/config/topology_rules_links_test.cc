@@ -13,14 +13,9 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::IsDiagnostic;
+using testing::load;
 using testing::text_errors;
 using testing::valid_topology;
-
-PodSpec load(const podsim::Topology& topology) {
-  std::string text;
-  google::protobuf::TextFormat::PrintToString(topology, &text);
-  return parse_topology_text(text, "test.textproto");
-}
 
 // valid_topology() with one failed link: x (4, wraps), y (4, wraps), z (2, line).
 podsim::Topology with_failed_link(std::vector<uint32_t> coords, uint32_t dim, int32_t direction,

@@ -17,14 +17,9 @@ namespace {
 using ::testing::ElementsAre;
 using testing::IsDiagnostic;
 using ::testing::IsEmpty;
+using testing::load;
 using testing::text_errors;
 using testing::valid_topology;
-
-PodSpec load(const podsim::Topology& topology) {
-  std::string text;
-  google::protobuf::TextFormat::PrintToString(topology, &text);
-  return parse_topology_text(text, "test.textproto");
-}
 
 podsim::Dimension& dim(podsim::Topology& t, int i) {
   return *t.mutable_torus()->mutable_dims(i);
