@@ -32,6 +32,8 @@ Sharding to_message(const ShardingSpec& spec) {
   if (spec.tensor_collective == TensorCollective::kReduceScatterAllGather)
     s.set_tensor_collective(TENSOR_REDUCE_SCATTER_ALL_GATHER);
   s.set_weight_gathered(spec.weight_gathered);
+  for (const std::string& a : spec.weight_gathered_axes)
+    s.add_weight_gathered_axes(a);
   if (spec.kv_layout == KvLayout::kByBatch)
     s.set_kv_layout(KV_BY_BATCH);
   for (const std::string& a : spec.expert_axes)

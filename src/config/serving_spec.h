@@ -108,6 +108,10 @@ struct ShardingSpec {
   // Weights all-gathered layer by layer over tensor_axes while activations stay
   // sharded by batch (for large prefill batches).
   bool weight_gathered = false;
+  // Gather over these tensor axes only (Pope et al.'s X and XY
+  // weight-gathered layouts), 1D weight-stationary over the rest; implies
+  // weight_gathered. Empty with weight_gathered: every tensor axis.
+  std::vector<std::string> weight_gathered_axes;
   KvLayout kv_layout = KvLayout::kByHeads;
   std::vector<std::string> expert_axes;  // expert parallelism
   std::vector<std::string> data_axes;    // replicas, batch split over them

@@ -28,6 +28,7 @@ ServingSummary summarize_serving(const StepResult& step, const workload::Program
   s.chunk_sequences = program.chunk_sequences;
   s.heads = program.heads;
   s.kv_heads = program.kv_heads;
+  s.attention_layout = program.attention_layout;
   s.memory = program.memory_per_chip;
   s.hbm_used_bytes = s.memory.total();
   s.hbm_capacity_bytes = pod.chip.hbm_bytes;

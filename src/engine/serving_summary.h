@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "config/serving_spec.h"
 #include "config/topology_spec.h"
@@ -31,12 +32,13 @@ struct ServingSummary {
   // HBM bytes the critical chip's compute moved over (step time x HBM bandwidth).
   double hbm_bandwidth_utilisation = 0;
 
-  uint32_t prefill_chunks = 1;       // sequential chunks the batch ran in
-  uint64_t chunk_sequences = 0;      // sequences per replica in one chunk
+  uint32_t prefill_chunks = 1;   // sequential chunks the batch ran in
+  uint64_t chunk_sequences = 0;  // sequences per replica in one chunk
   // Attention heads computed (padded with sharding.pad_heads; the model's
   // own otherwise).
   uint32_t heads = 0;
   uint32_t kv_heads = 0;
+  std::string attention_layout;  // workload::Program::attention_layout
 
   workload::MemoryFootprint memory;  // per chip
   uint64_t hbm_used_bytes = 0;

@@ -175,6 +175,7 @@ void fill_serving_inputs(const config::ServingSpec& serving, podsim::ServingInpu
   sh.set_pipeline_axis(h.pipeline_axis);
   sh.set_overlap_collectives(h.overlap_collectives);
   sh.set_pad_heads(h.pad_heads);
+  copy_strings(h.weight_gathered_axes, sh.mutable_weight_gathered_axes());
 }
 
 void fill_workload_inputs(const config::WorkloadSpec& workload, const config::PodSpec& pod,

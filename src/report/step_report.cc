@@ -30,6 +30,10 @@ void render_text(const StepInputs& in, const engine::StepResult& r, const engine
         << " KV computed for the model's " << m.heads << " / " << m.kv_heads
         << "; MFU counts the model's\n\n";
   }
+  if (s.attention_layout == "by-heads over x and y") {
+    out << "attention by heads over every tensor axis (2D): each micro-batch has fewer sequences "
+           "than the first tensor axis has chips\n\n";
+  }
   render_key_values(
       out,
       {{"step time", format_fixed(step, 2) + " us"},

@@ -4,8 +4,9 @@
 //   attention       att_seqs sequences, att_heads heads over att_kv_heads
 //   output          rows x proj_heads hd x proj_in
 // 1D splits heads over T; 2D splits heads over Y and, after the QKV
-// reduce-scatter over X, sequences over X; weight-gathered computes every
-// head for its own sequences. KV by batch trades heads for sequences with an
+// reduce-scatter over X, sequences over X (or, for too few sequences, heads
+// over X too); weight-gathered splits heads over R (every head when R is
+// one chip) for its own sequences. KV by batch trades heads for sequences with an
 // all-to-all over the head axes before attention, and back after it.
 #include "workload/layer_emitter.h"
 
@@ -13,7 +14,7 @@ namespace podsim::workload::internal {
 
 using config::CollectiveKind;
 
-Ref LayerEmitter::attention_core(Ref qkv) {
+Ref LayerEmitter::attention_core(Ref qkv, Ref kv) {
   const ShardPlan& p = plan_;
   const config::ModelSpec& m = p.model;
   chip::Attention a;
@@ -31,8 +32,8 @@ Ref LayerEmitter::attention_core(Ref qkv) {
   // The new tokens' keys and values, appended to this chip's cache.
   const uint64_t kv_elements = p.att_seqs * p.q * 2 * p.att_kv_heads * m.head_dim;
   b_.compute("attn.kv_write", OpClass::kAttention,
-             chip::Copy{chip::bytes_of(kv_elements, m.kv_dtype)}, {qkv});
-  return b_.compute("attn.core", OpClass::kAttention, a, {qkv});
+             chip::Copy{chip::bytes_of(kv_elements, m.kv_dtype)}, {kv == kNoRef ? qkv : kv});
+  return b_.compute("attn.core", OpClass::kAttention, a, {qkv, kv});
 }
 
 void LayerEmitter::attention(Stream& s, uint32_t layer) {
@@ -58,26 +59,41 @@ Ref LayerEmitter::attention_middle(Ref qkv_out) {
   const config::ModelSpec& m = p.model;
   const uint64_t hd = m.head_dim;
   const bool two_d = p.scheme == TensorScheme::k2D;
-  const uint64_t qkv_cols = p.qkv_cols();
   Ref x = qkv_out;
-  // 2D: the QKV outputs are partial sums over X; reduce-scatter them by
-  // sequence, so each chip attends for rows / X tokens.
+  Ref kv = kNoRef;  // a separate all-reduce of the KV heads (scatter_qkv_x)
   if (two_d)
-    x = act_collective("attn.qkv.scatter_x", CollectiveKind::kReduceScatter, p.rows * qkv_cols, p.x,
-                       x);
-  const AxisGroup& head_axes = two_d ? p.y : p.tensor;
+    x = scatter_qkv_x(x, kv);
+  const AxisGroup& head_axes = two_d ? p.y : p.stationary;
   const uint64_t head_rows = two_d ? p.rows / p.x.chips : p.rows;
-  if (p.kv_by_batch)
+  if (p.kv_by_batch())
     x = act_collective("attn.to_batch", CollectiveKind::kAllToAll,
                        head_rows * (uint64_t{m.heads} + 2ull * m.kv_heads) * hd, head_axes, x);
-  x = attention_core(x);
-  if (p.kv_by_batch)
+  x = attention_core(x, kv);
+  if (p.kv_by_batch())
     x = act_collective("attn.to_heads", CollectiveKind::kAllToAll, head_rows * m.heads * hd,
                        head_axes, x);
   if (two_d)
     x = act_collective("attn.out.gather_x", CollectiveKind::kAllGather, p.rows * p.proj_heads * hd,
                        p.x, x);
   return x;
+}
+
+// 2D: the QKV outputs (rows x (H/Y + 2 K_y) hd) are partial sums over X.
+// Reduce-scattered by sequence, each chip attends for rows / X tokens; with
+// too few sequences (AttentionSplit::kHeadsOverXY), by column instead, each
+// chip keeping its H / T query heads, and the KV heads too when they split
+// over X; KV heads shared by several X chips are all-reduced over X (a
+// reduce-scatter cannot hand one block to two chips).
+Ref LayerEmitter::scatter_qkv_x(Ref qkv_out, Ref& kv) {
+  const ShardPlan& p = plan_;
+  const uint64_t hd = p.model.head_dim;
+  if (p.attention != AttentionSplit::kHeadsOverXY || p.proj_kv_heads % p.x.chips == 0)
+    return act_collective("attn.qkv.scatter_x", CollectiveKind::kReduceScatter,
+                          p.rows * p.qkv_cols(), p.x, qkv_out);
+  kv = act_collective("attn.kv.allreduce_x", CollectiveKind::kAllReduce,
+                      p.rows * 2 * p.proj_kv_heads * hd, p.x, qkv_out);
+  return act_collective("attn.q.scatter_x", CollectiveKind::kReduceScatter,
+                        p.rows * p.proj_heads * hd, p.x, qkv_out);
 }
 
 }  // namespace podsim::workload::internal

@@ -26,14 +26,13 @@ constexpr uint64_t kNormStatBytesPerRow = 4;
 
 uint64_t LayerEmitter::residual_elements(Layout layout) const {
   const uint64_t d = plan_.model.d_model;
-  const uint64_t t = plan_.tensor.chips;
   switch (layout) {
     case Layout::kFull:
       return plan_.rows * d;
     case Layout::kTokenScattered:
-      return plan_.rows / t * d;
+      return plan_.rows / plan_.stationary.chips * d;
     case Layout::kModelScattered:
-      return plan_.rows * (d / t);
+      return plan_.rows * (d / plan_.tensor.chips);
   }
   return 0;
 }
@@ -67,17 +66,19 @@ Ref LayerEmitter::act_collective(std::string_view name, config::CollectiveKind k
                     plan_.model.activation_dtype);
 }
 
+// Weight-gathered: the stationary chips' share of the matrix (1 / R of it),
+// all-gathered over G from the 1 / T each chip stores.
 Ref LayerEmitter::gather_weights(const std::string& slot, uint64_t full_weight_elements) {
-  if (plan_.scheme != TensorScheme::kWeightGathered || plan_.tensor.chips <= 1 ||
+  if (plan_.scheme != TensorScheme::kWeightGathered || plan_.gathered.chips <= 1 ||
       full_weight_elements == 0)
     return kNoRef;
   WeightSlot& s = slots_[slot];
   if (s.layer == layer_ && s.gather != kNoRef)
     return s.gather;  // still holds this layer's weights (layer-major micro-batches)
-  const uint64_t bytes = plan_.weight_bytes(full_weight_elements);
+  const uint64_t bytes = plan_.weight_bytes(full_weight_elements / plan_.stationary.chips);
   // Waits for the last reader of the buffer (write after read): with one
   // buffer per slot, layer l's gather overlaps the rest of layer l - 1.
-  s.gather = collective(slot + ".gather_weights", CollectiveKind::kAllGather, bytes, plan_.tensor,
+  s.gather = collective(slot + ".gather_weights", CollectiveKind::kAllGather, bytes, plan_.gathered,
                         s.last_use, plan_.model.weight_dtype);
   s.layer = layer_;
   s.max_bytes = std::max(s.max_bytes, bytes);
@@ -120,7 +121,8 @@ Ref LayerEmitter::norm(const Stream& s, std::string_view name) {
   const uint64_t t = plan_.tensor.chips;
   const config::DType act = plan_.model.activation_dtype;
   if (s.layout != Layout::kModelScattered) {
-    const uint64_t rows = s.layout == Layout::kFull ? plan_.rows : plan_.rows / t;
+    const uint64_t rows =
+        s.layout == Layout::kFull ? plan_.rows : plan_.rows / plan_.stationary.chips;
     return b_.compute(name, OpClass::kNorm, chip::Norm{chip::NormKind::kRms, rows, d, act},
                       {s.residual});
   }
@@ -148,7 +150,7 @@ Ref LayerEmitter::projection_input(const Stream& s, std::string_view prefix) {
       return x;  // 2D: the chip slices its d / X columns locally
     case Layout::kTokenScattered:
       return act_collective(p + ".gather", CollectiveKind::kAllGather,
-                            plan_.rows * plan_.model.d_model, plan_.tensor, x);
+                            plan_.rows * plan_.model.d_model, plan_.stationary, x);
     case Layout::kModelScattered:
       return act_collective(p + ".gather_y", CollectiveKind::kAllGather, plan_.rows * plan_.proj_in,
                             plan_.y, x);
@@ -159,35 +161,30 @@ Ref LayerEmitter::projection_input(const Stream& s, std::string_view prefix) {
 Ref LayerEmitter::full_rows(const Stream& s, Ref input, uint64_t rows, std::string_view name) {
   if (s.layout == Layout::kFull)
     return input;
-  return act_collective(name, CollectiveKind::kAllGather, rows * plan_.model.d_model, plan_.tensor,
-                        input);
+  const AxisGroup& over = s.layout == Layout::kTokenScattered ? plan_.stationary : plan_.tensor;
+  return act_collective(name, CollectiveKind::kAllGather, rows * plan_.model.d_model, over, input);
 }
 
-// 1D: all-reduce (or reduce-scatter of tokens) of rows x d over T.
+// 1D and weight-gathered: all-reduce (or reduce-scatter of tokens) of
+// rows x d over the stationary chips (none when every tensor axis gathers
+// weights: the matmul saw whole weights).
 // 2D: reduce-scatter over Y of rows x d / X, leaving rows x d / T.
-// Weight-gathered: the matmul saw whole weights; nothing to reduce.
 Ref LayerEmitter::reduce_output(Ref input, std::string_view prefix, Layout& layout) {
   const std::string p(prefix);
   const uint64_t rows_d = plan_.rows * plan_.model.d_model;
-  switch (plan_.scheme) {
-    case TensorScheme::k1D:
-      if (plan_.reduce_scatter) {
-        layout = Layout::kTokenScattered;
-        return act_collective(p + ".reduce_scatter", CollectiveKind::kReduceScatter, rows_d,
-                              plan_.tensor, input);
-      }
-      layout = Layout::kFull;
-      return act_collective(p + ".allreduce", CollectiveKind::kAllReduce, rows_d, plan_.tensor,
-                            input);
-    case TensorScheme::k2D:
-      layout = Layout::kModelScattered;
-      return act_collective(p + ".scatter_y", CollectiveKind::kReduceScatter,
-                            plan_.rows * plan_.proj_in, plan_.y, input);
-    case TensorScheme::kWeightGathered:
-      layout = Layout::kFull;
-      return input;
+  if (plan_.scheme == TensorScheme::k2D) {
+    layout = Layout::kModelScattered;
+    return act_collective(p + ".scatter_y", CollectiveKind::kReduceScatter,
+                          plan_.rows * plan_.proj_in, plan_.y, input);
   }
-  return input;
+  if (plan_.reduce_scatter) {
+    layout = Layout::kTokenScattered;
+    return act_collective(p + ".reduce_scatter", CollectiveKind::kReduceScatter, rows_d,
+                          plan_.stationary, input);
+  }
+  layout = Layout::kFull;
+  return act_collective(p + ".allreduce", CollectiveKind::kAllReduce, rows_d, plan_.stationary,
+                        input);
 }
 
 void LayerEmitter::enter(Stream& s, uint32_t layer) {
@@ -224,31 +221,28 @@ void LayerEmitter::settle(Stream& s) {
 }
 
 // The table is stored split by columns (vocab x d / T per chip): each chip
-// looks up its columns of the tokens, then 1D all-gathers them into full
-// rows, 2D keeps them (the model-scattered layout), weight-gathered trades
-// them with an all-to-all for full rows of its own sequences.
+// looks up its columns of the tokens, then 2D keeps them (the
+// model-scattered layout); 1D all-gathers them into full rows;
+// weight-gathered looks up the G chips' tokens, trades them with an
+// all-to-all over G for d / R columns of its own sequences, and all-gathers
+// those over R (1D: G is one chip, weight-gathered over every tensor axis: R
+// is).
 void LayerEmitter::embedding(Stream& s) {
   layer_ = -1;
   b_.set_context(-1, s.micro_batch);
   const uint64_t t = plan_.tensor.chips;
   const uint64_t d = plan_.model.d_model;
-  const bool wg = plan_.scheme == TensorScheme::kWeightGathered;
-  const uint64_t tokens = wg ? plan_.rows * t : plan_.rows;
+  const uint64_t tokens = plan_.rows * plan_.gathered.chips;
   const chip::Embedding e{tokens, d / t, plan_.model.vocab, plan_.model.weight_dtype};
   Ref r = b_.compute("embed", OpClass::kEmbedding, e, {});
-  switch (plan_.scheme) {
-    case TensorScheme::k1D:
-      r = act_collective("embed.gather", CollectiveKind::kAllGather, plan_.rows * d, plan_.tensor,
-                         r);
-      s.layout = Layout::kFull;
-      break;
-    case TensorScheme::k2D:
-      s.layout = Layout::kModelScattered;
-      break;
-    case TensorScheme::kWeightGathered:
-      r = act_collective("embed.to_rows", CollectiveKind::kAllToAll, tokens * d, plan_.tensor, r);
-      s.layout = Layout::kFull;
-      break;
+  if (plan_.scheme == TensorScheme::k2D) {
+    s.layout = Layout::kModelScattered;
+  } else {
+    r = act_collective("embed.to_rows", CollectiveKind::kAllToAll,
+                       tokens * (d / plan_.stationary.chips), plan_.gathered, r);
+    r = act_collective("embed.gather", CollectiveKind::kAllGather, plan_.rows * d, plan_.stationary,
+                       r);
+    s.layout = Layout::kFull;
   }
   s.residual = r;
   max_residual_bytes_ = std::max(max_residual_bytes_, residual_bytes(s.layout));
@@ -268,11 +262,9 @@ void LayerEmitter::lm_head(Stream& s) {
   const uint64_t last = plan_.last_rows;
   Ref x = full_rows(s, s.residual, last, "final.gather");
   x = b_.compute("final_norm", OpClass::kNorm, chip::Norm{chip::NormKind::kRms, last, d, act}, {x});
-  uint64_t rows = last;
-  if (plan_.scheme == TensorScheme::kWeightGathered) {
-    rows = last * t;
-    x = act_collective("lm_head.gather", CollectiveKind::kAllGather, rows * d, plan_.tensor, x);
-  }
+  // Weight-gathered: the G chips' tokens meet the vocabulary split over T.
+  const uint64_t rows = last * plan_.gathered.chips;
+  x = act_collective("lm_head.gather", CollectiveKind::kAllGather, rows * d, plan_.gathered, x);
   const uint64_t vocab = plan_.model.vocab / t;
   chip::Matmul mm{1, rows, d, vocab, act, plan_.model.weight_dtype};
   Ref logits = b_.compute("lm_head", OpClass::kLmHead, mm, {x});

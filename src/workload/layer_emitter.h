@@ -17,7 +17,7 @@ namespace podsim::workload::internal {
 
 enum class Layout : uint8_t {
   kFull,            // rows x d on every chip of the tensor group
-  kTokenScattered,  // 1D reduce-scatter: rows / T tokens x d
+  kTokenScattered,  // 1D reduce-scatter: rows / T tokens x d (weight-gathered: rows / R)
   kModelScattered,  // 2D: rows x d / T (d over X, then Y)
 };
 
@@ -92,7 +92,10 @@ class LayerEmitter {
   void residual_add(Stream& s, std::string_view name, Ref block_output, Layout output_layout);
 
   // Blocks (attention_emitter.cc, ffn_emitter.cc, parallel_block_emitter.cc).
-  Ref attention_core(Ref qkv);
+  // `kv`: the KV heads' own producer when it is not `qkv` (2D, heads over X
+  // and Y with shared KV heads).
+  Ref attention_core(Ref qkv, Ref kv = kNoRef);
+  Ref scatter_qkv_x(Ref qkv_out, Ref& kv);
   // The attention between the QKV projection's output and the output
   // projection's input (2D scatter, KV-by-batch all-to-alls, the core).
   Ref attention_middle(Ref qkv_out);

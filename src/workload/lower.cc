@@ -139,6 +139,7 @@ Program lower(const config::ServingSpec& serving, const MeshAxes& mesh) {
   program.tokens = step_tokens(serving.scenario);
   program.heads = plan.model.heads;
   program.kv_heads = plan.model.kv_heads;
+  program.attention_layout = plan.attention_layout();
   return program;
 }
 

@@ -20,8 +20,9 @@ uint64_t layer_weight_elements(const ShardPlan& p, uint32_t layer) {
   const config::ModelSpec& m = p.model;
   const uint64_t g = p.model.gated_ffn ? 2 : 1;  // up (+ gate)
   const uint64_t hd = m.head_dim;
-  // In weight-gathered mode the proj_* sizes are whole matrices, stored 1 / T.
-  const uint64_t stored = p.scheme == TensorScheme::kWeightGathered ? p.tensor.chips : 1;
+  // Weight-gathered, the proj_* sizes are the stationary chips' 1 / R of
+  // each matrix, stored 1 / G of that (1 / T in all).
+  const uint64_t stored = p.scheme == TensorScheme::kWeightGathered ? p.gathered.chips : 1;
   uint64_t sharded = 0;
   uint64_t replicated = 2 * m.d_model;  // the two norm scales
   if (m.mla) {

@@ -69,14 +69,14 @@ void LayerEmitter::mla_attention(Stream& s, uint32_t layer) {
   if (p.mla_absorbed()) {
     q = matmul("attn.q_absorb", kProj, h, p.rows, a.nope_dim, a.kv_rank, q,
                heads * a.nope_dim * a.kv_rank);
-    if (p.kv_by_batch)
+    if (p.kv_by_batch())
       q = act_collective("attn.to_batch", CollectiveKind::kAllToAll,
                          p.rows * heads * a.cache_width(), p.tensor, q);
     at.head_dim = a.cache_width();
     at.v_head_dim = a.kv_rank;
     at.values_in_keys = true;
     o = b_.compute("attn.core", OpClass::kAttention, at, {q, kv_write});
-    if (p.kv_by_batch)
+    if (p.kv_by_batch())
       o = act_collective("attn.to_heads", CollectiveKind::kAllToAll, p.rows * heads * a.kv_rank,
                          p.tensor, o);
     o = matmul("attn.v_up", kProj, h, p.rows, a.kv_rank, a.v_dim, o, heads * a.kv_rank * a.v_dim);

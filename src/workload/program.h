@@ -98,6 +98,10 @@ struct Program {
   // sharding.pad_heads the padded counts (config/head_padding.h).
   uint32_t heads = 0;
   uint32_t kv_heads = 0;
+  // How attention was split over a micro-batch's chips: "by-heads",
+  // "by-batch" (sharding.kv_layout), or "by-heads over x and y" (2D, a
+  // micro-batch with fewer sequences than the first tensor axis has chips).
+  std::string attention_layout;
 };
 
 // Mesh axis sizes the lowering needs (names as in the workload's mesh).

@@ -122,40 +122,50 @@ void check_roles(const config::ShardingSpec& s) {
     if (contains(s.data_axes, a))
       throw ShapeError("sharding.data_axes", "axis " + a + " is both a tensor and a data axis");
   }
-  if (s.tensor_axes.size() > 2 && !s.weight_gathered)
-    throw ShapeError("sharding.tensor_axes",
-                     "weight-stationary tensor parallelism takes one axis (1D) or two (2D), not " +
-                         std::to_string(s.tensor_axes.size()));
+  for (const std::string& a : s.weight_gathered_axes) {
+    if (!contains(s.tensor_axes, a))
+      throw ShapeError("sharding.weight_gathered_axes",
+                       "axis " + a + " is not one of the tensor axes " + list(s.tensor_axes));
+  }
 }
 
-void plan_1d(ShardPlan& p, uint64_t b_mb) {
+// One-dimensional weight-stationary tensor parallelism over p.stationary
+// (1D: every tensor axis; weight-gathered: the axes not gathered over), on
+// `seqs` sequences per chip: heads and FFN columns split over those chips,
+// the embedding table and the LM head over all tensor chips.
+void plan_1d(ShardPlan& p, uint64_t seqs) {
   const ModelSpec& m = p.model;
-  const std::string over = p.tensor.describe("tensor");
-  const uint64_t t = p.tensor.chips;
-  require_divides(m.heads, t, "model.heads", "heads", over);
-  p.proj_kv_heads = kv_heads_per_chip(m.kv_heads, t, over);
-  require_divides(m.d_model, t, "model.d_model", "d_model columns (embedding table)", over);
-  require_divides(m.vocab, t, "model.vocab", "vocabulary entries (LM head)", over);
-  p.seqs = b_mb;
+  const std::string over = p.stationary.describe("tensor");
+  const uint64_t s = p.stationary.chips;
+  require_divides(m.heads, s, "model.heads", "heads", over);
+  p.proj_kv_heads = kv_heads_per_chip(m.kv_heads, s, over);
+  require_divides(m.d_model, p.tensor.chips, "model.d_model", "d_model columns (embedding table)",
+                  p.tensor.describe("tensor"));
+  require_divides(m.vocab, p.tensor.chips, "model.vocab", "vocabulary entries (LM head)",
+                  p.tensor.describe("tensor"));
+  p.seqs = seqs;
   p.proj_in = m.d_model;
-  p.proj_heads = m.heads / t;
-  p.ffn_cols = m.ffn_dim / t;
+  p.proj_heads = m.heads / s;
+  p.ffn_cols = m.ffn_dim / s;
   if (p.reduce_scatter)
-    require_divides(b_mb * p.q, t, "scenario.batch",
-                    "tokens per micro-batch (reduce-scatter splits tokens)", over);
-  if (p.kv_by_batch) {
-    require_divides(b_mb, t, "scenario.batch", "sequences per micro-batch (KV cache by batch)",
-                    over);
-    p.att_seqs = b_mb / t;
+    require_divides(seqs * p.q, s, "scenario.batch",
+                    "tokens per micro-batch and chip (reduce-scatter splits tokens)", over);
+  if (p.kv_by_batch()) {
+    require_divides(seqs, s, "scenario.batch",
+                    "sequences per micro-batch and chip (KV cache by batch)", over);
+    p.att_seqs = seqs / s;
     p.att_heads = m.heads;
     p.att_kv_heads = m.kv_heads;
   } else {
-    p.att_seqs = b_mb;
+    p.att_seqs = seqs;
     p.att_heads = p.proj_heads;
     p.att_kv_heads = p.proj_kv_heads;
   }
 }
 
+// d_model over X, heads and FFN columns over Y (the other tensor axes).
+// Attention splits the micro-batch's sequences over X, or, when there are
+// too few of them, its heads over X and Y (AttentionSplit::kHeadsOverXY).
 void plan_2d(ShardPlan& p, uint64_t b_mb) {
   const ModelSpec& m = p.model;
   const std::string over = p.tensor.describe("tensor");
@@ -164,45 +174,49 @@ void plan_2d(ShardPlan& p, uint64_t b_mb) {
   p.proj_kv_heads = kv_heads_per_chip(m.kv_heads, p.y.chips, over_y);
   require_divides(m.d_model, p.tensor.chips, "model.d_model", "d_model columns", over);
   require_divides(m.vocab, p.tensor.chips, "model.vocab", "vocabulary entries (LM head)", over);
-  require_divides(b_mb, p.x.chips, "scenario.batch",
-                  "sequences per micro-batch (2D attention splits sequences over the first "
-                  "tensor axis)",
-                  p.x.describe("tensor"));
   p.seqs = b_mb;
   p.proj_in = m.d_model / p.x.chips;
   p.proj_heads = m.heads / p.y.chips;
   p.ffn_cols = m.ffn_dim / p.y.chips;
-  const uint64_t seqs_x = b_mb / p.x.chips;
-  if (p.kv_by_batch) {
+  if (p.kv_by_batch()) {
+    require_divides(b_mb, p.x.chips, "scenario.batch",
+                    "sequences per micro-batch (2D attention by batch splits sequences over the "
+                    "first tensor axis)",
+                    p.x.describe("tensor"));
+    const uint64_t seqs_x = b_mb / p.x.chips;
     require_divides(seqs_x, p.y.chips, "scenario.batch",
                     "sequences per micro-batch and first-axis chip (KV cache by batch)", over_y);
     p.att_seqs = seqs_x / p.y.chips;
     p.att_heads = m.heads;
     p.att_kv_heads = m.kv_heads;
-  } else {
-    p.att_seqs = seqs_x;
+  } else if (b_mb % p.x.chips == 0) {
+    p.att_seqs = b_mb / p.x.chips;
     p.att_heads = p.proj_heads;
     p.att_kv_heads = p.proj_kv_heads;
+  } else {
+    p.attention = AttentionSplit::kHeadsOverXY;
+    require_divides(m.heads, p.tensor.chips, "model.heads",
+                    "heads (a micro-batch of " + std::to_string(b_mb) +
+                        " sequences does not split over the first tensor axis, so 2D attention "
+                        "splits heads over every tensor axis)",
+                    over);
+    p.att_seqs = b_mb;
+    p.att_heads = m.heads / p.tensor.chips;
+    p.att_kv_heads = kv_heads_per_chip(m.kv_heads, p.tensor.chips, over);
   }
 }
 
+// Pope et al.'s weight-gathered layouts: each matrix stored 1 / T per chip
+// and all-gathered over G before its matmul, the activations split by
+// sequence over G; over the remaining tensor axes R the gathered weights
+// stay 1D weight-stationary (X-weight-gathered on X, Y, Z: G = X, R = YZ;
+// XYZ-weight-gathered: R is empty).
 void plan_weight_gathered(ShardPlan& p, uint64_t b_mb) {
-  const ModelSpec& m = p.model;
-  const std::string over = p.tensor.describe("tensor");
-  const uint64_t t = p.tensor.chips;
-  require_divides(b_mb, t, "scenario.batch",
+  const std::string over = p.gathered.describe("weight-gathered");
+  require_divides(b_mb, p.gathered.chips, "scenario.batch",
                   "sequences per micro-batch (weight-gathered: activations split by sequence)",
                   over);
-  require_divides(m.d_model, t, "model.d_model", "d_model rows of every weight matrix", over);
-  require_divides(m.vocab, t, "model.vocab", "vocabulary entries (LM head)", over);
-  p.seqs = b_mb / t;
-  p.proj_in = m.d_model;
-  p.proj_heads = m.heads;
-  p.proj_kv_heads = m.kv_heads;
-  p.ffn_cols = m.ffn_dim;
-  p.att_seqs = p.seqs;
-  p.att_heads = m.heads;
-  p.att_kv_heads = m.kv_heads;
+  plan_1d(p, b_mb / p.gathered.chips);
 }
 
 // Multi-head latent attention (README.md, "Multi-head latent attention"):
@@ -215,7 +229,7 @@ void plan_mla(ShardPlan& p) {
   if (p.scheme == TensorScheme::k2D)
     throw ShapeError("sharding.tensor_axes",
                      "model.mla is lowered for one tensor axis (1D) or none");
-  if (p.kv_by_batch && p.phase == Phase::kPrefill)
+  if (p.kv_by_batch() && p.phase == Phase::kPrefill)
     throw ShapeError("sharding.kv_layout",
                      "a model.mla prefill materialises keys and values by heads; use "
                      "KV_BY_HEADS");
@@ -224,13 +238,11 @@ void plan_mla(ShardPlan& p) {
 
 void plan_moe(ShardPlan& p, const config::ShardingSpec& s, const MeshAxes& mesh) {
   const config::MoeSpec& moe = *p.model.moe;
-  const std::vector<std::string> none;
-  const bool wg = p.scheme == TensorScheme::kWeightGathered;
-  // Chips along data axes (and, weight-gathered, tensor axes) hold different
-  // tokens; along the other expert axes they hold the same ones and split them.
-  p.expert_split =
-      group(mesh, difference(s.expert_axes, {&s.data_axes, wg ? &s.tensor_axes : &none}));
-  p.expert_tensor = group(mesh, wg ? none : difference(s.tensor_axes, {&s.expert_axes}));
+  // Chips along data axes (and, weight-gathered, gathered axes) hold
+  // different tokens; along the other expert axes they hold the same ones and
+  // split them. Experts are split over the stationary tensor axes.
+  p.expert_split = group(mesh, difference(s.expert_axes, {&s.data_axes, &p.gathered.names}));
+  p.expert_tensor = group(mesh, difference(p.stationary.names, {&s.expert_axes}));
   require_divides(moe.experts, p.expert.chips, "model.moe.experts", "experts",
                   p.expert.describe("expert"));
   require_divides(moe.expert_ffn_dim, p.expert_tensor.chips, "model.moe.expert_ffn_dim",
@@ -252,6 +264,18 @@ std::string AxisGroup::describe(std::string_view role) const {
          (names.size() == 1 ? " axis " + names[0] : " axes " + list(names));
 }
 
+std::string ShardPlan::attention_layout() const {
+  switch (attention) {
+    case AttentionSplit::kHeads:
+      return "by-heads";
+    case AttentionSplit::kHeadsOverXY:
+      return "by-heads over x and y";
+    case AttentionSplit::kBatch:
+      return "by-batch";
+  }
+  return "by-heads";
+}
+
 uint64_t ShardPlan::act_bytes(uint64_t elements) const {
   return chip::bytes_of(elements, model.activation_dtype);
 }
@@ -269,22 +293,33 @@ ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
   p.overlap = s.overlap_collectives;
   check_model(p.model);
   check_roles(s);
-  p.scheme = s.weight_gathered           ? TensorScheme::kWeightGathered
-             : s.tensor_axes.size() == 2 ? TensorScheme::k2D
-                                         : TensorScheme::k1D;
+  const bool gathered = s.weight_gathered || !s.weight_gathered_axes.empty();
+  p.scheme = gathered                   ? TensorScheme::kWeightGathered
+             : s.tensor_axes.size() > 1 ? TensorScheme::k2D
+                                        : TensorScheme::k1D;
   p.tensor = group(mesh, s.tensor_axes);
-  // With one tensor chip there is nothing to scatter.
-  p.reduce_scatter = p.scheme == TensorScheme::k1D && p.tensor.chips > 1 &&
-                     s.tensor_collective == config::TensorCollective::kReduceScatterAllGather;
-  p.kv_by_batch =
-      p.scheme != TensorScheme::kWeightGathered && s.kv_layout == config::KvLayout::kByBatch;
-  if (p.scheme == TensorScheme::k2D) {
-    p.x = group(mesh, {s.tensor_axes[0]});
-    p.y = group(mesh, {s.tensor_axes[1]});
+  switch (p.scheme) {
+    case TensorScheme::k1D:
+      p.stationary = p.tensor;
+      break;
+    case TensorScheme::k2D:
+      p.x = group(mesh, {s.tensor_axes[0]});
+      p.y = group(mesh, {s.tensor_axes.begin() + 1, s.tensor_axes.end()});
+      break;
+    case TensorScheme::kWeightGathered: {
+      // weight_gathered alone gathers over every tensor axis.
+      const std::vector<std::string>& g =
+          s.weight_gathered_axes.empty() ? s.tensor_axes : s.weight_gathered_axes;
+      p.gathered = group(mesh, g);
+      p.stationary = group(mesh, difference(s.tensor_axes, {&g}));
+      break;
+    }
   }
-  // Weight-gathered layouts compute whole heads: nothing to pad.
-  if (s.pad_heads && p.scheme != TensorScheme::kWeightGathered)
-    pad_heads(p.model, p.scheme == TensorScheme::k2D ? p.y.chips : p.tensor.chips);
+  // With one stationary chip there is nothing to scatter.
+  p.reduce_scatter = p.scheme != TensorScheme::k2D && p.stationary.chips > 1 &&
+                     s.tensor_collective == config::TensorCollective::kReduceScatterAllGather;
+  if (s.kv_layout == config::KvLayout::kByBatch)
+    p.attention = AttentionSplit::kBatch;
   p.data = group(mesh, s.data_axes);
   p.expert = group(mesh, s.expert_axes);
   p.pipeline = group(mesh, s.pipeline_axis.empty() ? std::vector<std::string>{}
@@ -310,6 +345,15 @@ ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
                     "sequences per replica", "the " + std::to_string(p.chunks) + " chunks");
   }
   const uint64_t b_mb = b_local / sc.micro_batches / p.chunks;
+  // Heads are padded over the chips that split them: 1D and weight-gathered,
+  // the stationary ones; 2D, Y, or every tensor chip when the micro-batch is
+  // too small to split over X (plan_2d).
+  if (s.pad_heads) {
+    const bool over_xy = p.scheme == TensorScheme::k2D && !p.kv_by_batch() && b_mb % p.x.chips != 0;
+    pad_heads(p.model, p.scheme != TensorScheme::k2D ? p.stationary.chips
+                       : over_xy                     ? p.tensor.chips
+                                                     : p.y.chips);
+  }
   p.layers_per_stage = static_cast<uint32_t>(p.model.layers / p.pipeline.chips);
   p.micro_batches = sc.micro_batches;
   p.q = sc.phase == Phase::kDecode ? 1 : sc.prompt_len;
@@ -332,12 +376,13 @@ ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
   bool any_moe = false;
   for (uint32_t l = 0; l < p.model.layers; ++l)
     (p.model.is_moe_layer(l) ? any_moe : any_dense) = true;
-  // 1D splits F over T; 2D over Y and then X (F / T per chip after the
-  // reduce-scatter); weight-gathered stores 1 / T of each matrix, which
-  // d_model % T already guarantees.
-  if (any_dense && p.scheme != TensorScheme::kWeightGathered)
-    require_divides(p.model.ffn_dim, p.tensor.chips, "model.ffn_dim", "FFN columns",
-                    p.tensor.describe("tensor"));
+  // 1D and weight-gathered split F over the stationary chips; 2D over Y
+  // and then X (F / T per chip after the reduce-scatter). Weight-gathered
+  // stores 1 / T of each matrix, which d_model % T already guarantees.
+  const AxisGroup& ffn_over = p.scheme == TensorScheme::k2D ? p.tensor : p.stationary;
+  if (any_dense)
+    require_divides(p.model.ffn_dim, ffn_over.chips, "model.ffn_dim", "FFN columns",
+                    ffn_over.describe("tensor"));
   p.rows = p.seqs * p.q;
   p.last_rows = sc.phase == Phase::kDecode ? p.rows : p.seqs;
   if (any_moe)

@@ -4,7 +4,8 @@
 // shape divides evenly over the chips it is split across (ShapeError naming
 // the workload field otherwise), and records the per-chip sizes the lowering
 // emits. Symbols (README.md in this folder gives the schedules):
-//   T = chips of the tensor axes, X and Y = its two axes in 2D,
+//   T = chips of the tensor axes, X = its first axis and Y the rest in 2D,
+//   G = the gathered axes and R = the stationary rest when weight-gathered,
 //   D = chips of the data axes, E = chips of the expert axes,
 //   P = pipeline stages, M = micro-batches,
 //   K = sequential prefill chunks (1 without), B_local = batch / D
@@ -33,8 +34,16 @@ struct AxisGroup {
 
 enum class TensorScheme : uint8_t {
   k1D,              // one tensor axis (or none): Megatron-style
-  k2D,              // two tensor axes: d_model over X, heads and FFN over Y
-  kWeightGathered,  // weights gathered per layer, activations split by sequence
+  k2D,              // two or more tensor axes: d_model over X, heads and FFN over Y
+  kWeightGathered,  // weights gathered per layer over G, activations split by sequence over
+                    // G; 1D weight-stationary over the rest R (Pope et al.'s X, XY, XYZ)
+};
+
+// How attention is split over the chips that hold a micro-batch.
+enum class AttentionSplit : uint8_t {
+  kHeads,        // by heads (1D, WG: over R; 2D: over Y, sequences over X)
+  kHeadsOverXY,  // 2D, a micro-batch too small to split over X: heads over X and Y
+  kBatch,        // by sequence after an all-to-all (the KV cache by batch)
 };
 
 struct ShardPlan {
@@ -46,11 +55,13 @@ struct ShardPlan {
   config::Phase phase = config::Phase::kDecode;
   TensorScheme scheme = TensorScheme::k1D;
   bool reduce_scatter = false;  // 1D: RS + AG instead of all-reduce
-  bool kv_by_batch = false;     // attention by sequence after an all-to-all
-  bool overlap = true;          // sharding.overlap_collectives
+  AttentionSplit attention = AttentionSplit::kHeads;
+  bool overlap = true;  // sharding.overlap_collectives
 
   AxisGroup tensor;         // T
-  AxisGroup x, y;           // 2D only: the first and second tensor axis
+  AxisGroup x, y;           // 2D only: the first tensor axis and the rest
+  AxisGroup stationary;     // 1D: T; weight-gathered: R, the tensor axes not gathered over
+  AxisGroup gathered;       // weight-gathered: G, the axes weights are gathered over
   AxisGroup data;           // D
   AxisGroup expert;         // E
   AxisGroup expert_split;   // R: expert axes whose chips hold the same tokens
@@ -61,7 +72,7 @@ struct ShardPlan {
   uint32_t chunks = 1;  // K: sequential prefill chunks (scenario.prefill_chunks)
 
   // One micro-batch on one chip, before any scattering of the residual stream.
-  uint64_t seqs = 0;       // sequences: B_mb (weight-gathered: B_mb / T)
+  uint64_t seqs = 0;       // sequences: B_mb (weight-gathered: B_mb / G)
   uint64_t q = 0;          // new tokens per sequence
   uint64_t rows = 0;       // seqs * q tokens
   uint64_t kv_len = 0;     // keys per sequence after the step: context_len + q
@@ -69,9 +80,9 @@ struct ShardPlan {
 
   // Projections (per chip).
   uint64_t proj_in = 0;        // contraction from the residual: d (1D, WG), d / X (2D)
-  uint64_t proj_heads = 0;     // query heads: H / T (1D), H / Y (2D), H (WG)
+  uint64_t proj_heads = 0;     // query heads: H / T (1D), H / Y (2D), H / R (WG)
   uint64_t proj_kv_heads = 0;  // KV heads, replicated when fewer than the chips
-  uint64_t ffn_cols = 0;       // dense FFN width: F / T (1D), F / Y (2D), F (WG)
+  uint64_t ffn_cols = 0;       // dense FFN width: F / T (1D), F / Y (2D), F / R (WG)
 
   // Attention (per chip). With model.mla: decode attends in the absorbed
   // form over one latent "KV head" (att_kv_heads 1); prefill materialises
@@ -86,6 +97,8 @@ struct ShardPlan {
   uint64_t expert_cols = 0;    // expert_ffn_dim / T_e
   uint64_t shared_cols = 0;    // shared_experts * expert_ffn_dim / T_e
 
+  // Attention by sequence after an all-to-all (sharding.kv_layout KV_BY_BATCH).
+  bool kv_by_batch() const { return attention == AttentionSplit::kBatch; }
   // Multi-head latent attention's absorbed form (model.mla, DECODE).
   bool mla_absorbed() const { return model.mla && phase == config::Phase::kDecode; }
   uint32_t ffn_matrices() const { return model.gated_ffn ? 3 : 2; }
@@ -98,6 +111,8 @@ struct ShardPlan {
   uint64_t attn_out_weights() const {
     return uint64_t{model.heads} * model.head_dim * model.d_model;
   }
+  // "by-heads", "by-batch", "by-heads over x and y" (2D, see AttentionSplit).
+  std::string attention_layout() const;
   // Bytes of `elements` activations / weights.
   uint64_t act_bytes(uint64_t elements) const;
   uint64_t weight_bytes(uint64_t elements) const;

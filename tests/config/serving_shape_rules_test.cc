@@ -130,7 +130,7 @@ TEST(ServingShapeRulesTest, TwoDSplitsHeadsOverTheSecondTensorAxis) {
               ElementsAre(IsDiagnostic("model.heads",
                                        "64 heads do not divide evenly over the 6 chips of tensor "
                                        "axes [x] (2D weight-stationary splits heads over the "
-                                       "second tensor axis)"),
+                                       "tensor axes after the first)"),
                           IsDiagnostic("model.kv_heads",
                                        "8 KV heads do not divide evenly over "
                                        "the 6 chips of tensor axes [x]")));
@@ -153,15 +153,24 @@ TEST(ServingShapeRulesTest, TwoDWidthsDivideOverEveryTensorChip) {
                                        "the 48 chips of tensor axes [x, y]")));
 }
 
-TEST(ServingShapeRulesTest, TwoDSplitsSequencesOverTheFirstTensorAxis) {
+TEST(ServingShapeRulesTest, TwoDBatchTooSmallForTheFirstAxisSplitsHeadsOverEveryAxis) {
+  // 16 sequences do not divide over x's 6 chips, so attention splits heads
+  // over all 48 tensor chips (Pope et al.'s batch-1 prefill layout): 64
+  // heads do not, 96 do.
   TwoD w = two_d("x", "y");
   scenario(w.workload).set_batch(16);
   EXPECT_THAT(workload_errors(w.workload, w.pod),
-              ElementsAre(IsDiagnostic("scenario.batch",
-                                       "2D weight-stationary attention splits the sequences over "
-                                       "the 6 chips of tensor axes [x]: each batch's 16 sequences "
-                                       "do not divide evenly (use a multiple of 6 sequences per "
-                                       "batch)")));
+              ElementsAre(IsDiagnostic("model.heads",
+                                       "64 heads do not divide evenly over the 48 chips of tensor "
+                                       "axes [x, y] (2D weight-stationary attention splits heads "
+                                       "over every tensor axis when a batch's 16 sequences do not "
+                                       "divide over the first; use a multiple of 6 sequences to "
+                                       "split them over it instead)")));
+  model(w.workload).set_heads(96);
+  EXPECT_EQ(load_workload(w.workload, w.pod).serving->model.heads, 96u);
+  scenario(w.workload).set_batch(1);
+  EXPECT_EQ(load_workload(w.workload, w.pod).serving->scenario.batch, 1u);
+  model(w.workload).set_heads(64);
   // By batch, the cache splits them over both axes.
   scenario(w.workload).set_batch(6);
   w.workload.mutable_sharding()->set_kv_layout(podsim::KV_BY_BATCH);
@@ -282,9 +291,10 @@ TEST(ServingShapeRulesTest, BatchShardedLayoutsCountPerMicroBatch) {
   w.mutable_sharding()->set_weight_gathered(true);
   EXPECT_THAT(workload_errors(w),
               ElementsAre(IsDiagnostic("scenario.batch",
-                                       "sharding.weight_gathered splits the activations by "
-                                       "sequence over the 8 chips of tensor axes [model]: each "
-                                       "micro-batch's 4 sequences do not divide evenly")));
+                                       "weight-gathered layouts split the activations by "
+                                       "sequence over the 8 chips of weight-gathered axes "
+                                       "[model]: each micro-batch's 4 sequences do not divide "
+                                       "evenly")));
   scenario(w).set_batch(16);
   EXPECT_TRUE(load_workload(w).serving->sharding.weight_gathered);
 }
@@ -310,7 +320,7 @@ TEST(ServingShapeRulesTest, ReduceScatterSplitsEachMicroBatchsTokens) {
   EXPECT_THAT(workload_errors(w),
               ElementsAre(IsDiagnostic("scenario.batch",
                                        std::string("TENSOR_REDUCE_SCATTER_ALL_GATHER splits each "
-                                                   "replica's 4 tokens over ") +
+                                                   "replica's 4 tokens per chip over ") +
                                            kTensor8 + ", and they do not divide evenly")));
   // Prefill: 4 sequences x 6 tokens = 24 tokens, 3 per chip.
   scenario(w).set_phase(podsim::PREFILL);

@@ -12,6 +12,7 @@
 namespace podsim::config {
 namespace {
 
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using testing::IsDiagnostic;
 using testing::load_workload;
@@ -64,17 +65,35 @@ TEST(ServingShardingRulesTest, TwoTensorAxesMakeA2DLayout) {
             (std::vector<std::string>{"data", "model"}));
 }
 
-TEST(ServingShardingRulesTest, AtMostTwoTensorAxes) {
+TEST(ServingShardingRulesTest, ThreeTensorAxesAreTwoDOverTheFirstAndTheRest) {
+  // Pope et al.'s 2D layout on a 3D slice: d_model over X, heads and FFN
+  // widths over YZ.
   auto w = valid_serving_workload();
   set_mesh(w, {{"a", {"x"}}, {"b", {"y"}}, {"c", {"z"}}});
   sharding(w).clear_data_axes();
   sharding(w).clear_tensor_axes();
   for (const char* axis : {"a", "b", "c"})
     sharding(w).add_tensor_axes(axis);
+  EXPECT_EQ(load_workload(w).serving->sharding.tensor_axes,
+            (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST(ServingShardingRulesTest, WeightGatheredAxesAreTensorAxes) {
+  auto w = valid_serving_workload();
+  sharding(w).add_weight_gathered_axes("data");
   EXPECT_THAT(workload_errors(w),
-              ElementsAre(IsDiagnostic("sharding.tensor_axes[2]",
-                                       "at most two tensor axes (1D or 2D weight-stationary "
-                                       "tensor parallelism), got 3")));
+              Contains(IsDiagnostic("sharding.weight_gathered_axes[0]", "\"data\"")));
+  w = valid_serving_workload();
+  sharding(w).add_weight_gathered_axes("model");
+  sharding(w).add_weight_gathered_axes("model");
+  EXPECT_THAT(workload_errors(w),
+              Contains(IsDiagnostic("sharding.weight_gathered_axes[1]", "\"model\"")));
+  w = valid_serving_workload();
+  w.mutable_scenario()->set_batch(32);  // 8 per replica, one per gathered chip
+  sharding(w).add_weight_gathered_axes("model");
+  const auto loaded = load_workload(w).serving->sharding;
+  EXPECT_TRUE(loaded.weight_gathered);
+  EXPECT_EQ(loaded.weight_gathered_axes, (std::vector<std::string>{"model"}));
 }
 
 TEST(ServingShardingRulesTest, AnAxisHasOneRole) {

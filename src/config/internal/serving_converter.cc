@@ -66,7 +66,9 @@ ShardingSpec to_sharding_spec(const Sharding& s) {
   spec.tensor_collective = s.tensor_collective() == TENSOR_REDUCE_SCATTER_ALL_GATHER
                                ? TensorCollective::kReduceScatterAllGather
                                : TensorCollective::kAllReduce;
-  spec.weight_gathered = s.weight_gathered();
+  spec.weight_gathered = s.weight_gathered() || s.weight_gathered_axes_size() > 0;
+  spec.weight_gathered_axes.assign(s.weight_gathered_axes().begin(),
+                                   s.weight_gathered_axes().end());
   spec.kv_layout = s.kv_layout() == KV_BY_BATCH ? KvLayout::kByBatch : KvLayout::kByHeads;
   spec.expert_axes.assign(s.expert_axes().begin(), s.expert_axes().end());
   spec.data_axes.assign(s.data_axes().begin(), s.data_axes().end());

@@ -32,47 +32,72 @@ class ShapeValidator {
 
  private:
   Layout layout() const {
-    if (s_.weight_gathered())
+    if (s_.weight_gathered() || s_.weight_gathered_axes_size() > 0)
       return Layout::kWeightGathered;
-    return g_.tensor.names.size() == 2 ? Layout::k2D : Layout::k1D;
+    return g_.tensor.names.size() >= 2 ? Layout::k2D : Layout::k1D;
   }
 
-  // Weight-stationary layouts split the heads (1D: over all tensor chips; 2D:
-  // over the second tensor axis, d_model over the first) and the FFN widths
-  // over the tensor chips. Every layout stores d_model and the vocabulary
-  // split over the tensor chips; weight-gathered ones compute whole heads and
-  // widths on each chip.
+  // The tensor axes that keep their weight shards: 1D every one, 2D the
+  // second and later (the heads and FFN widths; d_model is over the first),
+  // weight-gathered the ones not gathered over.
+  AxisGroup stationary() const {
+    const AxisGroup& t = g_.tensor;
+    switch (layout()) {
+      case Layout::k1D:
+        return t;
+      case Layout::k2D:
+        return t.without(t.axis(0));
+      case Layout::kWeightGathered:
+        return t.without(g_.gathered);
+    }
+    return t;
+  }
+
+  // Heads (and KV heads) split over the stationary tensor chips (2D: over
+  // the axes after the first; a micro-batch too small for the first axis
+  // also splits them over it, batch_rules). FFN widths split over the
+  // tensor chips (2D: all of them, weight-gathered: the stationary ones).
+  // Every layout stores d_model and the vocabulary split over the tensor
+  // chips.
   void tensor_rules() {
     const AxisGroup& t = g_.tensor;
-    if (!t.valid || t.chips <= 1)
+    if (!t.valid || t.chips <= 1 || !g_.gathered.valid)
       return;
-    const bool stationary = layout() != Layout::kWeightGathered;
-    if (stationary) {
-      const bool two_d = layout() == Layout::k2D;
-      const AxisGroup heads_over = two_d ? t.axis(1) : t;
-      const char* why =
-          two_d ? " (2D weight-stationary splits heads over the second tensor axis)" : "";
-      // Padded heads split by construction (config/head_padding.h).
-      if (s_.pad_heads()) {
-        check_padded_count(heads_over.chips);
-      } else {
-        const std::string pad = padding_hint(heads_over.chips);
-        if (m_.heads() > 0 && m_.heads() % heads_over.chips != 0) {
-          issues_.add(model_("heads"), plural(m_.heads(), "head") + " do not divide evenly over " +
-                                           heads_over.label() + why + pad);
-        }
-        check_kv_heads(heads_over, why, pad);
-      }
-    }
-    width(model_("d_model"), "d_model", m_.d_model(), "");
-    if (stationary && m_.ffn_dim() > 0)
-      width(model_("ffn_dim"), "ffn_dim", m_.ffn_dim(), "");
-    width(model_("vocab"), "vocab", m_.vocab(),
+    const AxisGroup heads_over = stationary();
+    const char* why =
+        layout() == Layout::k2D
+            ? " (2D weight-stationary splits heads over the tensor axes after the first)"
+        : layout() == Layout::kWeightGathered
+            ? " (weight-gathered layouts split heads over the tensor axes not gathered over)"
+            : "";
+    check_heads(heads_over, why);
+    width(model_("d_model"), "d_model", m_.d_model(), t, "");
+    const AxisGroup& widths = layout() == Layout::kWeightGathered ? heads_over : t;
+    if (m_.ffn_dim() > 0)
+      width(model_("ffn_dim"), "ffn_dim", m_.ffn_dim(), widths, "");
+    width(model_("vocab"), "vocab", m_.vocab(), t,
           " (the embedding and the LM head are split over them)");
     // Expert axes never share a tensor axis, so each expert is split over the
     // tensor axes as a dense FFN is.
-    if (stationary && m_.has_moe() && m_.moe().expert_ffn_dim() > 0)
-      width(model_("moe")("expert_ffn_dim"), "expert_ffn_dim", m_.moe().expert_ffn_dim(), "");
+    if (m_.has_moe() && m_.moe().expert_ffn_dim() > 0)
+      width(model_("moe")("expert_ffn_dim"), "expert_ffn_dim", m_.moe().expert_ffn_dim(), widths,
+            "");
+  }
+
+  void check_heads(const AxisGroup& heads_over, const std::string& why) {
+    if (heads_over.chips <= 1)
+      return;
+    // Padded heads split by construction (config/head_padding.h).
+    if (s_.pad_heads()) {
+      check_padded_count(heads_over.chips);
+      return;
+    }
+    const std::string pad = padding_hint(heads_over.chips);
+    if (m_.heads() > 0 && m_.heads() % heads_over.chips != 0) {
+      issues_.add(model_("heads"), plural(m_.heads(), "head") + " do not divide evenly over " +
+                                       heads_over.label() + why + pad);
+    }
+    check_kv_heads(heads_over, why.c_str(), pad);
   }
 
   // KV heads split over the chips that split heads, or, when there are fewer
@@ -130,10 +155,11 @@ class ShapeValidator {
            " more attention work)";
   }
 
-  void width(const FieldPath& path, const char* name, uint64_t value, const char* why) {
-    if (value > 0 && value % g_.tensor.chips != 0) {
+  void width(const FieldPath& path, const char* name, uint64_t value, const AxisGroup& over,
+             const char* why) {
+    if (value > 0 && value % over.chips != 0) {
       issues_.add(path, std::string(name) + " " + str(value) + " does not divide evenly over " +
-                            g_.tensor.label() + why);
+                            over.label() + why);
     }
   }
 
@@ -192,23 +218,37 @@ class ShapeValidator {
   }
 
   // Layouts that split a micro-batch's sequences over tensor chips: the
-  // weight-gathered layout and the KV cache by batch over all of them, 2D
-  // attention over the first tensor axis. True when they divide.
+  // weight-gathered layouts over the gathered axes, the KV cache by batch
+  // over the stationary ones (2D: over every tensor axis). A 2D micro-batch
+  // with too few sequences for the first axis has its heads split over every
+  // tensor axis instead. True when they divide.
   bool check_sequences_over_tensor_axes(uint64_t sequences) {
     const AxisGroup& t = g_.tensor;
-    if (!t.valid || t.chips <= 1)
+    if (!t.valid || !g_.gathered.valid || t.chips <= 1)
       return true;
-    if (layout() == Layout::k2D && sequences % t.sizes[0] != 0) {
-      add_batch_issue("2D weight-stationary attention splits the sequences", sequences, t.axis(0));
-      return false;
+    if (layout() == Layout::kWeightGathered) {
+      if (sequences % g_.gathered.chips != 0) {
+        add_batch_issue("weight-gathered layouts split the activations by sequence", sequences,
+                        g_.gathered);
+        return false;
+      }
+      sequences /= g_.gathered.chips;
     }
-    const char* what =
-        layout() == Layout::kWeightGathered ? "sharding.weight_gathered splits the activations"
-        : s_.kv_layout() == KV_BY_BATCH     ? "sharding.kv_layout KV_BY_BATCH splits the KV cache"
-                                            : nullptr;
-    if (what != nullptr && sequences % t.chips != 0) {
-      add_batch_issue(std::string(what) + " by sequence", sequences, t);
-      return false;
+    const bool two_d = layout() == Layout::k2D;
+    if (s_.kv_layout() == KV_BY_BATCH) {
+      const AxisGroup over = two_d ? t : stationary();
+      if (sequences % over.chips != 0) {
+        add_batch_issue("sharding.kv_layout KV_BY_BATCH splits the KV cache by sequence", sequences,
+                        over);
+        return false;
+      }
+    } else if (two_d && sequences % t.sizes[0] != 0 &&
+               (s_.pad_heads() || m_.heads() % stationary().chips == 0)) {
+      check_heads(t,
+                  " (2D weight-stationary attention splits heads over every tensor axis when a " +
+                      unit_ + "'s " + plural(sequences, "sequence") +
+                      " do not divide over the first; use a multiple of " + str(t.sizes[0]) +
+                      " sequences to split them over it instead)");
     }
     return true;
   }
@@ -228,18 +268,21 @@ class ShapeValidator {
     const AxisGroup& t = g_.tensor;
     if (per_token == 0 || !t.valid)
       return;
-    if (layout() == Layout::k1D && t.chips > 1 &&
+    const uint64_t on_chip =
+        layout() == Layout::kWeightGathered ? sequences / g_.gathered.chips : sequences;
+    const AxisGroup rs = stationary();
+    if (layout() != Layout::k2D && rs.chips > 1 &&
         s_.tensor_collective() == TENSOR_REDUCE_SCATTER_ALL_GATHER &&
-        (sequences * per_token) % t.chips != 0) {
+        (on_chip * per_token) % rs.chips != 0) {
       issues_.add(scenario_("batch"), "TENSOR_REDUCE_SCATTER_ALL_GATHER splits each " + unit_ +
-                                          "'s " + plural(sequences * per_token, "token") +
-                                          " over " + t.label() + ", and they do not divide evenly");
+                                          "'s " + plural(on_chip * per_token, "token") +
+                                          " per chip over " + rs.label() +
+                                          ", and they do not divide evenly");
       return;
     }
     const AxisGroup shared = g_.expert.without(g_.data);
     if (!m_.has_moe() || !g_.expert.valid || !g_.data.valid || shared.chips <= 1)
       return;
-    const uint64_t on_chip = layout() == Layout::kWeightGathered ? sequences / t.chips : sequences;
     if ((on_chip * per_token) % shared.chips != 0) {
       issues_.add(scenario_("batch"),
                   "each " + unit_ + "'s " + plural(on_chip * per_token, "token") +
@@ -272,8 +315,8 @@ class ShapeValidator {
     if (!m_.has_mla())
       return;
     const FieldPath sharding = FieldPath()("sharding");
-    if (s_.weight_gathered()) {
-      issues_.add(sharding("weight_gathered"),
+    if (layout() == Layout::kWeightGathered) {
+      issues_.add(sharding(s_.weight_gathered() ? "weight_gathered" : "weight_gathered_axes"),
                   "model.mla is lowered for weight-stationary tensor parallelism only; drop "
                   "weight_gathered");
     } else if (s_.tensor_axes_size() > 1) {

@@ -52,12 +52,7 @@ class ShardingValidator {
     resolve_list(s_.expert_axes(), "expert_axes", groups_.expert);
     if (!s_.pipeline_axis().empty())
       resolve(s_.pipeline_axis(), path_("pipeline_axis"), groups_.pipeline);
-    if (s_.tensor_axes_size() > 2) {
-      issues_.add(path_("tensor_axes", 2),
-                  "at most two tensor axes (1D or 2D weight-stationary tensor parallelism), got " +
-                      std::to_string(s_.tensor_axes_size()));
-      groups_.tensor.valid = false;
-    }
+    resolve_gathered();
     check_layout_fields();
     check_role_needs();
     check_pod_covered();
@@ -108,6 +103,43 @@ class ShardingValidator {
     group.chips *= axis->size;  // at most the pod's chip count: each dimension is in one axis
   }
 
+  // sharding.weight_gathered_axes: tensor axes, each listed once. The
+  // gathered group is every tensor axis when only weight_gathered is set.
+  void resolve_gathered() {
+    AxisGroup& g = groups_.gathered;
+    if (s_.weight_gathered_axes_size() == 0) {
+      if (s_.weight_gathered())
+        g = groups_.tensor;
+      g.role = "weight-gathered";
+      return;
+    }
+    g.valid = groups_.tensor.valid;
+    for (int k = 0; k < s_.weight_gathered_axes_size(); ++k) {
+      const std::string& name = s_.weight_gathered_axes(k);
+      const FieldPath at = path_("weight_gathered_axes", k);
+      const auto& listed = s_.tensor_axes();
+      const auto& t = groups_.tensor.names;  // the listed axes that resolved
+      const auto it = std::find(t.begin(), t.end(), name);
+      if (std::find(g.names.begin(), g.names.end(), name) != g.names.end()) {
+        issues_.add(at, "axis \"" + name + "\" is listed twice");
+        g.valid = false;
+      } else if (std::find(listed.begin(), listed.end(), name) == listed.end()) {
+        if (!listed.empty()) {
+          issues_.add(at, "\"" + name + "\" is not a tensor axis (tensor_axes [" +
+                              join(std::vector<std::string>(listed.begin(), listed.end())) +
+                              "]): weights are gathered over a subset of the tensor axes");
+        }
+        g.valid = false;
+      } else if (it == t.end()) {
+        g.valid = false;  // the tensor axis itself is reported
+      } else {
+        g.names.push_back(name);
+        g.sizes.push_back(groups_.tensor.sizes[static_cast<size_t>(it - t.begin())]);
+        g.chips *= g.sizes.back();
+      }
+    }
+  }
+
   // Fields that only mean something with tensor parallelism would be ignored
   // silently without it, so they are errors.
   void check_layout_fields() {
@@ -124,6 +156,10 @@ class ShardingValidator {
     if (s_.weight_gathered()) {
       issues_.add(path_("weight_gathered"),
                   "gathers each layer's weights over tensor_axes, and there are none");
+    }
+    if (s_.weight_gathered_axes_size() > 0) {
+      issues_.add(path_("weight_gathered_axes", 0),
+                  "gathers each layer's weights over a subset of tensor_axes, and there are none");
     }
     if (s_.kv_layout() == KV_BY_BATCH) {
       issues_.add(path_("kv_layout"),

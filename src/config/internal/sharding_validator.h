@@ -45,6 +45,9 @@ struct AxisGroup {
 
 struct ShardingGroups {
   AxisGroup tensor{"tensor"};
+  // Weight-gathered layouts: the tensor axes weights are gathered over
+  // (sharding.weight_gathered_axes, or every tensor axis); empty otherwise.
+  AxisGroup gathered{"weight-gathered"};
   AxisGroup expert{"expert"};
   AxisGroup data{"data"};
   AxisGroup pipeline{"pipeline"};
