@@ -179,7 +179,10 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
   add_set_option(opts);
   add_calibration_option(opts);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(opts).run(), vm);
+  // No positional arguments: without this Boost drops them silently, and
+  // `podsim run TOPOLOGY WORKLOAD` would run the default workload.
+  const po::positional_options_description none;
+  po::store(po::command_line_parser(args).options(opts).positional(none).run(), vm);
   po::notify(vm);
   if (vm.count("help") != 0) {
     ctx.out << "Simulates a workload on a pod. A serving workload (model, sharding, scenario)\n"

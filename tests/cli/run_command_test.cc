@@ -115,6 +115,11 @@ TEST(RunCommand, UsageErrors) {
   EXPECT_EQ(run({"run", "-w", w, "--format", "yaml"}).code, kExitBadInput);
   EXPECT_EQ(run({"run", "--compute", "abacus"}).code, kExitBadInput);
   EXPECT_EQ(run({"run", "--compute", "table"}).code, kExitBadInput);  // needs --op-table
+  // Files without -t/-w are refused, not dropped for the default workload.
+  const Result positional = run({"run", (root() / "topologies/v5e-16x16.textproto").string(), w});
+  EXPECT_EQ(positional.code, kExitBadInput);
+  EXPECT_NE(positional.err.find("positional"), std::string::npos) << positional.err;
+  EXPECT_EQ(run({"search", w}).code, kExitBadInput);
 }
 
 TEST(RunCommand, NoArgumentsRunsTheEmbeddedDefault) {
