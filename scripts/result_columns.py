@@ -13,7 +13,7 @@ import argparse
 import sys
 
 M = {
- 'schema_version':'6 for this schema (5: before `inputs.serving.sharding.weight_gathered_axes` and `serving.attention_layout`; 4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, the calibration profile columns, `inputs.serving.sharding.pad_heads`, the prefill chunks and `inputs.serving.model.mla`; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
+ 'schema_version':'6 for this schema (5: before `inputs.serving.sharding.weight_gathered_axes`, `serving.attention_layout` and the collective matmul columns; 4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, the calibration profile columns, `inputs.serving.sharding.pad_heads`, the prefill chunks and `inputs.serving.model.mla`; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
  'podsim_version':'the podsim that wrote the result (not compared)',
  'status':'`ok`, `oom` (does not fit in HBM, not simulated) or `invalid` (inputs could not be loaded or lowered)',
  'reason':'why, for `oom` and `invalid` (the diagnostics, one per line); empty for `ok`',
@@ -47,7 +47,7 @@ M = {
  'scenario.phase':'`prefill` or `decode`','scenario.batch':'sequences in the step (whole pod)','scenario.prompt_len':'prefill: tokens per sequence','scenario.context_len':'tokens already in the KV cache','scenario.micro_batches':'pipeline micro-batches','scenario.prefill_chunks':'sequential prefill chunks as given; 0: automatic',
  'sharding.tensor_axes':'tensor-parallel mesh axes','sharding.tensor_collective':'`all-reduce` or `reduce-scatter+all-gather`','sharding.weight_gathered':'weights gathered layer by layer',
  'sharding.kv_layout':'`by-heads` or `by-batch`','sharding.expert_axes':'expert-parallel axes','sharding.data_axes':'data-parallel axes','sharding.pipeline_axis':'pipeline axis (empty: none)','sharding.overlap_collectives':'collectives may overlap compute',
- 'sharding.pad_heads':'heads padded to split over the tensor chips','sharding.weight_gathered_axes':'tensor axes the weights are gathered over (empty with `weight_gathered`: all)',
+ 'sharding.pad_heads':'heads padded to split over the tensor chips','sharding.weight_gathered_axes':'tensor axes the weights are gathered over (empty with `weight_gathered`: all)','sharding.collective_matmul':'`off`, `on` or `auto`: tensor collectives looped with their matmuls',
  'serving.simulated':'false for an `oom` result (memory figures only)','serving.step_time_us':'the step time','serving.compute_us':'critical chip: compute-bound time',
  'serving.memory_us':'critical chip: memory-bound time','serving.collective_exposed_us':'critical chip: exposed collective time','serving.idle_us':'critical chip: idle (the four add up to the step time)',
  'serving.collective_overlapped_us':'collective time hidden under compute','serving.tokens':'tokens the step produces (decode: the batch) or processes (prefill: batch x prompt)',
@@ -56,6 +56,7 @@ M = {
  'memory.hbm_used_bytes':'per chip: weights + KV cache + peak activations','memory.hbm_capacity_bytes':'per chip HBM','memory.weight_bytes':'per chip weights','memory.kv_cache_bytes':'per chip KV cache','memory.activation_peak_bytes':'per chip peak activations','memory.fits':'whether it fits',
  'serving.critical_chip':'the chip that finishes last','serving.critical_stage':'its pipeline stage','spread.min_chip_end_us':'earliest chip end','spread.mean_chip_end_us':'mean chip end','spread.max_chip_end_us':'latest chip end (the step time)',
  'spread.simulated_chips':'chips simulated (replica folding)','spread.represented_chips':'chips they stand for','serving.events':'events the kernel executed','serving.prefill_chunks':'sequential chunks the prefill batch ran in (1: one pass)','serving.prefill_chunk_sequences':'sequences per replica in one chunk',
+ 'serving.collective_matmul':'collective matmul as run: `off`, `on`, `auto: on` or `auto: off` (AUTO simulates both and keeps the faster)','serving.collective_matmul_looped':'tensor all-gathers and reduce-scatters per chip looped with their matmuls','serving.collective_matmul_whole':'those left whole with collective matmul on','serving.collective_matmul_whole_reasons':'why they were left whole (`;` between reasons)',
  'serving.attention_layout':'how attention splits over the tensor chips: `by-heads`, `by-batch`, or `by-heads over x and y` (2D with too few sequences for the first axis)',
  'op_list.makespan_us':'first start to last end','op_list.events':'events the kernel executed',
  'operations.name':'the operation\'s name (part of the row\'s key)','operations.kind':'compute: `matmul`, `attention`, ...; collective: `all-gather`, `reduce-scatter`, `all-reduce`, `all-to-all`, `broadcast`, `collective-permute`, `send`',

@@ -45,6 +45,10 @@ Sharding to_message(const ShardingSpec& spec) {
     s.set_overlap_collectives(false);
   if (spec.pad_heads)
     s.set_pad_heads(true);
+  if (spec.collective_matmul == CollectiveMatmul::kOn)
+    s.set_collective_matmul(COLLECTIVE_MATMUL_ON);
+  else if (spec.collective_matmul == CollectiveMatmul::kAuto)
+    s.set_collective_matmul(COLLECTIVE_MATMUL_AUTO);
   return s;
 }
 

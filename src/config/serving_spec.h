@@ -100,6 +100,8 @@ struct ScenarioSpec {
 
 enum class TensorCollective { kAllReduce, kReduceScatterAllGather };
 enum class KvLayout { kByHeads, kByBatch };
+// Tensor-parallel collectives looped with their matmuls (workload.proto).
+enum class CollectiveMatmul { kOff, kOn, kAuto };
 
 struct ShardingSpec {
   // Weight-stationary tensor parallelism: none, one axis (1D) or two (2D).
@@ -112,6 +114,7 @@ struct ShardingSpec {
   // weight-gathered layouts), 1D weight-stationary over the rest; implies
   // weight_gathered. Empty with weight_gathered: every tensor axis.
   std::vector<std::string> weight_gathered_axes;
+  CollectiveMatmul collective_matmul = CollectiveMatmul::kOff;
   KvLayout kv_layout = KvLayout::kByHeads;
   std::vector<std::string> expert_axes;  // expert parallelism
   std::vector<std::string> data_axes;    // replicas, batch split over them

@@ -29,6 +29,8 @@ ServingSummary summarize_serving(const StepResult& step, const workload::Program
   s.heads = program.heads;
   s.kv_heads = program.kv_heads;
   s.attention_layout = program.attention_layout;
+  s.collective_matmul = program.collective_matmul.on ? "on" : "off";
+  s.collective_matmul_use = program.collective_matmul;
   s.memory = program.memory_per_chip;
   s.hbm_used_bytes = s.memory.total();
   s.hbm_capacity_bytes = pod.chip.hbm_bytes;

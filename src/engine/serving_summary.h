@@ -39,6 +39,10 @@ struct ServingSummary {
   uint32_t heads = 0;
   uint32_t kv_heads = 0;
   std::string attention_layout;  // workload::Program::attention_layout
+  // "off" or "on" as lowered (study/ prefixes "auto: " when it chose), and
+  // workload::Program::collective_matmul.
+  std::string collective_matmul;
+  workload::CollectiveMatmulUse collective_matmul_use;
 
   workload::MemoryFootprint memory;  // per chip
   uint64_t hbm_used_bytes = 0;

@@ -176,6 +176,9 @@ void fill_serving_inputs(const config::ServingSpec& serving, podsim::ServingInpu
   sh.set_overlap_collectives(h.overlap_collectives);
   sh.set_pad_heads(h.pad_heads);
   copy_strings(h.weight_gathered_axes, sh.mutable_weight_gathered_axes());
+  sh.set_collective_matmul(h.collective_matmul == config::CollectiveMatmul::kOn     ? "on"
+                           : h.collective_matmul == config::CollectiveMatmul::kAuto ? "auto"
+                                                                                    : "off");
 }
 
 void fill_workload_inputs(const config::WorkloadSpec& workload, const config::PodSpec& pod,

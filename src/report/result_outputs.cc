@@ -40,6 +40,13 @@ void fill_serving_memory(const engine::ServingSummary& s, podsim::ServingResult&
   out.set_prefill_chunks(s.prefill_chunks);
   out.set_prefill_chunk_sequences(s.chunk_sequences);
   out.set_attention_layout(s.attention_layout);
+  out.set_collective_matmul(s.collective_matmul);
+  out.set_collective_matmul_looped(s.collective_matmul_use.looped);
+  out.set_collective_matmul_whole(s.collective_matmul_use.whole);
+  std::string reasons;
+  for (const std::string& r : s.collective_matmul_use.whole_reasons)
+    reasons += (reasons.empty() ? "" : "; ") + r;
+  out.set_collective_matmul_whole_reasons(reasons);
   out.mutable_spread();
 }
 

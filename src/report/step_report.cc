@@ -34,6 +34,16 @@ void render_text(const StepInputs& in, const engine::StepResult& r, const engine
     out << "attention by heads over every tensor axis (2D): each micro-batch has fewer sequences "
            "than the first tensor axis has chips\n\n";
   }
+  if (s.collective_matmul_use.on) {
+    const workload::CollectiveMatmulUse& cm = s.collective_matmul_use;
+    out << "collective matmul (" << s.collective_matmul << "): " << cm.looped
+        << " tensor collectives per chip looped with their matmuls, " << cm.whole << " left whole";
+    for (const std::string& reason : cm.whole_reasons)
+      out << "\n  left whole: " << reason;
+    out << "\n\n";
+  } else if (s.collective_matmul == "auto: off") {
+    out << "collective matmul (auto): off, the plain collectives were faster\n\n";
+  }
   render_key_values(
       out,
       {{"step time", format_fixed(step, 2) + " us"},

@@ -4,6 +4,7 @@
 #include "report/link_report.h"
 #include "report/result_inputs.h"
 #include "report/result_outputs.h"
+#include "study/collective_matmul.h"
 #include "study/prefill_chunks.h"
 
 namespace podsim::study {
@@ -51,19 +52,22 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   out.mutable_memory();
   out.mutable_spread();
   topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
-  const workload::MeshAxes axes = engine::mesh_axes(mesh);
+  const workload::MeshAxes axes = engine::mesh_axes(pod, mesh);
   const Lowering lower = [&](const config::ServingSpec& s) {
     return options.programs ? options.programs->lower(s, axes)
                             : std::make_shared<const workload::Program>(workload::lower(s, axes));
   };
   std::shared_ptr<const workload::Program> program;
+  config::ServingSpec lowered = serving;  // with the prefill chunks chosen
   try {
     program = lower(serving);
     if (program->memory_per_chip.total() > pod.spec().chip.hbm_bytes) {
       const uint64_t replicas = axes.product(serving.sharding.data_axes);
       if (auto chunked =
-              fit_prefill_chunks(serving, *program, replicas, pod.spec().chip.hbm_bytes, lower))
+              fit_prefill_chunks(serving, *program, replicas, pod.spec().chip.hbm_bytes, lower)) {
         program = std::move(chunked->program);
+        lowered = std::move(chunked->serving);
+      }
     }
   } catch (const workload::ShapeError& e) {
     ev.error =
@@ -87,8 +91,20 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   step_options.network = network;
   step_options.fold_replicas = options.fold;
   step_options.progress = options.progress;
-  run->step = engine::run_step(pod, run->mesh, *run->program, *run->compute, step_options);
+  const SimulateFn simulate = [&](const workload::Program& p) {
+    return engine::run_step(pod, run->mesh, p, *run->compute, step_options);
+  };
+  run->step = simulate(*run->program);
+  // Looping changes no shape the plain step did not lower: no ShapeError here.
+  bool auto_on = false;
+  if (auto looped = faster_with_collective_matmul(lowered, run->step, lower, simulate)) {
+    run->program = std::move(looped->program);
+    run->step = std::move(looped->step);
+    auto_on = true;
+  }
   run->summary = engine::summarize_serving(run->step, *run->program, pod.spec(), serving.scenario);
+  if (serving.sharding.collective_matmul == config::CollectiveMatmul::kAuto)
+    run->summary.collective_matmul = auto_on ? "auto: on" : "auto: off";
   report::fill_serving_result(run->step, run->summary, out);
   if (options.link_stats) {
     report::fill_link_stats(report::make_link_report(pod, run->step.link_stats, run->step.chips,

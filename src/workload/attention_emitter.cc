@@ -43,26 +43,55 @@ void LayerEmitter::attention(Stream& s, uint32_t layer) {
   }
   enter(s, layer);
   const ShardPlan& p = plan_;
-  Ref x = projection_input(s, "attn");
-  x = matmul("attn.qkv", OpClass::kAttentionProjection, 1, p.rows, p.proj_in, p.qkv_cols(), x,
-             p.qkv_weights());
-  x = attention_middle(x);
-  x = matmul("attn.out", OpClass::kAttentionProjection, 1, p.rows, p.proj_heads * p.model.head_dim,
-             p.proj_in, x, p.attn_out_weights());
+  const uint64_t hd = p.model.head_dim;
+  const bool two_d = p.scheme == TensorScheme::k2D;
+  const bool over_xy = p.attention == AttentionSplit::kHeadsOverXY;
+  const MatmulShape qkv{
+      "attn.qkv", OpClass::kAttentionProjection, p.rows, p.proj_in, p.qkv_cols(), p.qkv_weights()};
+  Ref x = kNoRef;
+  Ref kv = kNoRef;  // a separate all-reduce of the KV heads (scatter_qkv_x)
+  if (two_d && !splits_kv_x()) {
+    // By sequence (rows), or with heads over X and Y by head (columns).
+    const LoopableCollective rs{"attn.qkv.scatter_x", p.rows * p.qkv_cols(), &p.x,
+                                over_xy ? ChunkDim::kColumns : ChunkDim::kRows};
+    x = project(s, "attn", qkv, &rs);
+  } else {
+    x = project(s, "attn", qkv, nullptr);
+    if (two_d)
+      x = scatter_qkv_x(x, kv);
+  }
+  x = attention_heads(x, kv);
+  // 2D: the outputs gathered over X, by sequence (or, over X and Y, by head:
+  // the output projection's contraction).
+  const LoopableCollective gather_x{"attn.out.gather_x", p.rows * p.proj_heads * hd, &p.x,
+                                    over_xy ? ChunkDim::kContraction : ChunkDim::kRows};
+  const MatmulShape out{"attn.out", OpClass::kAttentionProjection, p.rows, p.proj_heads * hd,
+                        p.proj_in,  p.attn_out_weights()};
   Layout layout = Layout::kFull;
-  x = reduce_output(x, "attn", layout);
+  x = matmul_reduce(out, x, two_d ? &gather_x : nullptr, "attn", layout);
   residual_add(s, "attn.residual", x, layout);
 }
 
 Ref LayerEmitter::attention_middle(Ref qkv_out) {
   const ShardPlan& p = plan_;
-  const config::ModelSpec& m = p.model;
-  const uint64_t hd = m.head_dim;
   const bool two_d = p.scheme == TensorScheme::k2D;
   Ref x = qkv_out;
   Ref kv = kNoRef;  // a separate all-reduce of the KV heads (scatter_qkv_x)
   if (two_d)
     x = scatter_qkv_x(x, kv);
+  x = attention_heads(x, kv);
+  if (two_d)
+    x = act_collective("attn.out.gather_x", CollectiveKind::kAllGather,
+                       p.rows * p.proj_heads * p.model.head_dim, p.x, x);
+  return x;
+}
+
+Ref LayerEmitter::attention_heads(Ref qkv, Ref kv) {
+  const ShardPlan& p = plan_;
+  const config::ModelSpec& m = p.model;
+  const uint64_t hd = m.head_dim;
+  const bool two_d = p.scheme == TensorScheme::k2D;
+  Ref x = qkv;
   const AxisGroup& head_axes = two_d ? p.y : p.stationary;
   const uint64_t head_rows = two_d ? p.rows / p.x.chips : p.rows;
   if (p.kv_by_batch())
@@ -72,10 +101,12 @@ Ref LayerEmitter::attention_middle(Ref qkv_out) {
   if (p.kv_by_batch())
     x = act_collective("attn.to_heads", CollectiveKind::kAllToAll, head_rows * m.heads * hd,
                        head_axes, x);
-  if (two_d)
-    x = act_collective("attn.out.gather_x", CollectiveKind::kAllGather, p.rows * p.proj_heads * hd,
-                       p.x, x);
   return x;
+}
+
+bool LayerEmitter::splits_kv_x() const {
+  return plan_.attention == AttentionSplit::kHeadsOverXY &&
+         plan_.proj_kv_heads % plan_.x.chips != 0;
 }
 
 // 2D: the QKV outputs (rows x (H/Y + 2 K_y) hd) are partial sums over X.
@@ -87,7 +118,7 @@ Ref LayerEmitter::attention_middle(Ref qkv_out) {
 Ref LayerEmitter::scatter_qkv_x(Ref qkv_out, Ref& kv) {
   const ShardPlan& p = plan_;
   const uint64_t hd = p.model.head_dim;
-  if (p.attention != AttentionSplit::kHeadsOverXY || p.proj_kv_heads % p.x.chips == 0)
+  if (!splits_kv_x())
     return act_collective("attn.qkv.scatter_x", CollectiveKind::kReduceScatter,
                           p.rows * p.qkv_cols(), p.x, qkv_out);
   kv = act_collective("attn.kv.allreduce_x", CollectiveKind::kAllReduce,

@@ -140,22 +140,41 @@ Ref LayerEmitter::norm(const Stream& s, std::string_view name) {
   return b_.compute(name, OpClass::kNorm, scale, {r, s.residual});
 }
 
-// 1D and weight-gathered projections read full rows (rows x d); 2D ones read
-// rows x d / X, so a model-scattered stream is all-gathered over Y only.
-Ref LayerEmitter::projection_input(const Stream& s, std::string_view prefix) {
+// 1D and weight-gathered projections read full rows (rows x d): a
+// token-scattered stream is all-gathered by token. 2D ones read rows x d / X,
+// so a model-scattered stream is all-gathered over Y only, along the
+// projection's contraction. A full stream needs nothing (2D: the chip slices
+// its d / X columns locally).
+std::optional<LoopableCollective> LayerEmitter::projection_gather(const Stream& s,
+                                                                  std::string_view prefix) const {
   const std::string p(prefix);
-  const Ref x = norm(s, p + ".norm");
   switch (s.layout) {
     case Layout::kFull:
-      return x;  // 2D: the chip slices its d / X columns locally
+      return std::nullopt;
     case Layout::kTokenScattered:
-      return act_collective(p + ".gather", CollectiveKind::kAllGather,
-                            plan_.rows * plan_.model.d_model, plan_.stationary, x);
+      return LoopableCollective{p + ".gather", plan_.rows * plan_.model.d_model, &plan_.stationary,
+                                ChunkDim::kRows};
     case Layout::kModelScattered:
-      return act_collective(p + ".gather_y", CollectiveKind::kAllGather, plan_.rows * plan_.proj_in,
-                            plan_.y, x);
+      return LoopableCollective{p + ".gather_y", plan_.rows * plan_.proj_in, &plan_.y,
+                                ChunkDim::kContraction};
   }
-  return x;
+  return std::nullopt;
+}
+
+Ref LayerEmitter::projection_input(const Stream& s, std::string_view prefix) {
+  const Ref x = norm(s, std::string(prefix) + ".norm");
+  const auto gather = projection_gather(s, prefix);
+  if (!gather)
+    return x;
+  return act_collective(gather->name, CollectiveKind::kAllGather, gather->elements, *gather->group,
+                        x);
+}
+
+Ref LayerEmitter::project(const Stream& s, std::string_view prefix, const MatmulShape& mm,
+                          const LoopableCollective* scatter) {
+  const Ref x = norm(s, std::string(prefix) + ".norm");
+  const auto gather = projection_gather(s, prefix);
+  return tensor_matmul(gather ? &*gather : nullptr, x, mm, scatter);
 }
 
 Ref LayerEmitter::full_rows(const Stream& s, Ref input, uint64_t rows, std::string_view name) {
@@ -168,23 +187,40 @@ Ref LayerEmitter::full_rows(const Stream& s, Ref input, uint64_t rows, std::stri
 // 1D and weight-gathered: all-reduce (or reduce-scatter of tokens) of
 // rows x d over the stationary chips (none when every tensor axis gathers
 // weights: the matmul saw whole weights).
-// 2D: reduce-scatter over Y of rows x d / X, leaving rows x d / T.
-Ref LayerEmitter::reduce_output(Ref input, std::string_view prefix, Layout& layout) {
+// 2D: reduce-scatter over Y of rows x d / X by column, leaving rows x d / T.
+// The reduce-scatters, which a collective matmul can loop; nullopt for the
+// all-reduce.
+std::optional<LoopableCollective> LayerEmitter::output_scatter(std::string_view prefix,
+                                                               Layout& layout) const {
   const std::string p(prefix);
-  const uint64_t rows_d = plan_.rows * plan_.model.d_model;
   if (plan_.scheme == TensorScheme::k2D) {
     layout = Layout::kModelScattered;
-    return act_collective(p + ".scatter_y", CollectiveKind::kReduceScatter,
-                          plan_.rows * plan_.proj_in, plan_.y, input);
+    return LoopableCollective{p + ".scatter_y", plan_.rows * plan_.proj_in, &plan_.y,
+                              ChunkDim::kColumns};
   }
   if (plan_.reduce_scatter) {
     layout = Layout::kTokenScattered;
-    return act_collective(p + ".reduce_scatter", CollectiveKind::kReduceScatter, rows_d,
-                          plan_.stationary, input);
+    return LoopableCollective{p + ".reduce_scatter", plan_.rows * plan_.model.d_model,
+                              &plan_.stationary, ChunkDim::kRows};
   }
   layout = Layout::kFull;
-  return act_collective(p + ".allreduce", CollectiveKind::kAllReduce, rows_d, plan_.stationary,
-                        input);
+  return std::nullopt;
+}
+
+Ref LayerEmitter::reduce_output(Ref input, std::string_view prefix, Layout& layout) {
+  if (const auto rs = output_scatter(prefix, layout))
+    return act_collective(rs->name, CollectiveKind::kReduceScatter, rs->elements, *rs->group,
+                          input);
+  return act_collective(std::string(prefix) + ".allreduce", CollectiveKind::kAllReduce,
+                        plan_.rows * plan_.model.d_model, plan_.stationary, input);
+}
+
+Ref LayerEmitter::matmul_reduce(const MatmulShape& mm, Ref input, const LoopableCollective* gather,
+                                std::string_view prefix, Layout& layout, Ref input2) {
+  if (const auto rs = output_scatter(prefix, layout))
+    return tensor_matmul(gather, input, mm, &*rs, input2);
+  const Ref x = tensor_matmul(gather, input, mm, nullptr, input2);
+  return reduce_output(x, prefix, layout);
 }
 
 void LayerEmitter::enter(Stream& s, uint32_t layer) {

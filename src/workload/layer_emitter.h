@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -19,6 +21,29 @@ enum class Layout : uint8_t {
   kFull,            // rows x d on every chip of the tensor group
   kTokenScattered,  // 1D reduce-scatter: rows / T tokens x d (weight-gathered: rows / R)
   kModelScattered,  // 2D: rows x d / T (d over X, then Y)
+};
+
+// The matmul dimension a tensor-parallel collective's array is split along
+// (collective_matmul.cc): the rows (tokens), the contraction, or the output
+// columns.
+enum class ChunkDim : uint8_t { kRows, kContraction, kColumns };
+
+// A matmul on one chip (batch 1) and where its weights live.
+struct MatmulShape {
+  std::string slot;
+  OpClass op_class = OpClass::kFfn;
+  uint64_t m = 0, k = 0, n = 0;
+  uint64_t full_weight_elements = 0;  // weight-gathered: what gather_weights gathers
+};
+
+// An all-gather feeding a matmul, or a reduce-scatter of its output: V =
+// `elements` activations (the gathered result, or each chip's input), over
+// `group`, split along `dim` of the matmul.
+struct LoopableCollective {
+  std::string name;
+  uint64_t elements = 0;
+  const AxisGroup* group = nullptr;
+  ChunkDim dim = ChunkDim::kRows;
 };
 
 // A block's output waiting to be added to the residual stream. The add is
@@ -64,6 +89,11 @@ class LayerEmitter {
   // gathered-weight buffers: one per weight slot, as large as its largest use.
   uint64_t max_residual_bytes() const { return max_residual_bytes_; }
   uint64_t gathered_weight_bytes() const;
+  // Collective matmul (collective_matmul.cc): the tensor collectives looped
+  // with their matmuls, those left whole, and why (distinct reasons).
+  uint64_t looped_collectives() const { return looped_; }
+  uint64_t whole_collectives() const { return whole_count_; }
+  const std::set<std::string>& whole_reasons() const { return whole_; }
 
  private:
   // Common steps (layer_emitter.cc).
@@ -79,12 +109,36 @@ class LayerEmitter {
   Ref gather_weights(const std::string& slot, uint64_t full_weight_elements);
   Ref activation(std::string_view name, OpClass op_class, uint64_t rows, uint64_t cols, Ref input);
   Ref norm(const Stream& s, std::string_view name);
-  // The normed stream, as the first projection of a block reads it.
+  // The normed stream, as the first projection of a block reads it: the
+  // all-gather it needs (nullopt: none), and that gather applied.
+  std::optional<LoopableCollective> projection_gather(const Stream& s,
+                                                      std::string_view prefix) const;
   Ref projection_input(const Stream& s, std::string_view prefix);
+  // The norm and the block's first projection `mm`, with its gather and the
+  // reduce-scatter `scatter` of its output (null: none) as tensor_matmul().
+  Ref project(const Stream& s, std::string_view prefix, const MatmulShape& mm,
+              const LoopableCollective* scatter);
   // `rows` full rows (rows x d) on every chip of the tensor group.
   Ref full_rows(const Stream& s, Ref input, uint64_t rows, std::string_view name);
   // The row-parallel output's reduction; sets `layout` to what it leaves.
+  // output_scatter() is it when it is a reduce-scatter.
+  std::optional<LoopableCollective> output_scatter(std::string_view prefix, Layout& layout) const;
   Ref reduce_output(Ref input, std::string_view prefix, Layout& layout);
+  // The block's last projection `mm` (after `gather`, may be null) and the
+  // reduction of its output, as tensor_matmul().
+  Ref matmul_reduce(const MatmulShape& mm, Ref input, const LoopableCollective* gather,
+                    std::string_view prefix, Layout& layout, Ref input2 = kNoRef);
+  // A matmul with the all-gather before it and/or the reduce-scatter after
+  // it (either may be null), one of them looped with it when
+  // sharding.collective_matmul is on and the axis allows (collective_matmul.cc).
+  Ref tensor_matmul(const LoopableCollective* gather, Ref input, const MatmulShape& mm,
+                    const LoopableCollective* scatter, Ref input2 = kNoRef);
+  bool loops(const LoopableCollective& c, const MatmulShape& mm, std::string* why) const;
+  Ref looped_gather(const LoopableCollective& ag, Ref input, const MatmulShape& mm, Ref input2);
+  Ref looped_scatter(const LoopableCollective& rs, Ref input, const MatmulShape& mm, Ref input2);
+  Ref chunk_matmul(const MatmulShape& mm, Ref input, Ref input2);
+  Ref shift(const LoopableCollective& c, int32_t direction, uint64_t bytes, Ref input);
+  Ref accumulate(const MatmulShape& mm, Ref partial, Ref sum);
   // What every block of `layer` does first: settles the stream's pending add
   // and sets the builder's context to the layer and micro-batch.
   void enter(Stream& s, uint32_t layer);
@@ -99,6 +153,12 @@ class LayerEmitter {
   // The attention between the QKV projection's output and the output
   // projection's input (2D scatter, KV-by-batch all-to-alls, the core).
   Ref attention_middle(Ref qkv_out);
+  // The attention between the 2D scatter and gather: the KV-by-batch
+  // all-to-alls and the core.
+  Ref attention_heads(Ref qkv, Ref kv);
+  // 2D with heads over X and Y and KV heads shared over X: the QKV output is
+  // reduce-scattered (Q) and all-reduced (KV) in two parts.
+  bool splits_kv_x() const;
   // The FFN between the up projection's output and the down projection's
   // input (2D scatter and gather, the activation).
   Ref ffn_middle(Ref up_out);
@@ -123,6 +183,9 @@ class LayerEmitter {
   int32_t layer_ = -1;
   uint64_t max_residual_bytes_ = 0;
   std::map<std::string, WeightSlot> slots_;
+  uint64_t looped_ = 0;
+  uint64_t whole_count_ = 0;
+  std::set<std::string> whole_;
 };
 
 }  // namespace podsim::workload::internal

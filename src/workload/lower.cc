@@ -39,6 +39,7 @@ struct StageResult {
   MemoryFootprint memory;
   std::vector<int32_t> transfers;  // per micro-batch; -1 on the last stage
   std::vector<Layout> layouts;     // the layout each micro-batch leaves in
+  CollectiveMatmulUse collective_matmul;
 };
 
 void run_micro_batch_major(LayerEmitter& em, ProgramBuilder& b, const StageExtent& stage,
@@ -113,6 +114,10 @@ StageResult lower_stage(const ShardPlan& plan, uint32_t stage_index, const Stage
   for (const Instruction& ins : b.program().instructions)
     working_set = std::max(working_set, internal::activation_working_set(ins));
   out.memory.activation_peak_bytes = plan.micro_batches * em.max_residual_bytes() + working_set;
+  out.collective_matmul.on = plan.collective_matmul;
+  out.collective_matmul.looped = em.looped_collectives();
+  out.collective_matmul.whole = em.whole_collectives();
+  out.collective_matmul.whole_reasons.assign(em.whole_reasons().begin(), em.whole_reasons().end());
   out.program = b.take();
   return out;
 }
@@ -128,6 +133,8 @@ Program lower(const config::ServingSpec& serving, const MeshAxes& mesh) {
     StageResult stage = lower_stage(plan, s, s == 0 ? nullptr : &previous);
     if (stage.memory.total() > program.memory_per_chip.total())
       program.memory_per_chip = stage.memory;
+    if (s == 0 || stage.collective_matmul.looped > program.collective_matmul.looped)
+      program.collective_matmul = stage.collective_matmul;
     program.stages.push_back(std::move(stage.program));
     previous = std::move(stage);
   }

@@ -30,16 +30,18 @@ void LayerEmitter::parallel_block(Stream& s) {
   const uint64_t g = p.model.gated_ffn ? 2 : 1;
   const uint64_t d = p.model.d_model;
   const uint64_t f = p.model.ffn_dim;
-  const Ref x = projection_input(s, "block");
-  const Ref in = matmul("block.in", OpClass::kFusedProjection, 1, p.rows, p.proj_in,
-                        p.qkv_cols() + g * p.ffn_cols, x, p.qkv_weights() + g * d * f);
+  // The 2D collectives between the fused projections serve two branches
+  // each and stay whole; the gather before and the reduction after may loop.
+  const MatmulShape in_mm{"block.in", OpClass::kFusedProjection,     p.rows,
+                          p.proj_in,  p.qkv_cols() + g * p.ffn_cols, p.qkv_weights() + g * d * f};
+  const Ref in = project(s, "block", in_mm, nullptr);
   const Ref att = attention_middle(in);
   const Ref mlp = ffn_middle(in);
-  Ref out = matmul("block.out", OpClass::kFusedProjection, 1, p.rows,
-                   p.proj_heads * p.model.head_dim + p.ffn_cols, p.proj_in, att,
-                   p.attn_out_weights() + f * d, mlp);
+  const MatmulShape out_mm{"block.out", OpClass::kFusedProjection,
+                           p.rows,      p.proj_heads * p.model.head_dim + p.ffn_cols,
+                           p.proj_in,   p.attn_out_weights() + f * d};
   Layout layout = Layout::kFull;
-  out = reduce_output(out, "block", layout);
+  const Ref out = matmul_reduce(out_mm, att, nullptr, "block", layout, mlp);
   residual_add(s, "block.residual", out, layout);
 }
 

@@ -82,6 +82,16 @@ struct MemoryFootprint {
   uint64_t total() const { return weight_bytes + kv_cache_bytes + activation_peak_bytes; }
 };
 
+// What sharding.collective_matmul did to one stage's program (the stage that
+// looped the most, with a pipeline): tensor-parallel all-gathers and
+// reduce-scatters looped with their matmuls, those left whole, and why.
+struct CollectiveMatmulUse {
+  bool on = false;
+  uint64_t looped = 0;
+  uint64_t whole = 0;
+  std::vector<std::string> whole_reasons;
+};
+
 struct Program {
   std::vector<StageProgram> stages;  // index = pipeline stage (1 without a pipeline)
   std::string pipeline_axis;         // empty without a pipeline
@@ -102,12 +112,19 @@ struct Program {
   // "by-batch" (sharding.kv_layout), or "by-heads over x and y" (2D, a
   // micro-batch with fewer sequences than the first tensor axis has chips).
   std::string attention_layout;
+  CollectiveMatmulUse collective_matmul;
 };
 
 // Mesh axis sizes the lowering needs (names as in the workload's mesh).
 struct MeshAxes {
   std::vector<std::string> names;
   std::vector<uint32_t> sizes;
+  // Per axis: its chips form one ring of the torus (one dimension, with
+  // wraparound, not twisted), so every chip has a neighbour one place along
+  // either way. Collective matmuls loop only over rings; empty: none is.
+  std::vector<bool> rings;
+  // Whether the named axis is a ring (false for an unknown name).
+  bool ring(std::string_view name) const;
   // Size of one axis; 1 for an empty name. Throws std::out_of_range on an unknown one.
   uint32_t size(std::string_view name) const;
   // Product of the sizes of the named axes.

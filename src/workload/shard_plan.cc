@@ -26,6 +26,11 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
 AxisGroup group(const MeshAxes& mesh, std::vector<std::string> names) {
   AxisGroup g;
   g.chips = mesh.product(names);
+  g.ring = g.chips > 1 && std::count_if(names.begin(), names.end(), [&](const std::string& n) {
+                            return mesh.size(n) > 1;
+                          }) == 1;
+  for (const std::string& n : names)
+    g.ring = g.ring && (mesh.size(n) == 1 || mesh.ring(n));
   g.names = std::move(names);
   return g;
 }
@@ -291,6 +296,9 @@ ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
   p.model = serving.model;
   p.phase = sc.phase;
   p.overlap = s.overlap_collectives;
+  // AUTO is resolved before lowering (study/collective_matmul.h): lowered
+  // as given it is off.
+  p.collective_matmul = s.collective_matmul == config::CollectiveMatmul::kOn;
   check_model(p.model);
   check_roles(s);
   const bool gathered = s.weight_gathered || !s.weight_gathered_axes.empty();

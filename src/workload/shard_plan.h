@@ -27,6 +27,9 @@ namespace podsim::workload::internal {
 struct AxisGroup {
   std::vector<std::string> names;
   uint64_t chips = 1;
+  // More than one chip, all along one mesh axis that is a torus ring
+  // (MeshAxes::rings): a collective matmul can loop over it.
+  bool ring = false;
 
   // "the 16 chips of tensor axes [x, y]", for error messages.
   std::string describe(std::string_view role) const;
@@ -56,7 +59,8 @@ struct ShardPlan {
   TensorScheme scheme = TensorScheme::k1D;
   bool reduce_scatter = false;  // 1D: RS + AG instead of all-reduce
   AttentionSplit attention = AttentionSplit::kHeads;
-  bool overlap = true;  // sharding.overlap_collectives
+  bool overlap = true;             // sharding.overlap_collectives
+  bool collective_matmul = false;  // sharding.collective_matmul ON (collective_matmul.cc)
 
   AxisGroup tensor;         // T
   AxisGroup x, y;           // 2D only: the first tensor axis and the rest

@@ -207,12 +207,28 @@ TEST(ServingShardingRulesTest, EnumsMustBeKnown) {
   auto w = valid_serving_workload();
   sharding(w).set_tensor_collective(static_cast<podsim::TensorCollective>(5));
   sharding(w).set_kv_layout(static_cast<podsim::KvLayout>(9));
+  sharding(w).set_collective_matmul(static_cast<podsim::CollectiveMatmul>(7));
   EXPECT_THAT(workload_errors(w),
               ElementsAre(IsDiagnostic("sharding.tensor_collective",
                                        "unknown value 5: must be one of "
                                        "TENSOR_COLLECTIVE_UNSPECIFIED, TENSOR_ALL_REDUCE, "
                                        "TENSOR_REDUCE_SCATTER_ALL_GATHER"),
-                          IsDiagnostic("sharding.kv_layout", "unknown value 9")));
+                          IsDiagnostic("sharding.kv_layout", "unknown value 9"),
+                          IsDiagnostic("sharding.collective_matmul", "unknown value 7")));
+}
+
+TEST(ServingShardingRulesTest, CollectiveMatmulNeedsTensorAxes) {
+  auto w = valid_serving_workload();
+  sharding(w).set_collective_matmul(podsim::COLLECTIVE_MATMUL_AUTO);
+  EXPECT_EQ(load_workload(w).serving->sharding.collective_matmul, CollectiveMatmul::kAuto);
+  sharding(w).set_collective_matmul(podsim::COLLECTIVE_MATMUL_ON);
+  EXPECT_EQ(load_workload(w).serving->sharding.collective_matmul, CollectiveMatmul::kOn);
+  sharding(w).clear_tensor_axes();
+  sharding(w).add_data_axes("model");
+  EXPECT_THAT(workload_errors(w),
+              Contains(IsDiagnostic("sharding.collective_matmul",
+                                    "loops tensor-parallel collectives with their matmuls, "
+                                    "and there are no tensor_axes")));
 }
 
 }  // namespace

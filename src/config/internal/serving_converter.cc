@@ -75,6 +75,10 @@ ShardingSpec to_sharding_spec(const Sharding& s) {
   spec.pipeline_axis = s.pipeline_axis();
   spec.overlap_collectives = !s.has_overlap_collectives() || s.overlap_collectives();
   spec.pad_heads = s.pad_heads();
+  spec.collective_matmul = s.collective_matmul() == COLLECTIVE_MATMUL_ON ? CollectiveMatmul::kOn
+                           : s.collective_matmul() == COLLECTIVE_MATMUL_AUTO
+                               ? CollectiveMatmul::kAuto
+                               : CollectiveMatmul::kOff;
   return spec;
 }
 

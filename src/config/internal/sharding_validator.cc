@@ -146,6 +146,8 @@ class ShardingValidator {
     known_value(*TensorCollective_descriptor(), s_.tensor_collective(), path_("tensor_collective"),
                 issues_);
     known_value(*KvLayout_descriptor(), s_.kv_layout(), path_("kv_layout"), issues_);
+    known_value(*CollectiveMatmul_descriptor(), s_.collective_matmul(), path_("collective_matmul"),
+                issues_);
     if (s_.tensor_axes_size() > 0)
       return;
     if (s_.tensor_collective() != TENSOR_COLLECTIVE_UNSPECIFIED) {
@@ -170,6 +172,12 @@ class ShardingValidator {
       issues_.add(path_("pad_heads"),
                   "pads heads to split over tensor_axes, and there are none (every chip computes "
                   "every head)");
+    }
+    if (s_.collective_matmul() == COLLECTIVE_MATMUL_ON ||
+        s_.collective_matmul() == COLLECTIVE_MATMUL_AUTO) {
+      issues_.add(path_("collective_matmul"),
+                  "loops tensor-parallel collectives with their matmuls, and there are no "
+                  "tensor_axes");
     }
   }
 
