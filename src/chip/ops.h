@@ -25,6 +25,8 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <variant>
 
@@ -85,7 +87,12 @@ struct OpWork {
 OpWork work(const Op& op);
 
 // Bytes of `elements` elements of `dtype`, rounded up to a whole byte.
+// Throws std::overflow_error past 2^62 elements (the loader's limits keep
+// every size far below: config/internal/compute_validator.h).
 constexpr uint64_t bytes_of(uint64_t elements, DType dtype) {
+  if (elements > (uint64_t{1} << 62))
+    throw std::overflow_error("podsim::chip::bytes_of: " + std::to_string(elements) +
+                              " elements overflow 64-bit byte counts");
   switch (dtype) {
     case DType::kFp32:
       return elements * 4;

@@ -9,6 +9,7 @@
 #include "coll/plan.h"
 #include "engine/workload_mesh.h"
 #include "sim/simulation.h"
+#include "sim/time.h"
 #include "topo/mesh.h"
 
 namespace podsim::engine {
@@ -30,7 +31,11 @@ class OpListRun {
         state_[dep].dependents.push_back(i);
       }
       if (const auto* op = std::get_if<config::ComputeOp>(&w.operations[i].op)) {
-        state_[i].timing = compute.time(*op);
+        try {
+          state_[i].timing = compute.time(*op);
+        } catch (const sim::TimeOverflow& e) {
+          throw sim::TimeOverflow("operation '" + w.operations[i].name + "': " + e.what());
+        }
         continue;
       }
       const auto& c = std::get<config::CollectiveSpec>(w.operations[i].op);

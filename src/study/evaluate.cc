@@ -4,6 +4,7 @@
 #include "report/link_report.h"
 #include "report/result_inputs.h"
 #include "report/result_outputs.h"
+#include "sim/time.h"
 #include "study/collective_matmul.h"
 #include "study/prefill_chunks.h"
 
@@ -147,10 +148,29 @@ Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& 
   report::fill_topology_inputs(pod.spec(), *in.mutable_topology());
   report::fill_workload_inputs(workload, pod.spec(), in);
   fill_run_options(options, *in.mutable_run());
-  if (workload.serving) {
-    evaluate_serving(pod, workload, options, ev);
-  } else {
-    evaluate_op_list(pod, workload, options, ev);
+  try {
+    if (workload.serving) {
+      evaluate_serving(pod, workload, options, ev);
+    } else {
+      evaluate_op_list(pod, workload, options, ev);
+    }
+  } catch (const sim::TimeOverflow& e) {
+    // Inputs within every limit can still ask for more simulated time than
+    // the clock holds (a 2^56-byte collective over a 1 MB/s link): refused,
+    // as bad input, with whatever was filled in dropped.
+    podsim::Result inputs_only = std::move(ev.result);
+    ev = Evaluation{};
+    ev.result = std::move(inputs_only);
+    ev.result.clear_serving();
+    ev.result.clear_op_list();
+    ev.result.clear_link_stats();
+    ev.error = config::InputError(config::Diagnostic{
+        workload.source_file, workload.serving ? "scenario" : "operations", 0, 0,
+        std::string("the run needs more simulated time than podsim's clock holds (2^63 ps, "
+                    "about 106 days): ") +
+            e.what()});
+    ev.result.set_status(podsim::Result::invalid);
+    ev.result.set_reason(reason_of(*ev.error));
   }
   return ev;
 }

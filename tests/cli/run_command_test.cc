@@ -269,6 +269,36 @@ TEST(RunCommand, WorkloadThatDoesNotFitThePodIsBadInputWithNoOutput) {
   EXPECT_FALSE(std::filesystem::exists(out_path));
 }
 
+TEST(RunCommand, ARunPastTheClockIsBadInputWithNoOutput) {
+  // Every size and rate within its limit, but 2^56 bytes over a 1 MB/s link
+  // take longer than 2^63 ps: refused with exit 2 (it was "internal error",
+  // exit 3), the file and the reason named, nothing written.
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto workload = dir / "podsim_run_past_the_clock.textproto";
+  const auto out_path = dir / "podsim_run_past_the_clock.json";
+  std::filesystem::remove(out_path);
+  {
+    std::ofstream f(workload);
+    f << "name: \"big\" mesh { axes { name: \"x\" dims: \"x\" } axes { name: \"y\" dims: "
+         "\"y\" } }\n"
+         "operations { name: \"ar\" collective { kind: ALL_REDUCE bytes: 72057594037927936 "
+         "axes: \"x\" } }\n";
+  }
+  for (const char* network : {"flow", "analytical"}) {
+    const Result r =
+        run({"run", "-t", (root() / "topologies/v5e-2x2.textproto").string(), "-w",
+             workload.string(), "-n", network, "--set",
+             "topology.torus.dims[0].link_bandwidth_gbps=0.001", "-o", out_path.string()});
+    EXPECT_EQ(r.code, kExitBadInput) << network << ": " << r.err;
+    EXPECT_NE(r.err.find("podsim_run_past_the_clock.textproto: operations: the run needs more "
+                         "simulated time than podsim's clock holds"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out_path));
+  }
+  std::filesystem::remove(workload);
+}
+
 TEST(RunCommand, ValidateChecksWorkloadsAgainstATopology) {
   const Result ok =
       run({"validate", "--topology", (root() / "topologies/v5p-8x16x16-twisted.textproto").string(),

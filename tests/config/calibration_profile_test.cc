@@ -107,7 +107,7 @@ TEST(CalibrationProfileTest, TextAndBinaryGiveEqualSpecs) {
 TEST(CalibrationProfileTest, BadKnobNamesFileFieldAndPosition) {
   const auto e = errors(profile_text("ici_link_efficiency: 1.5 source: \"x\""));
   ASSERT_EQ(e.size(), 1U);
-  EXPECT_THAT(e[0], IsDiagnostic("calibration.ici_link_efficiency", "must be in (0, 1]"));
+  EXPECT_THAT(e[0], IsDiagnostic("calibration.ici_link_efficiency", "must be in [0.001, 1]"));
   EXPECT_EQ(e[0].file, "p.textproto");
   EXPECT_EQ(e[0].line, 5);
   EXPECT_GT(e[0].column, 0);

@@ -95,9 +95,9 @@ TEST(CalibrationRulesTest, EfficienciesMustBeFractions) {
   t.mutable_calibration()->set_source("a measurement");
   EXPECT_THAT(text_errors(t),
               ElementsAre(IsDiagnostic("calibration.ici_link_efficiency",
-                                       "must be in (0, 1] (0 means unset), got 1.5"),
+                                       "must be in [0.001, 1] (0 means unset), got 1.5"),
                           IsDiagnostic("calibration.dcn_efficiency",
-                                       "must be in (0, 1] (0 means unset), got -0.5")));
+                                       "must be in [0.001, 1] (0 means unset), got -0.5")));
 }
 
 TEST(CalibrationRulesTest, OverheadMustNotBeNegative) {

@@ -122,7 +122,8 @@ TEST(WorkloadComputeRulesTest, CausalAttentionHasNoMoreQueriesThanKeys) {
   // Without the mask any q_len is fine (cross attention).
   auto c = attention(2048, 1024, 8, 8);
   c.mutable_attention()->set_causal(false);
-  const auto& a = std::get<Attention>(compute_op(load_workload(with_compute(c))));
+  // A copy: compute_op() refers into the loaded spec, a temporary here.
+  const Attention a = std::get<Attention>(compute_op(load_workload(with_compute(c))));
   EXPECT_FALSE(a.causal);
   EXPECT_EQ(a.q_len, 2048u);
 }

@@ -9,14 +9,18 @@
 namespace podsim::config::internal {
 namespace {
 
-// An efficiency is a fraction in (0, 1]; 0 means unset (ideal, 1.0). True
+// Below a tenth of a percent an efficiency is a typo, and the rates it
+// scales could outlast sim::Time.
+constexpr double kMinEfficiency = 1e-3;
+
+// An efficiency is a fraction in [0.001, 1]; 0 means unset (ideal, 1.0). True
 // when it is set to a valid value (an invalid one is reported as such alone).
 bool efficiency(IssueList& issues, const FieldPath& path, double value) {
   if (!issues.finite(path, value))
     return false;
-  if (value >= 0 && value <= 1)
+  if (value == 0 || (value >= kMinEfficiency && value <= 1))
     return value > 0;
-  issues.add(path, "must be in (0, 1] (0 means unset), got " + format_number(value));
+  issues.add(path, "must be in [0.001, 1] (0 means unset), got " + format_number(value));
   return false;
 }
 

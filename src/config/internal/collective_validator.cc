@@ -7,6 +7,7 @@
 #include <string>
 
 #include "config/internal/chip_pair_validator.h"
+#include "config/internal/compute_validator.h"
 #include "config/internal/enum_values.h"
 #include "podsim/workload.pb.h"
 
@@ -56,6 +57,10 @@ class CollectiveValidator {
     check_ignored_fields();
     if (c_.bytes() == 0) {
       issues_.add(path_("bytes"), "must be > 0");
+    } else if (c_.bytes() > kMaxOperationBytes) {
+      issues_.add(path_("bytes"), std::to_string(c_.bytes()) +
+                                      " bytes, more than the limit of 2^56 (" +
+                                      std::to_string(kMaxOperationBytes) + ")");
     } else if (dtype_ok) {
       check_bytes(group);
     }
@@ -128,6 +133,10 @@ class CollectiveValidator {
     check_ignored_fields();
     if (c_.bytes() == 0) {
       issues_.add(path_("bytes"), "must be > 0");
+    } else if (c_.bytes() > kMaxOperationBytes) {
+      issues_.add(path_("bytes"), std::to_string(c_.bytes()) +
+                                      " bytes, more than the limit of 2^56 (" +
+                                      std::to_string(kMaxOperationBytes) + ")");
     } else if (dtype_ok) {
       check_bytes(std::nullopt);
     }

@@ -74,8 +74,11 @@ class TopologyValidator {
  private:
   void bandwidth(const FieldPath& path, double gbps, bool zero_allowed) {
     const bool ok = zero_allowed ? issues_.non_negative(path, gbps) : issues_.positive(path, gbps);
-    if (ok)
-      issues_.at_most(path, gbps, kMaxBandwidthGbps, "GB/s");
+    if (ok && issues_.at_most(path, gbps, kMaxBandwidthGbps, "GB/s") && gbps > 0 &&
+        gbps < kMinBandwidthGbps) {
+      issues_.add(path, "must be >= 0.001 GB/s (1 MB/s), got " + format_rate(gbps) +
+                            " GB/s: a link or memory that slow is a typo");
+    }
   }
 
   void latency(const FieldPath& path, double ns) {
@@ -105,6 +108,11 @@ class TopologyValidator {
     geometry &= issues_.at_least(mxu("columns"), m.columns(), 1);
     geometry &= issues_.positive(mxu("clock_ghz"), m.clock_ghz()) &&
                 issues_.at_most(mxu("clock_ghz"), m.clock_ghz(), kMaxClockGhz, "GHz");
+    if (m.clock_ghz() > 0 && m.clock_ghz() < kMinClockGhz) {
+      issues_.add(mxu("clock_ghz"),
+                  "must be >= 0.001 GHz (1 MHz), got " + format_rate(m.clock_ghz()) + " GHz");
+      geometry = false;
+    }
     issues_.at_most(mxu("int8_macs_per_cycle"), m.int8_macs_per_cycle(), kMaxMacsPerCycle, "");
     issues_.at_most(mxu("fp8_macs_per_cycle"), m.fp8_macs_per_cycle(), kMaxMacsPerCycle, "");
     if (issues_.non_negative(mxu("weight_load_bytes_per_cycle"), m.weight_load_bytes_per_cycle()))

@@ -25,6 +25,10 @@ inline constexpr uint64_t kMaxChips = 1'048'576;
 inline constexpr double kMaxBandwidthGbps = 1e9;  // 1 EB/s
 inline constexpr double kMaxLatencyNs = 1e12;     // 1000 s
 inline constexpr double kMaxClockGhz = 1e3;
+// Lower bounds on rates: below them a step of any size could outlast
+// sim::Time, and no real part is that slow (1 MB/s, 1 MHz).
+inline constexpr double kMinBandwidthGbps = 1e-3;
+inline constexpr double kMinClockGhz = 1e-3;
 inline constexpr double kMaxWeightLoadBytesPerCycle = 1e9;
 inline constexpr double kMaxMacsPerCycle = 64;  // int4 on a bf16 cell would be 4
 
