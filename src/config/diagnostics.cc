@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 #include <system_error>
+#include <vector>
 
 namespace podsim::config {
 namespace {
@@ -48,7 +49,7 @@ InputError::InputError(std::vector<Diagnostic> diagnostics)
 InputError::InputError(Diagnostic diagnostic)
     : InputError(std::vector<Diagnostic>{std::move(diagnostic)}) {}
 
-std::string read_file_to_string(const std::filesystem::path& path) {
+std::string read_file_to_string(const std::filesystem::path& path, uint64_t max_bytes) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
   if (!std::filesystem::exists(status)) {
@@ -62,12 +63,22 @@ std::string read_file_to_string(const std::filesystem::path& path) {
     throw InputError(file_problem(
         path, "cannot open file: " + std::error_code(errno, std::generic_category()).message()));
   }
-  std::ostringstream contents;
-  contents << in.rdbuf();
+  // In blocks, so that a device or pipe with no end stops at the limit.
+  std::string contents;
+  std::vector<char> block(1 << 16);
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    contents.append(block.data(), static_cast<size_t>(in.gcount()));
+    if (contents.size() > max_bytes) {
+      throw InputError(file_problem(path, "larger than the limit of " +
+                                              std::to_string(max_bytes >> 20) +
+                                              " MiB for this kind of input"));
+    }
+  }
   if (in.bad()) {
     throw InputError(file_problem(path, "cannot read file: I/O error"));
   }
-  return std::move(contents).str();
+  return contents;
 }
 
 }  // namespace podsim::config

@@ -5,6 +5,7 @@
 // fixes a file in one pass. Only main() turns an InputError into an exit code.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -38,8 +39,16 @@ class InputError : public std::runtime_error {
   std::vector<Diagnostic> diagnostics_;
 };
 
-// Reads a whole file as bytes. Throws InputError naming the file when it does
-// not exist, is a directory, or cannot be read.
-std::string read_file_to_string(const std::filesystem::path& path);
+// The largest input file read whole (docs/inputs.md, "Limits"): topologies,
+// workloads, sweeps and profiles are kilobytes; measured op tables and result
+// CSVs may be large, but not unbounded (/dev/zero).
+inline constexpr uint64_t kMaxInputFileBytes = uint64_t{64} << 20;
+inline constexpr uint64_t kMaxTableFileBytes = uint64_t{1} << 30;
+
+// Reads a whole file as bytes, at most `max_bytes` of them. Throws
+// InputError naming the file when it does not exist, is a directory, cannot
+// be read, or is larger (read no further than the limit).
+std::string read_file_to_string(const std::filesystem::path& path,
+                                uint64_t max_bytes = kMaxInputFileBytes);
 
 }  // namespace podsim::config

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace podsim::report {
 namespace {
@@ -144,7 +146,7 @@ CsvDocument parse_csv(std::string_view text, const std::string& source) {
   return doc;
 }
 
-CsvDocument read_csv_file(const std::filesystem::path& path) {
+CsvDocument read_csv_file(const std::filesystem::path& path, uint64_t max_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw CsvError(path.string() + ": is a directory, not a CSV file");
@@ -153,12 +155,21 @@ CsvDocument read_csv_file(const std::filesystem::path& path) {
   if (!in) {
     throw CsvError(path.string() + ": cannot read: " + std::strerror(errno));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
+  // In blocks, up to the limit: /dev/zero has no end.
+  std::string text;
+  std::vector<char> block(1 << 16);
+  while (in) {
+    in.read(block.data(), static_cast<std::streamsize>(block.size()));
+    text.append(block.data(), static_cast<size_t>(in.gcount()));
+    if (text.size() > max_bytes) {
+      throw CsvError(path.string() + ": larger than the limit of " + std::to_string(max_bytes) +
+                     " bytes for a result CSV");
+    }
+  }
   if (in.bad()) {
     throw CsvError(path.string() + ": read error");
   }
-  return parse_csv(text.str(), path.string());
+  return parse_csv(text, path.string());
 }
 
 }  // namespace podsim::report

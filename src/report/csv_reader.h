@@ -10,6 +10,7 @@
 // the line, 1-based, where the bad record starts. Parsing is O(bytes).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -44,8 +45,12 @@ struct CsvDocument {
 // empty or repeated, or a record's width differs from the header's.
 CsvDocument parse_csv(std::string_view text, const std::string& source);
 
+// The largest result CSV read (docs/outputs.md): a sweep of millions of
+// points, not an endless device.
+inline constexpr uint64_t kMaxCsvFileBytes = uint64_t{1} << 30;
+
 // Reads and parses a file. Throws CsvError naming the file when it cannot be
-// read or is malformed.
-CsvDocument read_csv_file(const std::filesystem::path& path);
+// read, is larger than `max_bytes` (read no further), or is malformed.
+CsvDocument read_csv_file(const std::filesystem::path& path, uint64_t max_bytes = kMaxCsvFileBytes);
 
 }  // namespace podsim::report

@@ -126,5 +126,16 @@ TEST(CsvReader, FilesThatCannotBeReadAreNamed) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CsvReader, AFileWithNoEndStopsAtTheLimit) {
+  // `podsim compare /dev/zero /dev/zero` grew past 6 GB before this limit.
+  try {
+    read_csv_file("/dev/zero", 1 << 20);
+    FAIL() << "read /dev/zero whole";
+  } catch (const CsvError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("/dev/zero: larger than the limit of 1048576 bytes"));
+  }
+  EXPECT_EQ(kMaxCsvFileBytes, uint64_t{1} << 30);
+}
+
 }  // namespace
 }  // namespace podsim::report

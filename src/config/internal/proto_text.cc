@@ -175,6 +175,54 @@ std::optional<SourcePosition> ParsedText::locate(const FieldPath& path) const {
   return found;
 }
 
+namespace {
+
+// Where the text first nests messages deeper than kMaxTextNesting ({ or <,
+// outside strings and comments), or nullopt. Protobuf's parser recurses once
+// per level, and in skipping an unknown field it does so past its own
+// recursion limit: 15,000 nested "a {" overflowed the stack. No podsim
+// schema nests more than a few levels.
+std::optional<SourcePosition> too_deep(std::string_view text) {
+  int depth = 0;
+  int line = 1;
+  int column = 0;
+  char quote = 0;
+  bool comment = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    ++column;
+    if (c == '\n') {
+      ++line;
+      column = 0;
+      comment = false;
+      quote = 0;  // strings do not span lines in the text format
+      continue;
+    }
+    if (comment)
+      continue;
+    if (quote != 0) {
+      if (c == '\\')
+        ++i, ++column;  // the escaped character
+      else if (c == quote)
+        quote = 0;
+      continue;
+    }
+    if (c == '#')
+      comment = true;
+    else if (c == '"' || c == '\'')
+      quote = c;
+    else if (c == '{' || c == '<') {
+      if (++depth > kMaxTextNesting)
+        return SourcePosition{line, column};
+    } else if (c == '}' || c == '>') {
+      depth = std::max(0, depth - 1);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 ParsedText parse_text_message(std::string_view text, const std::string& source_name,
                               pb::Message& out) {
   auto tree = std::make_unique<ParseInfoTree>();
@@ -185,8 +233,18 @@ ParsedText parse_text_message(std::string_view text, const std::string& source_n
     return ParsedText(*out.GetDescriptor(), ElementLocator(""), std::move(tree), {too_large},
                       false);
   }
+  if (const auto at = too_deep(text)) {
+    Diagnostic deep;
+    deep.file = source_name;
+    deep.line = at->line;
+    deep.column = at->column;
+    deep.message = "messages nested more than " + std::to_string(kMaxTextNesting) +
+                   " levels deep (no podsim input nests more than a few)";
+    return ParsedText(*out.GetDescriptor(), ElementLocator(""), std::move(tree), {deep}, false);
+  }
   CollectingErrorCollector collector;
   pb::TextFormat::Parser parser;
+  parser.SetRecursionLimit(kMaxTextNesting);
   parser.RecordErrorsTo(&collector);
   parser.WriteLocationsTo(tree.get());
   parser.AllowUnknownField(true);  // reported through the collector as warnings

@@ -23,6 +23,9 @@
 
 namespace podsim::config::internal {
 
+// Messages nest at most this deep in a text input (docs/inputs.md).
+inline constexpr int kMaxTextNesting = 100;
+
 struct SourcePosition {
   int line = 0;    // 1-based
   int column = 0;  // 1-based (a tab advances to the next multiple of 8, as protobuf counts)
