@@ -58,6 +58,8 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
                      std::to_string(files.size()));
   }
   const report::Format format = parse_format_option(vm["format"].as<std::string>());
+  refuse_clobbering({{"BASELINE", files[0]}, {"CURRENT", files[1]}},
+                    {{"--out", vm.count("out") != 0 ? vm["out"].as<std::string>() : ""}});
   report::CompareInputs in;
   in.baseline_file = files[0];
   in.current_file = files[1];

@@ -211,6 +211,15 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
   }
   options.network.packet_bytes = static_cast<uint64_t>(packet_bytes);
   options.network.switching = parse_switching(vm["switching"].as<std::string>());
+  if (*model != net::Model::kPacket) {
+    // Only the packet model has packets; silently ignoring these misleads.
+    for (const char* packet_only : {"switching", "packet-bytes"}) {
+      if (!vm[packet_only].defaulted())
+        throw UsageError(std::string("--") + packet_only +
+                         " applies to --network packet only, and the network is " +
+                         std::string(net::to_string(*model)));
+    }
+  }
   if (vm.count("out") != 0) {
     oo.out_file = vm["out"].as<std::string>();
   }
@@ -234,6 +243,14 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
     throw UsageError("--link-stats needs --format json (or textproto or binpb)");
   }
   oo.progress = ctx.err_is_terminal && vm.count("quiet") == 0;
+  const auto given = [&vm](const char* option) {
+    return vm.count(option) != 0 ? vm[option].as<std::string>() : std::string();
+  };
+  refuse_clobbering({{"--topology", given("topology")},
+                     {"--workload", given("workload")},
+                     {"--op-table", given("op-table")},
+                     {"--calibration", given("calibration")}},
+                    {{"--out", given("out")}, {"--trace", given("trace")}});
 
   // A machine-readable format gets a result even when the inputs do not
   // load: status invalid, with what is known; the diagnostics go to stderr.

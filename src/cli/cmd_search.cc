@@ -149,6 +149,11 @@ Request parse(const po::variables_map& vm) {
     r.out_file = vm["out"].as<std::string>();
   if (vm.count("write-best") != 0)
     r.best_file = vm["write-best"].as<std::string>();
+  std::vector<NamedFile> inputs{{"--model", r.model_file}};
+  for (const std::string& t : r.topology_files)
+    inputs.push_back({"--topology", t});
+  refuse_clobbering(
+      inputs, {{"--out", r.out_file.value_or("")}, {"--write-best", r.best_file.value_or("")}});
   return r;
 }
 

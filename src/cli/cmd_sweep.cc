@@ -6,6 +6,7 @@
 #include "cli/calibration_option.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/set_option.h"
 #include "config/sweep_loader.h"
@@ -89,6 +90,10 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   if (!format)
     throw UsageError("--format: expected csv or jsonl, got '" + vm["format"].as<std::string>() +
                      "'");
+  refuse_clobbering(
+      {{"sweep file", files[0]},
+       {"--calibration", vm.count("calibration") != 0 ? vm["calibration"].as<std::string>() : ""}},
+      {{"--out", vm.count("out") != 0 ? vm["out"].as<std::string>() : ""}});
   const unsigned jobs = jobs_option(vm);
   const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
 

@@ -36,6 +36,9 @@ int cmd_topo(Context& ctx, const std::vector<std::string>& args) {
   std::optional<std::string> out_file;
   if (vm.count("out") != 0) {
     out_file = vm["out"].as<std::string>();
+    refuse_clobbering(
+        {{"topology", vm.count("topology") != 0 ? vm["topology"].as<std::string>() : ""}},
+        {{"--out", *out_file}});
   }
 
   const config::Overrides overrides = set_overrides(vm);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -297,6 +298,56 @@ TEST(RunCommand, ARunPastTheClockIsBadInputWithNoOutput) {
     EXPECT_FALSE(std::filesystem::exists(out_path));
   }
   std::filesystem::remove(workload);
+}
+
+TEST(RunCommand, OutputsNeverReplaceInputsOrEachOther) {
+  // Before, --out naming the workload overwrote it (exit 0), and --out F
+  // --trace F kept only the report.
+  const auto dir = std::filesystem::temp_directory_path() / "podsim_clobber_test";
+  std::filesystem::create_directories(dir);
+  const auto workload = dir / "w.textproto";
+  std::filesystem::copy_file(root() / "workloads/matmuls-v5e-4x4.textproto", workload,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string topology = (root() / "topologies/v5e-4x4.textproto").string();
+  const auto read = [](const std::filesystem::path& p) {
+    std::ifstream f(p);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  };
+  const std::string before = read(workload);
+  Result r = run({"run", "-t", topology, "-w", workload.string(), "-o", workload.string()});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_NE(r.err.find("--out " + workload.string() + " is also the --workload input"),
+            std::string::npos)
+      << r.err;
+  // Another spelling of the same file.
+  r = run(
+      {"run", "-t", topology, "-w", workload.string(), "-o", (dir / "." / "w.textproto").string()});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_EQ(read(workload), before);
+  const auto out = dir / "x.json";
+  r = run({"run", "-t", topology, "-w", workload.string(), "-o", out.string(), "--trace",
+           out.string()});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_NE(r.err.find("--out and --trace both name"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  r = run({"compare", out.string(), (dir / "y.csv").string(), "--out", out.string()});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_NE(r.err.find("is also the BASELINE input"), std::string::npos) << r.err;
+  r = run({"topo", topology, "--out", topology});
+  EXPECT_EQ(r.code, kExitBadInput);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RunCommand, PacketOptionsNeedThePacketNetwork) {
+  // --switching and --packet-bytes were ignored silently on other networks.
+  const std::string w = (root() / "workloads/allreduce-1gib-v5e-16x16.textproto").string();
+  for (const char* network : {"flow", "analytical"}) {
+    Result r = run({"run", "-w", w, "-n", network, "--switching", "store-and-forward"});
+    EXPECT_EQ(r.code, kExitBadInput) << network;
+    EXPECT_NE(r.err.find("--switching applies to --network packet only"), std::string::npos);
+    r = run({"run", "-w", w, "-n", network, "--packet-bytes", "4096"});
+    EXPECT_EQ(r.code, kExitBadInput) << network;
+  }
 }
 
 TEST(RunCommand, ValidateChecksWorkloadsAgainstATopology) {
