@@ -25,6 +25,7 @@ fs::path temp_beside(const fs::path& path) {
 }  // namespace
 
 AtomicFile::AtomicFile(fs::path path) : path_(std::move(path)), tmp_(temp_beside(path_)) {
+  cleanup_ = std::make_unique<InterruptCleanup>(tmp_);
   out_.open(tmp_, std::ios::binary | std::ios::trunc);
   if (!out_)
     fail(std::strerror(errno));

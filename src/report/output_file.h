@@ -9,8 +9,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string_view>
+
+#include "report/interrupt_cleanup.h"
 
 namespace podsim::report {
 
@@ -46,6 +49,7 @@ class AtomicFile {
   std::filesystem::path tmp_;
   std::ofstream out_;
   bool committed_ = false;
+  std::unique_ptr<InterruptCleanup> cleanup_;  // removes tmp_ on SIGINT
 };
 
 // Writes `contents` to `path` atomically (one AtomicFile).

@@ -1,0 +1,30 @@
+// Temporary output files removed when the process is interrupted.
+//
+// AtomicFile writes beside its destination and renames into place; a SIGINT,
+// SIGTERM or SIGHUP in between would otherwise leave ".NAME.tmp.<pid>"
+// behind. Registered paths are unlinked by a handler installed on first use,
+// which then restores the default action and re-raises the signal, so the
+// process still ends as interrupted (exit 130 from a shell for SIGINT).
+//
+// Signals are process-wide, so this is the one piece of process-wide state
+// in the report layer: a fixed table (no allocation in the handler, unlink()
+// only, which is async-signal-safe). Thread-safe.
+#pragma once
+
+#include <filesystem>
+
+namespace podsim::report {
+
+// A registration, released by its destructor (after a rename or a removal).
+class InterruptCleanup {
+ public:
+  explicit InterruptCleanup(const std::filesystem::path& path);
+  ~InterruptCleanup();
+  InterruptCleanup(const InterruptCleanup&) = delete;
+  InterruptCleanup& operator=(const InterruptCleanup&) = delete;
+
+ private:
+  int slot_ = -1;  // -1: the table was full (the file is then not cleaned up)
+};
+
+}  // namespace podsim::report
