@@ -64,6 +64,15 @@ TEST(ServingModelRulesTest, ShapesHaveTypoGuards) {
                           IsDiagnostic("model.d_model", "must be <= 16777216, got 33554432")));
 }
 
+TEST(ServingModelRulesTest, LargeValuesPrintExactly) {
+  // 2^64 - 1 went through a double and printed as 18446744073709551616.
+  auto w = valid_serving_workload();
+  model(w).set_d_model(UINT64_MAX);
+  EXPECT_THAT(workload_errors(w),
+              ::testing::Contains(IsDiagnostic(
+                  "model.d_model", "must be <= 16777216, got 18446744073709551615")));
+}
+
 TEST(ServingModelRulesTest, HeadsGroupEvenlyOverKvHeads) {
   auto w = valid_serving_workload();
   model(w).set_kv_heads(16);  // multi-head attention

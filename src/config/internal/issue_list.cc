@@ -45,6 +45,17 @@ bool IssueList::at_most(const FieldPath& path, double value, double max, std::st
   return false;
 }
 
+bool IssueList::at_most_count(const FieldPath& path, uint64_t value, uint64_t max,
+                              std::string_view unit) {
+  if (value <= max)
+    return true;
+  std::string message = "must be <= " + std::to_string(max);
+  if (!unit.empty())
+    message += ' ' + std::string(unit);
+  add(path, message + ", got " + std::to_string(value));
+  return false;
+}
+
 bool IssueList::at_least(const FieldPath& path, uint64_t value, uint64_t min) {
   if (value >= min)
     return true;

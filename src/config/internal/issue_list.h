@@ -5,6 +5,7 @@
 // whether the value passed, so a caller can skip rules that depend on it.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -31,6 +32,13 @@ class IssueList {
   bool non_negative(const FieldPath& path, double value);
   // value <= max; `unit` is appended to the limit in the message ("GB/s").
   bool at_most(const FieldPath& path, double value, double max, std::string_view unit);
+  // The same for counts and sizes, printed exactly (as a double 2^64 - 1
+  // would print as 18446744073709551616).
+  bool at_most_count(const FieldPath& path, uint64_t value, uint64_t max, std::string_view unit);
+  template <std::unsigned_integral T, std::unsigned_integral U>
+  bool at_most(const FieldPath& path, T value, U max, std::string_view unit) {
+    return at_most_count(path, value, max, unit);
+  }
   // value >= min, for counts and sizes.
   bool at_least(const FieldPath& path, uint64_t value, uint64_t min);
 

@@ -9,7 +9,7 @@ namespace {
 // value in [1, max], one issue otherwise.
 bool in_range(const FieldPath& path, uint64_t value, uint64_t max, IssueList& issues) {
   return issues.at_least(path, value, 1) &&
-         issues.at_most(path, static_cast<double>(value), static_cast<double>(max), "");
+         issues.at_most(path, value, max, "");
 }
 
 void validate_moe(const Moe& moe, uint32_t layers, const FieldPath& path, IssueList& issues) {
@@ -94,8 +94,7 @@ void validate_model(const Model& model, const FieldPath& path, IssueList& issues
     if (model.ffn_dim() == 0) {
       issues.add(path("ffn_dim"), "must be >= 1: the model has dense FFN layers, got 0");
     } else {
-      issues.at_most(path("ffn_dim"), static_cast<double>(model.ffn_dim()),
-                     static_cast<double>(kMaxWidth), "");
+      issues.at_most(path("ffn_dim"), model.ffn_dim(), kMaxWidth, "");
     }
   } else if (model.ffn_dim() != 0) {
     issues.add(path("ffn_dim"),
