@@ -1,5 +1,7 @@
 #include "report/trace_events.h"
 
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "report/output_json.h"
@@ -15,6 +17,22 @@ int64_t floor_ns(sim::Time t) {
 
 double ns_to_us(int64_t ns) {
   return static_cast<double>(ns) / 1000.0;
+}
+
+// The duration to write for a slice from `start_us` to `end_us` (both as
+// written): the double d with start_us + d == end_us exactly in double
+// arithmetic, which is how viewers that work in microseconds (speedscope,
+// chrome://tracing) find a slice's end. Where the start is at least half
+// the end, end_us - start_us is exact (Sterbenz) and is that d; otherwise
+// the difference is off by an ulp at most and a step corrects it. d stays
+// within an ulp of the true difference, so rounding it to nanoseconds (as
+// Perfetto does) gives the whole-nanosecond duration.
+double duration_us(double start_us, double end_us) {
+  double d = end_us - start_us;
+  for (int step = 0; step < 4 && start_us + d != end_us; ++step) {
+    d = std::nextafter(d, start_us + d < end_us ? std::numeric_limits<double>::infinity() : 0.0);
+  }
+  return d;
 }
 
 std::string str(std::string_view s) {
@@ -93,8 +111,9 @@ void TraceEventWriter::slice(TraceTrack track, std::string_view name, std::strin
   e.set_cat(str(cat));
   e.set_pid(track.pid);
   e.set_tid(track.tid);
-  e.set_ts(ns_to_us(start_ns));
-  e.set_dur(ns_to_us(floor_ns(end) - start_ns));
+  const double start_us = ns_to_us(start_ns);
+  e.set_ts(start_us);
+  e.set_dur(duration_us(start_us, ns_to_us(floor_ns(end))));
   if (args != nullptr) {
     *e.mutable_args() = *args;
   }

@@ -11,12 +11,17 @@
 // whole podsim.output.Trace (tests/report check it).
 //
 // Time. The format counts microseconds; viewers work in whole nanoseconds
-// (Perfetto rounds each ts and dur to ns on import). Simulated picoseconds
-// are therefore rounded down to whole nanoseconds here, start and end
-// separately, before they are written as microseconds with three decimals:
-// rounding is monotonic, so spans that are back to back (or disjoint) on a
-// track stay so in every viewer, and nothing nests by accident. Exact
-// picosecond durations can go in an event's args.
+// (Perfetto rounds each ts and dur to ns on import) or in doubles
+// (speedscope and chrome://tracing take a slice's end to be ts + dur).
+// Simulated picoseconds are therefore rounded down to whole nanoseconds
+// here, start and end separately, and written so that both readings agree:
+// ts is the nanoseconds as microseconds (three decimals), and dur is the
+// double for which ts + dur is exactly the end's ts in double arithmetic
+// (so it may print as 327.76999999999998 where the decimal difference is
+// 327.77), which still rounds to the whole nanoseconds. Rounding is
+// monotonic, so spans that are back to back (or disjoint) on a track stay
+// so in every viewer, and nothing nests by accident. Exact picosecond
+// durations can go in an event's args.
 #pragma once
 
 #include <cstdint>

@@ -37,6 +37,28 @@ void check_nesting(const std::string& track, std::vector<TraceSlice> slices) {
   }
 }
 
+// The same rule in the viewers' own arithmetic: a slice ends at ts + dur,
+// added in doubles, and one that starts exactly where another ends does not
+// start inside it.
+void check_nesting_in_doubles(const std::string& track, std::vector<TraceSlice> slices) {
+  std::stable_sort(slices.begin(), slices.end(), [](const TraceSlice& a, const TraceSlice& b) {
+    return a.ts_us != b.ts_us ? a.ts_us < b.ts_us : a.dur_us > b.dur_us;
+  });
+  std::vector<double> open_ends;
+  for (const TraceSlice& s : slices) {
+    while (!open_ends.empty() && open_ends.back() <= s.ts_us) {
+      open_ends.pop_back();
+    }
+    const double end = s.ts_us + s.dur_us;
+    if (!open_ends.empty()) {
+      EXPECT_LE(end, open_ends.back())
+          << "on " << track << ", '" << s.name << "' (ts " << s.ts_us << ", ts + dur " << end
+          << ") starts inside another slice and ends after it in double arithmetic";
+    }
+    open_ends.push_back(end);
+  }
+}
+
 void read_metadata(const output::TraceEvent& e, ParsedTrace& t) {
   const std::string& name = e.name();
   const int64_t pid = e.pid();
@@ -125,7 +147,7 @@ ParsedTrace parse_and_check_trace(const std::string& text) {
       EXPECT_TRUE(e.has_name() && e.has_cat() && e.has_dur()) << "slice without name, cat or dur";
       EXPECT_GE(e.dur(), 0.0);
       EXPECT_FALSE(e.has_id() || e.has_bp()) << "slice '" << e.name() << "' with flow keys";
-      t.slices[track].push_back({ts, to_ns(e.dur()), e.name(), e.cat(), e.args()});
+      t.slices[track].push_back({ts, to_ns(e.dur()), e.ts(), e.dur(), e.name(), e.cat(), e.args()});
     } else if (ph == "s" || ph == "f") {
       EXPECT_TRUE(e.has_id() && e.has_name() && e.has_cat()) << "flow without id, name or cat";
       EXPECT_FALSE(e.has_dur() || e.has_args()) << "flow with slice keys";
@@ -148,7 +170,9 @@ ParsedTrace parse_and_check_trace(const std::string& text) {
   }
   for (const auto& [key, slices] : t.slices) {
     EXPECT_TRUE(t.threads.count(key)) << "track " << key.first << "/" << key.second << " unnamed";
-    check_nesting(t.threads.count(key) ? t.threads.at(key) : "?", slices);
+    const std::string& name = t.threads.count(key) ? t.threads.at(key) : "?";
+    check_nesting(name, slices);
+    check_nesting_in_doubles(name, slices);
   }
   EXPECT_EQ(t.flow_starts.size(), t.flow_ends.size());
   for (const auto& [id, start] : t.flow_starts) {

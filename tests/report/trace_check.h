@@ -10,7 +10,9 @@
 //    a category and dur >= 0; metadata ("M") is one of the known kinds;
 //  - metadata names every process and every track that has events;
 //  - on each track, slices nest properly (none starts inside another and
-//    ends after it), in whole nanoseconds as Perfetto imports them;
+//    ends after it), both in whole nanoseconds as Perfetto imports them and
+//    in double microseconds with end = ts + dur, as speedscope and
+//    chrome://tracing compute it;
 //  - flow events come in "s"/"f" pairs with the same id, name and category,
 //    each inside a slice of its own track, the "f" binding to it ("bp":"e").
 #pragma once
@@ -29,8 +31,10 @@ namespace podsim::testing {
 using TrackKey = std::pair<int64_t, int64_t>;  // (pid, tid)
 
 struct TraceSlice {
-  int64_t ts_ns = 0;
+  int64_t ts_ns = 0;  // as Perfetto imports them: each rounded to whole ns
   int64_t dur_ns = 0;
+  double ts_us = 0;  // as written, for viewers that add them in doubles
+  double dur_us = 0;
   std::string name;
   std::string cat;
   output::TraceArgs args;  // empty when absent
