@@ -4,7 +4,9 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -344,19 +346,37 @@ class TableParser {
     double us = 0;
     const char* end = cell.text.data() + cell.text.size();
     const auto [ptr, ec] = std::from_chars(cell.text.data(), end, us);
-    const bool number = !cell.text.empty() && ec == std::errc() && ptr == end;
+    // from_chars reports out of range for 1e-400 and 1e400 alike; both are
+    // refused below, each with its own reason.
+    const bool number = !cell.text.empty() && ptr == end &&
+                        (ec == std::errc() || ec == std::errc::result_out_of_range);
+    const auto refuse = [&](const std::string& reason) {
+      problem(line_no, cell.column, kColumns[kTimeColumn], reason + ", got " + quoted(cell.text));
+      return false;
+    };
+    if (!number || std::isnan(us)) {
+      return refuse("must be a time in microseconds, > 0 and at least 1 ps");
+    }
+    if (ec == std::errc::result_out_of_range) {
+      // from_chars leaves the value alone; strtod gives +-HUGE_VAL for
+      // 1e400 and a value next to 0 for 1e-400, refused below.
+      us = std::strtod(std::string(cell.text).c_str(), nullptr);
+    }
+    // The longest time the simulator's clock holds (2^63 - 1 ps), in us.
+    const double max_us = static_cast<double>(sim::Time::max().count_ps()) / 1e6;
+    if (us >= max_us) {
+      return refuse("is too long: at most 9.2e12 us (2^63 - 1 ps, the simulated clock's range)");
+    }
     std::optional<sim::Time> time;
-    if (number && std::isfinite(us) && us > 0) {
+    if (us > 0) {
       try {
         time = sim::Time::from_ns_rounded(us * 1e3);
       } catch (const sim::TimeOverflow&) {
-        time.reset();
+        return refuse("is too long: at most 9.2e12 us (2^63 - 1 ps, the simulated clock's range)");
       }
     }
     if (!time || *time <= sim::Time::zero()) {
-      problem(line_no, cell.column, kColumns[kTimeColumn],
-              "must be a time in microseconds, > 0 and at least 1 ps, got " + quoted(cell.text));
-      return false;
+      return refuse("must be a time in microseconds, > 0 and at least 1 ps");
     }
     entry.time = *time;
     return true;
