@@ -8,9 +8,12 @@
 # using `podsim compare`. The JSON of each run goes to json/ID.json beside them
 # (kept with --results; the determinism test compares it byte for byte).
 # Builds nothing: it runs build/src/cli/podsim unless --podsim says otherwise.
+# For CI systems it can also write a JUnit XML report (one test suite per kind,
+# one test case per row) and compare's JSON summaries beside the table.
 #
 # Usage: scripts/nightly-regression.sh [--update] [--quiet] [--podsim PATH]
 #            [--results DIR] [--run-only] [--rel-tol X] [--abs-tol-us Y]
+#            [--junit FILE] [--json FILE] [--suite FILE] [--baselines DIR]
 #   --update        rewrite the baselines from this run, on purpose (review the diff)
 #   --quiet         no progress on stderr (shown only when stderr is a terminal)
 #   --podsim PATH   the podsim binary (default build/src/cli/podsim)
@@ -18,6 +21,14 @@
 #                   new (default: a temporary directory, removed at the end)
 #   --run-only      run the suite and compare nothing
 #   --rel-tol X, --abs-tol-us Y   tolerances for podsim compare (its defaults otherwise)
+#   --junit FILE    also write the comparison as JUnit XML (written whole, or not at all)
+#   --json FILE     also write compare's JSON, {"KIND": {...}, ...} (docs/outputs.md)
+#   --suite FILE    the suite (default tests/regression/suite.txt)
+#   --baselines DIR the baselines (default tests/regression/baselines)
+# Per-column tolerances are lines of the suite file:
+#   tolerance  PATTERN  REL  [ABS]
+# (podsim compare --column-tol PATTERN=REL,ABS: a column, or a prefix ending
+# in '*'; ABS in the column's own unit).
 # Exit: 0 nothing moved; 1 a value moved beyond tolerance, or a row appeared or
 # disappeared; 2 bad input (no podsim, a bad suite line, a run that failed,
 # headers that differ, a missing baseline).
@@ -31,7 +42,10 @@ update=0
 quiet=0
 run_only=0
 results=""
+junit=""
+json=""
 compare_flags=()
+tolerance_flags=()
 
 die() {
   echo "nightly-regression: $*" >&2
@@ -46,6 +60,10 @@ while [ $# -gt 0 ]; do
     --podsim) podsim=${2:?--podsim needs a path}; shift ;;
     --results) results=${2:?--results needs a directory}; shift ;;
     --rel-tol|--abs-tol-us) compare_flags+=("$1" "${2:?$1 needs a value}"); shift ;;
+    --junit) junit=${2:?--junit needs a file}; shift ;;
+    --json) json=${2:?--json needs a file}; shift ;;
+    --suite) suite=${2:?--suite needs a file}; shift ;;
+    --baselines) baselines=${2:?--baselines needs a directory}; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -74,7 +92,8 @@ progress() {
   fi
 }
 
-# Read the suite: ID TOPOLOGY WORKLOAD [FLAGS...], '#' comments, blank lines.
+# Read the suite: ID TOPOLOGY WORKLOAD [FLAGS...], tolerance lines, '#'
+# comments, blank lines.
 ids=()
 lines=()
 line_no=0
@@ -83,6 +102,13 @@ while IFS= read -r line || [ -n "$line" ]; do
   line=${line%%#*}
   [ -n "${line//[[:space:]]/}" ] || continue
   read -r id topology workload _ <<<"$line"
+  if [ "$id" = tolerance ]; then
+    read -r _ pattern rel abs extra_word <<<"$line"
+    [ -n "${rel:-}" ] && [ -z "${extra_word:-}" ] ||
+      die "$suite:$line_no: expected 'tolerance PATTERN REL [ABS]'"
+    tolerance_flags+=(--column-tol "$pattern=$rel${abs:+,$abs}")
+    continue
+  fi
   [ -n "${workload:-}" ] || die "$suite:$line_no: expected ID TOPOLOGY WORKLOAD [FLAGS...]"
   [[ "$id" =~ ^[A-Za-z0-9._-]+$ ]] || die "$suite:$line_no: ID '$id' may use only letters, digits, '.', '_', '-'"
   for seen in "${ids[@]+"${ids[@]}"}"; do
@@ -170,11 +196,84 @@ done
 for kind in "${kinds[@]}"; do
   [ -e "$baselines/$kind.csv" ] || die "no baseline $baselines/$kind.csv: run with --update"
 done
+# A tolerance pattern must name a column of every kind it is given to, so
+# each pattern goes to the kinds whose header it matches (a pattern matching
+# none of them is refused by compare on the first kind).
+flags_for() {
+  local header pattern prefix i
+  header=,$(head -n 1 "$1"),
+  kind_flags=()
+  for ((i = 1; i < ${#tolerance_flags[@]}; i += 2)); do
+    pattern=${tolerance_flags[$i]%=*}
+    if [[ "$pattern" == *'*' ]]; then
+      prefix=${pattern%'*'}
+      [[ "$header" == *",$prefix"* ]] || continue
+    else
+      [[ "$header" == *",$pattern,"* ]] || continue
+    fi
+    kind_flags+=(--column-tol "${tolerance_flags[$i]}")
+  done
+}
+for ((i = 1; i < ${#tolerance_flags[@]}; i += 2)); do
+  pattern=${tolerance_flags[$i]%=*}
+  found=0
+  for current in "$out"/*.csv; do
+    header=,$(head -n 1 "$current"),
+    if [[ "$pattern" == *'*' ]]; then
+      [[ "$header" != *",${pattern%'*'}"* ]] || found=1
+    else
+      [[ "$header" != *",$pattern,"* ]] || found=1
+    fi
+  done
+  [ "$found" = 1 ] || die "$suite: tolerance pattern '$pattern' names no column of any result"
+done
 for current in "$out"/*.csv; do
   kind=$(basename "$current" .csv)
+  flags_for "$current"
+  flags=("${compare_flags[@]+"${compare_flags[@]}"}" "${kind_flags[@]+"${kind_flags[@]}"}")
   echo "== $kind"
   code=0
-  "$podsim" compare "$baselines/$kind.csv" "$current" "${compare_flags[@]+"${compare_flags[@]}"}" || code=$?
+  if [ -n "$junit" ]; then
+    flags+=(--junit "$out/$kind.junit.xml" --junit-suite "$kind")
+  fi
+  "$podsim" compare "$baselines/$kind.csv" "$current" "${flags[@]}" || code=$?
   [ "$code" -le "$worst" ] || worst=$code
+  if [ "$code" -le 1 ] && [ -n "$json" ]; then
+    "$podsim" compare "$baselines/$kind.csv" "$current" \
+      "${compare_flags[@]+"${compare_flags[@]}"}" "${kind_flags[@]+"${kind_flags[@]}"}" --format json --out "$out/$kind.compare.json" || [ $? -le 1 ] ||
+      die "$kind: podsim compare --format json failed"
+  fi
 done
+
+# The CI outputs, each whole or not at all, only when every kind compared:
+# written beside their destination, then renamed over it.
+partial=()
+trap 'rm -f "${partial[@]+"${partial[@]}"}"; [ -n "$results" ] || rm -rf "$out"' EXIT
+if [ "$worst" -le 1 ] && [ -n "$junit" ]; then
+  partial+=("$junit.tmp.$$")
+  {
+    echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo '<testsuites name="podsim nightly regression">'
+    for current in "$out"/*.csv; do
+      sed -n '/^<testsuite /,/^<\/testsuite>$/p' "$out/$(basename "$current" .csv).junit.xml"
+    done
+    echo '</testsuites>'
+  } >"$junit.tmp.$$"
+  mv -f "$junit.tmp.$$" "$junit"
+fi
+if [ "$worst" -le 1 ] && [ -n "$json" ]; then
+  partial+=("$json.tmp.$$")
+  {
+    printf '{'
+    sep=""
+    for current in "$out"/*.csv; do
+      kind=$(basename "$current" .csv)
+      printf '%s\n"%s": ' "$sep" "$kind"
+      cat "$out/$kind.compare.json"
+      sep=","
+    done
+    printf '}\n'
+  } >"$json.tmp.$$"
+  mv -f "$json.tmp.$$" "$json"
+fi
 exit "$worst"

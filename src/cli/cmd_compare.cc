@@ -1,12 +1,17 @@
-// podsim compare BASELINE CURRENT [--rel-tol X] [--abs-tol-us Y] [--format F] [--out FILE]
+// podsim compare BASELINE CURRENT [--rel-tol X] [--abs-tol-us Y] [--column-tol P=R[,A]]...
+//                [--format F] [--out FILE] [--junit FILE [--junit-suite NAME]]
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
+#include <stdexcept>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
+#include "report/compare_junit.h"
 #include "report/compare_report.h"
+#include "report/output_file.h"
 
 namespace podsim::cli {
 
@@ -31,8 +36,15 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
       "relative tolerance: a value moves when |current - baseline| > rel-tol x |baseline| ...")(
       "abs-tol-us", po::value<double>()->default_value(0.0, "0"),
       "... and > this many microseconds, for columns ending in _us")(
+      "column-tol", po::value<std::vector<std::string>>()->composing(),
+      "PATTERN=REL[,ABS]: these tolerances instead for the columns PATTERN names (a column, or "
+      "a prefix ending in '*'; the most specific wins; ABS in the column's unit); repeatable")(
       "format,f", po::value<std::string>()->default_value("table"), "table, json or csv")(
-      "out,o", po::value<std::string>(), "write to this file (whole or not at all)");
+      "out,o", po::value<std::string>(), "write to this file (whole or not at all)")(
+      "junit", po::value<std::string>(),
+      "also write a JUnit XML report to this file (one test case per scenario)")(
+      "junit-suite", po::value<std::string>(),
+      "the JUnit test suite's name (default: CURRENT's file name)");
   po::options_description hidden;
   hidden.add_options()("files", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -58,13 +70,27 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
                      std::to_string(files.size()));
   }
   const report::Format format = parse_format_option(vm["format"].as<std::string>());
-  refuse_clobbering({{"BASELINE", files[0]}, {"CURRENT", files[1]}},
-                    {{"--out", vm.count("out") != 0 ? vm["out"].as<std::string>() : ""}});
+  const std::string junit = vm.count("junit") != 0 ? vm["junit"].as<std::string>() : "";
+  if (junit.empty() && vm.count("junit-suite") != 0) {
+    throw UsageError("--junit-suite names the suite of the --junit report; give --junit FILE");
+  }
+  refuse_clobbering(
+      {{"BASELINE", files[0]}, {"CURRENT", files[1]}},
+      {{"--out", vm.count("out") != 0 ? vm["out"].as<std::string>() : ""}, {"--junit", junit}});
   report::CompareInputs in;
   in.baseline_file = files[0];
   in.current_file = files[1];
   in.options.rel_tol = tolerance(vm, "rel-tol");
   in.options.abs_tol_us = tolerance(vm, "abs-tol-us");
+  if (vm.count("column-tol") != 0) {
+    for (const std::string& text : vm["column-tol"].as<std::vector<std::string>>()) {
+      try {
+        in.options.columns.push_back(report::parse_column_tolerance(text));
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--column-tol: ") + e.what());
+      }
+    }
+  }
 
   report::Comparison comparison;
   try {
@@ -79,6 +105,14 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
   }
   std::ostringstream text;
   report::render_comparison(in, comparison, format, text);
+  if (!junit.empty()) {
+    const std::string suite = vm.count("junit-suite") != 0
+                                  ? vm["junit-suite"].as<std::string>()
+                                  : std::filesystem::path(in.current_file).filename().string();
+    std::ostringstream xml;
+    report::render_junit(in, comparison, suite, xml);
+    report::write_file_atomically(junit, xml.str());
+  }
   emit(ctx, vm.count("out") != 0 ? std::optional(vm["out"].as<std::string>()) : std::nullopt,
        text.str());
   return comparison.clean() ? kExitOk : kExitCheckFailed;

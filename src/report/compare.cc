@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <stdexcept>
 #include <string_view>
 #include <unordered_map>
 
@@ -188,6 +189,22 @@ CsvDocument without_repeated_headers(const CsvDocument& doc) {
   return rows;
 }
 
+// Every per-column pattern must name an output column: a pattern that
+// matches nothing (a typo) would silently leave the default in place.
+void check_tolerance_patterns(const CsvDocument& doc, const Layout& l,
+                              const CompareOptions& options) {
+  for (const ColumnTolerance& t : options.columns) {
+    const bool used = std::any_of(l.values.begin(), l.values.end(), [&](size_t col) {
+      CompareOptions only;
+      only.columns = {t};
+      return tolerance_for(doc.header[col], only) != nullptr;
+    });
+    if (!used) {
+      fail(doc, 1, "tolerance pattern \"" + t.pattern + "\" names no output column");
+    }
+  }
+}
+
 void compare_row(const CsvDocument& base, const Layout& l, const CsvRecord& b, const CsvRecord& c,
                  const CompareOptions& options, Comparison& out) {
   for (const size_t col : l.values) {
@@ -204,6 +221,7 @@ void compare_row(const CsvDocument& base, const Layout& l, const CsvRecord& b, c
       if (!value_moved(base.header[col], *bn, *cn, options)) {
         continue;
       }
+      m.allowed = allowed_delta(base.header[col], *bn, options);
       m.delta = *cn - *bn;
       if (*bn != 0) {
         m.rel_delta = *m.delta / std::abs(*bn);
@@ -235,13 +253,67 @@ bool is_key_column(const std::string& column) {
          std::end(kLegacyKeyColumns);
 }
 
+ColumnTolerance parse_column_tolerance(std::string_view text) {
+  const size_t eq = text.rfind('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    throw std::invalid_argument("expected PATTERN=REL or PATTERN=REL,ABS, got \"" +
+                                std::string(text) + "\"");
+  }
+  ColumnTolerance t;
+  t.pattern = std::string(text.substr(0, eq));
+  if (t.pattern.find('*') != std::string::npos &&
+      (t.pattern.find('*') != t.pattern.size() - 1 || t.pattern.size() == 1)) {
+    throw std::invalid_argument("pattern \"" + t.pattern +
+                                "\": '*' may only end a prefix, as in serving.link_stats.*");
+  }
+  const std::string_view numbers = text.substr(eq + 1);
+  const size_t comma = numbers.find(',');
+  const auto number = [&](std::string_view cell, const char* what) {
+    const auto v = parse_number(std::string(cell));
+    if (!v || !std::isfinite(*v) || *v < 0) {
+      throw std::invalid_argument("pattern \"" + t.pattern + "\": " + what +
+                                  " tolerance must be a finite number >= 0, got \"" +
+                                  std::string(cell) + "\"");
+    }
+    return *v;
+  };
+  t.rel_tol = number(numbers.substr(0, comma), "relative");
+  if (comma != std::string_view::npos) {
+    t.abs_tol = number(numbers.substr(comma + 1), "absolute");
+  }
+  return t;
+}
+
+const ColumnTolerance* tolerance_for(const std::string& column, const CompareOptions& options) {
+  const ColumnTolerance* best = nullptr;
+  size_t best_prefix = 0;
+  for (const ColumnTolerance& t : options.columns) {
+    if (t.pattern == column) {
+      return &t;
+    }
+    if (t.pattern.ends_with('*')) {
+      const std::string_view prefix(t.pattern.data(), t.pattern.size() - 1);
+      if (column.starts_with(prefix) && (best == nullptr || prefix.size() > best_prefix)) {
+        best = &t;
+        best_prefix = prefix.size();
+      }
+    }
+  }
+  return best;
+}
+
+double allowed_delta(const std::string& column, double baseline, const CompareOptions& options) {
+  if (const ColumnTolerance* t = tolerance_for(column, options)) {
+    return std::max(t->rel_tol * std::abs(baseline), t->abs_tol);
+  }
+  const bool microseconds = column.size() > 3 && column.ends_with("_us");
+  return std::max(options.rel_tol * std::abs(baseline), microseconds ? options.abs_tol_us : 0.0);
+}
+
 bool value_moved(const std::string& column, double baseline, double current,
                  const CompareOptions& options) {
-  const bool microseconds = column.size() > 3 && column.ends_with("_us");
-  const double tol =
-      std::max(options.rel_tol * std::abs(baseline), microseconds ? options.abs_tol_us : 0.0);
   // Written so that a NaN on either side counts as moved.
-  return !(std::abs(current - baseline) <= tol);
+  return !(std::abs(current - baseline) <= allowed_delta(column, baseline, options));
 }
 
 Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& current_file,
@@ -257,6 +329,7 @@ Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& 
   } else if (l.schema >= 0 && !current.rows.empty()) {
     schema = current.rows.front().cells[static_cast<size_t>(l.schema)];
   }
+  check_tolerance_patterns(baseline, l, options);
   index_rows(baseline, l, schema ? &*schema : nullptr);  // for its checks alone
   const auto cur_index = index_rows(current, l, schema ? &*schema : nullptr);
 
@@ -270,6 +343,7 @@ Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& 
     }
     matched[it->second] = 1;
     ++out.scenarios_matched;
+    out.matched.push_back(scenario_of(baseline, l, b));
     compare_row(baseline, l, b, current.rows[it->second], options, out);
   }
   for (size_t r = 0; r < current.rows.size(); ++r) {

@@ -14,7 +14,11 @@
 //
 // A numeric output moves when |current - baseline| > max(rel_tol x
 // |baseline|, abs_tol), where abs_tol is abs_tol_us for columns whose name
-// ends in "_us" (microseconds) and 0 for every other column. A cell that is
+// ends in "_us" (microseconds) and 0 for every other column. Per-column
+// tolerances replace both for the columns they name: an exact column name,
+// or a prefix ending in '*' ("serving.link_stats.*"); the most specific
+// applies (an exact name, else the longest prefix), and a pattern that names
+// no output column of the files is refused, so a typo cannot loosen nothing. A cell that is
 // not a number (true/false, a name, "null") moves when its text changes.
 // A row present in one file only counts as appeared or disappeared. A line
 // that repeats the header (as `cat` of several runs' CSV gives) is skipped.
@@ -24,6 +28,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -39,10 +44,29 @@ class CompareError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct CompareOptions {
-  double rel_tol = 1e-6;  // relative tolerance, >= 0
-  double abs_tol_us = 0;  // absolute tolerance for *_us columns, microseconds, >= 0
+// The tolerance of the columns `pattern` names (see above).
+struct ColumnTolerance {
+  std::string pattern;  // a column name, or a prefix ending in '*'
+  double rel_tol = 0;   // >= 0
+  double abs_tol = 0;   // in the column's own unit, >= 0
 };
+
+struct CompareOptions {
+  double rel_tol = 1e-6;                 // relative tolerance, >= 0
+  double abs_tol_us = 0;                 // absolute tolerance for *_us columns, microseconds, >= 0
+  std::vector<ColumnTolerance> columns;  // per-column tolerances, any order
+};
+
+// "PATTERN=REL" or "PATTERN=REL,ABS", as --column-tol and the regression
+// suite's `tolerance` lines give it. Throws std::invalid_argument naming the
+// problem.
+ColumnTolerance parse_column_tolerance(std::string_view text);
+
+// The per-column tolerance that applies to `column`, or null.
+const ColumnTolerance* tolerance_for(const std::string& column, const CompareOptions& options);
+
+// The largest |current - baseline| allowed in `column` at this baseline.
+double allowed_delta(const std::string& column, double baseline, const CompareOptions& options);
 
 // A row's identity.
 struct Scenario {
@@ -60,11 +84,13 @@ struct MovedValue {
   std::string current;
   std::optional<double> delta;      // current - baseline; none unless both are numbers
   std::optional<double> rel_delta;  // delta / |baseline|; none when baseline is 0
+  std::optional<double> allowed;    // the largest |delta| allowed; none unless numbers
 };
 
 struct Comparison {
   size_t scenarios_matched = 0;       // rows present in both files
   size_t values_compared = 0;         // output cells compared
+  std::vector<Scenario> matched;      // rows present in both, in baseline order
   std::vector<MovedValue> moved;      // baseline row order, then header order
   std::vector<Scenario> appeared;     // in current only, in its order
   std::vector<Scenario> disappeared;  // in baseline only, in its order

@@ -51,6 +51,19 @@ void render_json(const CompareInputs& in, const Comparison& c, std::ostream& out
     if (m.rel_delta) {
       o.set_rel_delta(*m.rel_delta);
     }
+    if (m.allowed) {
+      o.set_allowed(*m.allowed);
+    }
+  }
+  for (const ColumnTolerance& t : in.options.columns) {
+    output::ColumnTolerance& o = *r.add_column_tolerances();
+    o.set_pattern(t.pattern);
+    o.set_rel_tol(t.rel_tol);
+    o.set_abs_tol(t.abs_tol);
+  }
+  for (const Scenario& s : c.matched) {
+    output::ComparedScenario& o = *r.add_matched();
+    set_key(s, o.mutable_scenario(), o.mutable_key());
   }
   for (const Scenario& s : c.appeared) {
     output::ComparedScenario& o = *r.add_appeared();
@@ -84,10 +97,12 @@ std::string count(size_t n, const std::string& noun) {
 }
 
 std::string summary(const CompareInputs& in, const Comparison& c) {
-  const std::string counted = count(c.scenarios_matched, "scenario") + " matched, " +
-                              count(c.values_compared, "value") + " compared, rel-tol " +
-                              format_double(in.options.rel_tol) + ", abs-tol-us " +
-                              format_double(in.options.abs_tol_us);
+  const std::string counted =
+      count(c.scenarios_matched, "scenario") + " matched, " + count(c.values_compared, "value") +
+      " compared, rel-tol " + format_double(in.options.rel_tol) + ", abs-tol-us " +
+      format_double(in.options.abs_tol_us) +
+      (in.options.columns.empty() ? std::string()
+                                  : ", " + count(in.options.columns.size(), "column tolerance"));
   if (c.clean()) {
     return "OK: nothing moved (" + counted + ")";
   }
