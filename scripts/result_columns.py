@@ -13,7 +13,7 @@ import argparse
 import sys
 
 M = {
- 'schema_version':'6 for this schema (5: before `inputs.serving.sharding.weight_gathered_axes`, `serving.attention_layout` and the collective matmul columns; 4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, the calibration profile columns, `inputs.serving.sharding.pad_heads`, the prefill chunks and `inputs.serving.model.mla`; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
+ 'schema_version':'7 for this schema (6: before the fault columns, `inputs.run.vs_healthy` and the `--vs-healthy` slowdown; 5: before `inputs.serving.sharding.weight_gathered_axes`, `serving.attention_layout` and the collective matmul columns; 4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, the calibration profile columns, `inputs.serving.sharding.pad_heads`, the prefill chunks and `inputs.serving.model.mla`; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
  'podsim_version':'the podsim that wrote the result (not compared)',
  'status':'`ok`, `oom` (does not fit in HBM, not simulated) or `invalid` (inputs could not be loaded or lowered)',
  'reason':'why, for `oom` and `invalid` (the diagnostics, one per line); empty for `ok`',
@@ -25,6 +25,7 @@ M = {
  'dims.link_bandwidth_gbps':'per dimension: one direction of one link, GB/s','dims.hop_latency_ns':'per dimension: latency of one hop',
  'twists.dim':'per twist: the twisted dimension','twists.shift_dim':'per twist: the dimension its wrap link shifts along','twists.offset':'per twist: by how many chips',
  'topology.failed_links':'failed links in the topology file',
+ 'topology.dead_chips':'dead chips in the topology file (their links are gone)','topology.degraded_links':'degraded links in the topology file','topology.stragglers':'straggler chips in the topology file',
  'chip.name':'chip name','chip.ici_ports':'ICI ports per chip','chip.hbm_bytes':'HBM capacity per chip','chip.hbm_bandwidth_gbps':'HBM bandwidth per chip',
  'chip.peak_bf16_flops':'bf16 peak, FLOP/s','chip.peak_int8_ops':'int8 peak, op/s','chip.peak_fp8_flops':'fp8 peak, FLOP/s (0: none)',
  'chip.mxu_count':'matrix units per chip','chip.mxu_rows':'matrix unit rows','chip.mxu_columns':'matrix unit columns','chip.mxu_clock_hz':'matrix unit clock','chip.vmem_bytes':'vector memory per chip','chip.mxu_weight_load_bytes_per_cycle':'weights one matrix unit loads per cycle',
@@ -37,7 +38,7 @@ M = {
  'workload.overrides':'each `--set` applied to the workload, in order','workload.form':'`serving` or `op_list`',
  'mesh.name':'mesh axes, in order','mesh.size':'chips along each mesh axis','workload.operations':'operations in an operation list (0 for serving)',
  'run.network':'network model: `analytical`, `flow` or `packet`','run.packet_bytes':'`--packet-bytes` (packet model)','run.switching':'`--switching` (packet model)',
- 'run.compute':'compute model: `roofline`, `systolic` or `table`','run.op_table':'`--op-table` file, if any','run.fold':'replicas folded (not `--no-fold`)','run.allow_oom':'`--allow-oom` given',
+ 'run.compute':'compute model: `roofline`, `systolic` or `table`','run.op_table':'`--op-table` file, if any','run.fold':'replicas folded (not `--no-fold`)','run.allow_oom':'`--allow-oom` given','run.vs_healthy':'`--vs-healthy` given',
  'model.name':'model name','model.layers':'layers','model.d_model':'hidden size','model.heads':'attention heads','model.kv_heads':'KV heads','model.head_dim':'head dimension',
  'model.ffn_dim':'dense FFN width','model.gated_ffn':'gated (SwiGLU) FFN','model.vocab':'vocabulary','model.tied_embeddings':'embedding and LM head shared','model.parallel_block':'parallel attention+FFN block',
  'mla.kv_lora_rank':'MLA: cached KV latent width d_c (0: no MLA; with MLA kv_heads = heads and head_dim = qk_nope_head_dim + qk_rope_head_dim)','mla.q_lora_rank':'MLA: query latent width','mla.qk_nope_head_dim':'MLA: per-head query/key width without RoPE','mla.qk_rope_head_dim':'MLA: decoupled RoPE query/key width (the shared RoPE key is cached)','mla.v_head_dim':'MLA: per-head value width',
@@ -56,9 +57,9 @@ M = {
  'memory.hbm_used_bytes':'per chip: weights + KV cache + peak activations','memory.hbm_capacity_bytes':'per chip HBM','memory.weight_bytes':'per chip weights','memory.kv_cache_bytes':'per chip KV cache','memory.activation_peak_bytes':'per chip peak activations','memory.fits':'whether it fits',
  'serving.critical_chip':'the chip that finishes last','serving.critical_stage':'its pipeline stage','spread.min_chip_end_us':'earliest chip end','spread.mean_chip_end_us':'mean chip end','spread.max_chip_end_us':'latest chip end (the step time)',
  'spread.simulated_chips':'chips simulated (replica folding)','spread.represented_chips':'chips they stand for','serving.events':'events the kernel executed','serving.prefill_chunks':'sequential chunks the prefill batch ran in (1: one pass)','serving.prefill_chunk_sequences':'sequences per replica in one chunk',
- 'serving.collective_matmul':'collective matmul as run: `off`, `on`, `auto: on` or `auto: off` (AUTO simulates both and keeps the faster)','serving.collective_matmul_looped':'tensor all-gathers and reduce-scatters per chip looped with their matmuls','serving.collective_matmul_whole':'those left whole with collective matmul on','serving.collective_matmul_whole_reasons':'why they were left whole (`;` between reasons)',
+ 'serving.collective_matmul':'collective matmul as run: `off`, `on`, `auto: on` or `auto: off` (AUTO simulates both and keeps the faster)','serving.collective_matmul_looped':'tensor all-gathers and reduce-scatters per chip looped with their matmuls','serving.collective_matmul_whole':'those left whole with collective matmul on','serving.collective_matmul_whole_reasons':'why they were left whole (`;` between reasons)','serving.healthy_step_time_us':'with `--vs-healthy` on a pod with faults: the step time with every fault repaired (0 otherwise)','serving.fault_slowdown':'step_time_us over healthy_step_time_us (0 without `--vs-healthy`)',
  'serving.attention_layout':'how attention splits over the tensor chips: `by-heads`, `by-batch`, or `by-heads over x and y` (2D with too few sequences for the first axis)',
- 'op_list.makespan_us':'first start to last end','op_list.events':'events the kernel executed',
+ 'op_list.makespan_us':'first start to last end','op_list.events':'events the kernel executed','op_list.healthy_makespan_us':'with `--vs-healthy` on a pod with faults: the makespan with every fault repaired (0 otherwise)','op_list.fault_slowdown':'makespan_us over healthy_makespan_us (0 without `--vs-healthy`)',
  'operations.name':'the operation\'s name (part of the row\'s key)','operations.kind':'compute: `matmul`, `attention`, ...; collective: `all-gather`, `reduce-scatter`, `all-reduce`, `all-to-all`, `broadcast`, `collective-permute`, `send`',
  'operations.bound':'compute: `compute`, `memory` or `overhead`; collective: `network`','operations.repeat':'runs, back to back','operations.start_us':'first run began','operations.end_us':'last run ended',
  'operations.time_us':'one run: (end - start) / repeat','operations.bytes':'compute: HBM bytes of one run on one chip; collective: V (see below)',

@@ -12,6 +12,7 @@
 #include "cli/exit_codes.h"
 #include "config/diagnostics.h"
 #include "report/output_file.h"
+#include "sim/work_budget.h"
 
 namespace podsim::cli {
 namespace {
@@ -116,6 +117,11 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   } catch (const config::InputError& e) {
     err << e.what() << '\n';
     return kExitBadInput;
+  } catch (const sim::WorkLimitExceeded& e) {
+    // A limit on work, not a bug: the run stopped, and wrote nothing.
+    err << "podsim: " << e.what()
+        << "\nNo result was written; raise the limit to run it (podsim run --help).\n";
+    return kExitCheckFailed;
   } catch (const std::exception& e) {
     err << "podsim: internal error: " << e.what()
         << "\nThis is a bug in podsim; please report it.\n";

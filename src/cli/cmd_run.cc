@@ -3,12 +3,14 @@
 // Option parsing, loading, study::evaluate_in_detail() and printing; the
 // evaluation itself (and everything a sweep shares with run) is src/study/.
 #include <boost/program_options.hpp>
+#include <cstdio>
 #include <sstream>
 
 #include "chip/compute_model.h"
 #include "cli/calibration_option.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/limit_options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/set_option.h"
@@ -85,12 +87,37 @@ struct OutputOptions {
   std::optional<TraceRequest> trace;  // --trace, --trace-chips
 };
 
+// The table's closing line on a pod with faults: what is broken, the
+// critical chip, and the slowdown when --vs-healthy measured it.
+std::string faults_line(const topo::Pod& pod, const podsim::Result& result) {
+  const config::PodSpec& p = pod.spec();
+  std::string line = "\nfaults: " + std::to_string(p.failed_links.size()) + " failed links, " +
+                     std::to_string(p.dead_chips.size()) + " dead chips, " +
+                     std::to_string(p.degraded_links.size()) + " degraded links, " +
+                     std::to_string(p.stragglers.size()) + " stragglers";
+  if (result.has_serving()) {
+    line += "; critical chip " + std::to_string(result.serving().critical_chip());
+  }
+  const double slowdown =
+      result.has_serving() ? result.serving().fault_slowdown() : result.op_list().fault_slowdown();
+  const double healthy = result.has_serving() ? result.serving().healthy_step_time_us()
+                                              : result.op_list().healthy_makespan_us();
+  char buf[128];
+  if (slowdown > 0) {
+    std::snprintf(buf, sizeof buf, "\nvs the pod repaired: %.2f us, %.3fx slower\n", healthy,
+                  slowdown);
+  } else {
+    std::snprintf(buf, sizeof buf, "\n(--vs-healthy compares with the pod repaired)\n");
+  }
+  return line + buf;
+}
+
 // Evaluates, prints and traces a loaded configuration; the exit code.
 int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& workload,
                study::RunOptions options, const OutputOptions& oo, const report::RunInputs& names) {
   const bool table = oo.format == report::ResultFormat::kTable;
-  ProgressLine progress(ctx.err, oo.progress && workload.serving.has_value(), "simulating",
-                        "instructions");
+  ProgressLine progress(ctx.err, oo.progress, "simulating",
+                        workload.serving ? "instructions" : "operation runs");
   options.progress = [&progress](uint64_t done, uint64_t total) { progress.update(done, total); };
   study::Evaluation ev = study::evaluate_in_detail(pod, workload, options);
   progress.finish();
@@ -145,6 +172,9 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
       write_op_list_trace(ctx, *oo.trace, names, *ev.op_list);
     }
   }
+  if (table && pod.has_faults()) {
+    text << faults_line(pod, result);
+  }
   emit(ctx, oo.out_file, text.str());
   return kExitOk;
 }
@@ -166,6 +196,8 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "compute model: roofline, systolic or table")("op-table", po::value<std::string>(),
                                                     "measured op times (CSV) for --compute table")(
       "allow-oom", "simulate a configuration that does not fit in HBM (flagged)")(
+      "vs-healthy",
+      "on a pod with faults, also run it repaired and report the slowdown (fault_slowdown)")(
       "no-fold", "simulate every chip, even replicas the engine could fold")(
       "link-stats", "json/textproto/binpb: add every link's bytes and utilisation (large)")(
       "quiet,q", "no progress line on stderr (shown only on a terminal, for long runs)")(
@@ -178,6 +210,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "chips to trace: ids and ranges (0,5,8-15) and/or 'critical' (default: all up to 64)");
   add_set_option(opts);
   add_calibration_option(opts);
+  add_limit_options(opts);
   po::variables_map vm;
   // No positional arguments: without this Boost drops them silently, and
   // `podsim run TOPOLOGY WORKLOAD` would run the default workload.
@@ -203,6 +236,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
                      vm["network"].as<std::string>() + "'");
   }
   study::RunOptions options;
+  options.limits = limit_options(vm);
   options.network.model = *model;
   // Read as signed: Boost would wrap "-5" into a huge unsigned value.
   const int64_t packet_bytes = vm["packet-bytes"].as<int64_t>();
@@ -236,6 +270,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
     throw UsageError("--compute table needs --op-table FILE");
   }
   options.allow_oom = vm.count("allow-oom") != 0;
+  options.vs_healthy = vm.count("vs-healthy") != 0;
   options.fold = vm.count("no-fold") == 0;
   options.link_stats = vm.count("link-stats") != 0;
   if (options.link_stats &&

@@ -12,6 +12,7 @@
 #include "cli/calibration_option.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/limit_options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/set_option.h"
@@ -182,6 +183,7 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
       "quiet,q", "no progress line on stderr (shown only on a terminal)");
   add_set_option(opts);
   add_calibration_option(opts);
+  add_limit_options(opts);
   po::variables_map vm;
   // No positional arguments: without this Boost drops them silently, and
   // `podsim run TOPOLOGY WORKLOAD` would run the default workload.
@@ -234,7 +236,8 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
   // the evaluations dealt across them; rank 0 alone reports and writes.
   const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
   req.options.transport = transport.get();
-  const search::Problem problem = search::build_problem(model, slices, req.options.space);
+  search::Problem problem = search::build_problem(model, slices, req.options.space);
+  problem.set_limits(limit_options(vm));
   if (!transport->writes_output()) {
     const search::SearchResult result = search::run_search(problem, req.options);
     const std::optional<double> target_us =

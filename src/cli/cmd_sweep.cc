@@ -6,6 +6,7 @@
 #include "cli/calibration_option.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/limit_options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/set_option.h"
@@ -63,6 +64,7 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
       "quiet,q", "no progress on stderr");
   add_set_option(opts);
   add_calibration_option(opts);
+  add_limit_options(opts);
   po::options_description hidden;
   hidden.add_options()("sweep", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -110,6 +112,7 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   for (const config::Override& o : set_overrides(vm))
     spec.set.push_back(config::to_string(o));
   point_options.allow_oom = spec.allow_oom;
+  point_options.limits = limit_options(vm);
 
   std::optional<report::AtomicFile> file;
   const bool writer = transport->writes_output();

@@ -93,6 +93,35 @@ struct FailedLinkSpec {
   friend bool operator==(const FailedLinkSpec&, const FailedLinkSpec&) = default;
 };
 
+// Faulty hardware beside failed links (topology.proto: DeadChip,
+// DegradedLink, Straggler); the loader checks each names a chip or link.
+struct DeadChipSpec {
+  uint32_t slice = 0;
+  std::vector<uint32_t> coords;
+
+  friend bool operator==(const DeadChipSpec&, const DeadChipSpec&) = default;
+};
+
+struct DegradedLinkSpec {
+  uint32_t slice = 0;
+  std::vector<uint32_t> coords;
+  uint32_t dim = 0;
+  int32_t direction = +1;
+  double bandwidth_factor = 1.0;  // of the dimension's link bandwidth, (0, 1]
+  sim::Time extra_latency;        // added to the dimension's hop latency
+
+  friend bool operator==(const DegradedLinkSpec&, const DegradedLinkSpec&) = default;
+};
+
+struct StragglerSpec {
+  uint32_t slice = 0;
+  std::vector<uint32_t> coords;
+  double compute_factor = 1.0;  // of the chip's clock and compute peaks, (0, 1]
+  double hbm_factor = 1.0;      // of the chip's HBM bandwidth, (0, 1]
+
+  friend bool operator==(const StragglerSpec&, const StragglerSpec&) = default;
+};
+
 struct DcnSpec {
   sim::Bandwidth bandwidth_per_chip;  // each way
   sim::Time latency;
@@ -132,9 +161,27 @@ struct PodSpec {
   uint32_t slices = 1;
   std::optional<DcnSpec> dcn;  // present iff slices > 1
   std::vector<FailedLinkSpec> failed_links;
+  std::vector<DeadChipSpec> dead_chips;
+  std::vector<DegradedLinkSpec> degraded_links;
+  std::vector<StragglerSpec> stragglers;
   CalibrationSpec calibration;
 
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
+
+  // Any fault at all: failed links, dead chips, degraded links, stragglers.
+  bool has_faults() const {
+    return !failed_links.empty() || !dead_chips.empty() || !degraded_links.empty() ||
+           !stragglers.empty();
+  }
+  // The same pod with every fault repaired (--vs-healthy's baseline).
+  PodSpec without_faults() const {
+    PodSpec healthy = *this;
+    healthy.failed_links.clear();
+    healthy.dead_chips.clear();
+    healthy.degraded_links.clear();
+    healthy.stragglers.clear();
+    return healthy;
+  }
 
   uint64_t chip_count() const { return torus.chip_count() * slices; }
 };

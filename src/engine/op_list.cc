@@ -19,13 +19,16 @@ namespace {
 class OpListRun {
  public:
   OpListRun(const topo::Pod& pod, const config::WorkloadSpec& w, const net::Options& options,
-            const chip::ComputeModel& compute)
+            const chip::ComputeModel& compute, const OpListOptions& run_options)
       : pod_(pod),
         workload_(w),
         mesh_(workload_mesh(pod, w)),
         network_(net::make_network(pod, options)),
+        sim_(sim::Simulation::Options::charging(run_options.budget)),
+        progress_(run_options.progress),
         state_(w.operations.size()) {
     for (size_t i = 0; i < w.operations.size(); ++i) {
+      runs_total_ += w.operations[i].repeat;
       state_[i].deps_left = w.operations[i].after.size();
       for (const size_t dep : w.operations[i].after) {
         state_[dep].dependents.push_back(i);
@@ -52,6 +55,9 @@ class OpListRun {
       }
     }
     sim_.run();
+    if (progress_) {
+      progress_(runs_done_, runs_total_);
+    }
     OpListResult result;
     std::string stuck;
     for (size_t i = 0; i < state_.size(); ++i) {
@@ -122,9 +128,17 @@ class OpListRun {
                      [this, i](sim::Simulation& s) { compute_run_done(s, i); });
   }
 
+  // One more run of an operation done.
+  void count_run() {
+    if ((++runs_done_ & (kProgressInterval - 1)) == 0 && progress_) {
+      progress_(runs_done_, runs_total_);
+    }
+  }
+
   void compute_run_done(sim::Simulation& s, size_t i) {
     OpState& st = state_[i];
     st.runs.back().end = s.now();
+    count_run();
     if (++st.runs_done < workload_.operations[i].repeat) {
       begin_run(i);
       s.schedule_in(st.timing->time, [this, i](sim::Simulation& s2) { compute_run_done(s2, i); });
@@ -171,6 +185,7 @@ class OpListRun {
     }
     st.transfers += st.current->transfers_delivered();
     st.runs.back().end = s.now();
+    count_run();
     // `current` stays alive: this call comes from inside its own callback. The
     // next launch (a later event) replaces it.
     if (++st.runs_done < workload_.operations[i].repeat) {
@@ -247,6 +262,9 @@ class OpListRun {
   topo::DeviceMesh mesh_;
   std::unique_ptr<net::Network> network_;
   sim::Simulation sim_;
+  ProgressFn progress_;
+  uint64_t runs_total_ = 0;
+  uint64_t runs_done_ = 0;
   coll::ExecutorOptions exec_options_;
   std::vector<OpState> state_;
   // The compute unit (one timeline for every chip): compute operations whose
@@ -267,8 +285,9 @@ net::Options network_options(const topo::Pod& pod, net::Model model) {
 }
 
 OpListResult run_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload,
-                         const net::Options& network, const chip::ComputeModel& compute) {
-  return OpListRun(pod, workload, network, compute).run();
+                         const net::Options& network, const chip::ComputeModel& compute,
+                         const OpListOptions& options) {
+  return OpListRun(pod, workload, network, compute, options).run();
 }
 
 }  // namespace podsim::engine

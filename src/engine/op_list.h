@@ -25,8 +25,10 @@
 
 #include "chip/compute_model.h"
 #include "config/workload_spec.h"
+#include "engine/progress.h"
 #include "net/network.h"
 #include "sim/time.h"
+#include "sim/work_budget.h"
 #include "topo/pod.h"
 
 namespace podsim::engine {
@@ -84,13 +86,23 @@ struct OpListResult {
   net::LinkStats link_stats;  // bytes and busy time per LinkId over the whole run
 };
 
+struct OpListOptions {
+  // Charged by the run's simulation (sim/work_budget.h); optional.
+  sim::WorkBudget* budget = nullptr;
+  // Called as operation runs (one per repeat) complete, with the number done
+  // and the total (the sum of the repeats): every kProgressInterval
+  // completions and once at the end. For progress reports only. Optional.
+  ProgressFn progress;
+};
+
 // Runs every operation of `workload` on `pod`, compute operations on
 // `compute` (which must be built for the pod's chip). Throws
 // std::logic_error when the simulation ends with work left (an engine bug:
 // dependencies are checked acyclic by the loader) naming the operations that
 // never finished.
 OpListResult run_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload,
-                         const net::Options& network, const chip::ComputeModel& compute);
+                         const net::Options& network, const chip::ComputeModel& compute,
+                         const OpListOptions& options = {});
 
 // The pod's calibration knobs as network options for `model`.
 net::Options network_options(const topo::Pod& pod, net::Model model);

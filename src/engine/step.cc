@@ -65,6 +65,9 @@ struct ChipState {
   uint32_t next_compute = 0;
   uint32_t finished = 0;
   bool busy = false;
+  // A straggler's own compute times (StepOptions::stragglers), by
+  // instruction; empty: the stage's.
+  std::vector<chip::OpTiming> own_timing;
 };
 
 class StepRun final : public sim::EventHandler, public net::TransferSink {
@@ -77,6 +80,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
         network_options_(options.network),
         network_(net::make_network(pod, options.network)),
         progress_(options.progress),
+        sim_(sim::Simulation::Options::charging(options.budget)),
         sim_index_(pod.chip_count(), -1) {
     exec_options_.reduce_bandwidth = pod.spec().chip.hbm_bandwidth;
     if (options.replay_collectives && options.network.model == net::Model::kAnalytical) {
@@ -85,10 +89,12 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     }
     choose_chips(options.fold_replicas);
     prepare_stages(compute);
+    time_stragglers(options.stragglers);
     for (const auto& c : chips_) {
       instructions_ += program_.stages[c.stage].instructions.size();
     }
-    lockstep_ = options.lockstep && program_.stages.size() == 1 && chips_.size() > 1;
+    lockstep_ = options.lockstep && program_.stages.size() == 1 && chips_.size() > 1 &&
+                options.stragglers.empty();
     if (lockstep_) {
       first_done_.assign(program_.stages[0].instructions.size(), kNotDone);
     }
@@ -168,7 +174,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     if (!program_.pipeline_axis.empty()) {
       add_axis_dims(mesh_, {program_.pipeline_axis}, spanned);
     }
-    const bool symmetric = !pod_.has_twists() && !pod_.has_failed_links();
+    const bool symmetric = !pod_.has_twists() && !pod_.has_faults();
     for (topo::ChipId c = 0; c < pod_.chip_count(); ++c) {
       bool keep = true;
       if (fold && symmetric) {
@@ -278,6 +284,29 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     }
   }
 
+  // Each simulated straggler's compute times on its own model.
+  void time_stragglers(
+      const std::vector<std::pair<topo::ChipId, const chip::ComputeModel*>>& stragglers) {
+    for (const auto& [chip, model] : stragglers) {
+      const int32_t i = sim_index_.at(chip);
+      if (i < 0) {
+        continue;  // folded away (cannot happen on a pod with faults)
+      }
+      ChipState& c = chips_[static_cast<size_t>(i)];
+      const auto& prog = program_.stages[c.stage].instructions;
+      c.own_timing = stages_[c.stage].timing;
+      for (uint32_t k = 0; k < prog.size(); ++k) {
+        if (const auto* op = std::get_if<chip::Op>(&prog[k].body)) {
+          c.own_timing[k] = model->time(*op);
+        }
+      }
+    }
+  }
+
+  const chip::OpTiming& timing(const ChipState& c, uint32_t k) const {
+    return c.own_timing.empty() ? stages_[c.stage].timing[k] : c.own_timing[k];
+  }
+
   topo::ChipId stage_neighbour(topo::ChipId chip, int direction) const {
     const std::vector<std::string> axis{program_.pipeline_axis};
     const auto group = mesh_.group_of(chip, axis);
@@ -345,7 +374,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     ++s.next_compute;
     s.busy = true;
     s.spans[k].start = sim_.now();
-    sim_.schedule_in(info.timing[k].time, *this, (uint64_t{i} << 32) | k);
+    sim_.schedule_in(timing(s, k).time, *this, (uint64_t{i} << 32) | k);
   }
 
   void satisfy(uint32_t i, uint32_t k) {
@@ -494,6 +523,26 @@ StepResult StepRun::summarize() const {
   }
   r.mean_chip_end =
       sim::Time::ps(static_cast<int64_t>(sum_end_ps / static_cast<double>(chips_.size())));
+  // Chips that end together (a last collective releases them all at once):
+  // the critical one is the one that computed longest, whom the others
+  // waited for (a straggler); on a tie, the first.
+  sim::Time critical_busy = sim::Time::zero();
+  bool first_tied = true;
+  for (uint32_t i = 0; i < chips_.size(); ++i) {
+    if (chip_end[i] != r.step_time) {
+      continue;
+    }
+    sim::Time busy = sim::Time::zero();
+    for (const uint32_t k : stages_[chips_[i].stage].compute_order) {
+      busy = busy + (chips_[i].spans[k].end - chips_[i].spans[k].start);
+    }
+    if (first_tied || busy > critical_busy) {
+      critical_busy = busy;
+      r.critical_chip = chips_[i].chip;
+      r.critical_stage = chips_[i].stage;
+      first_tied = false;
+    }
+  }
 
   // Group keys of every instruction, once per stage (its chips share them).
   struct StageGroups {
@@ -556,15 +605,14 @@ StepResult StepRun::summarize() const {
     }
     const StageInfo& info = stages_[c.stage];
     for (const uint32_t k : info.compute_order) {
-      r.hbm_bytes += static_cast<double>(info.timing[k].bytes);
-      r.flops += info.timing[k].flops;
+      r.hbm_bytes += static_cast<double>(timing(c, k).bytes);
+      r.flops += timing(c, k).flops;
     }
   }
   std::vector<TimedInstruction> timed;
   for (uint32_t i = 0; i < chips_.size(); ++i) {
     const ChipState& c = chips_[i];
     const auto& prog = program_.stages[c.stage].instructions;
-    const StageInfo& info = stages_[c.stage];
     const StageGroups& g = groups[c.stage];
     const bool critical = c.chip == r.critical_chip;
     Swept& last = swept[c.stage];
@@ -587,7 +635,7 @@ StepResult StepRun::summarize() const {
       t.layer_group = g.layer[k];
       t.class_group = g.op_class[k];
       if (is_compute(prog[k])) {
-        t.kind = info.timing[k].bound == chip::OpTiming::Bound::kMemory
+        t.kind = timing(c, k).bound == chip::OpTiming::Bound::kMemory
                      ? TimedInstruction::Kind::kMemoryBound
                      : TimedInstruction::Kind::kComputeBound;
       } else {

@@ -25,11 +25,14 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chip/compute_model.h"
+#include "engine/progress.h"
 #include "net/network.h"
 #include "sim/time.h"
+#include "sim/work_budget.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
 #include "workload/program.h"
@@ -62,12 +65,14 @@ struct StepOptions {
   // Called as instructions complete, with the number done and the total over
   // the simulated chips: every kProgressInterval completions and once at
   // the end. For progress reports only; it must not touch the simulation.
-  std::function<void(uint64_t done, uint64_t total)> progress;
+  ProgressFn progress;
+  // Charged by the step's simulation (sim/work_budget.h); optional.
+  sim::WorkBudget* budget = nullptr;
+  // Chips slower than the rest (topology stragglers), each with the compute
+  // model of its slowed chip; their compute instructions take that model's
+  // times. Turns lock step off (their chips do not run alike). Not owned.
+  std::vector<std::pair<topo::ChipId, const chip::ComputeModel*>> stragglers;
 };
-
-// Completions between two progress calls: a power of two, so the check is a
-// mask, and rare enough that the call costs nothing next to the events.
-inline constexpr uint64_t kProgressInterval = 4096;
 
 // One instruction's time on one chip.
 struct Span {

@@ -85,6 +85,9 @@ void fill_topology_inputs(const config::PodSpec& pod, podsim::TopologyInputs& ou
     t.set_offset(tw.offset);
   }
   out.set_failed_links(static_cast<uint32_t>(pod.failed_links.size()));
+  out.set_dead_chips(static_cast<uint32_t>(pod.dead_chips.size()));
+  out.set_degraded_links(static_cast<uint32_t>(pod.degraded_links.size()));
+  out.set_stragglers(static_cast<uint32_t>(pod.stragglers.size()));
   const config::ChipSpec& c = pod.chip;
   podsim::ChipInputs& chip = *out.mutable_chip();
   chip.set_name(c.name);

@@ -16,6 +16,9 @@ TopologySummary summarize(const topo::Pod& pod) {
   s.slices = pod.slice_count();
   s.twists = static_cast<uint32_t>(spec.torus.twists.size());
   s.failed_links = spec.failed_links.size();
+  s.dead_chips = spec.dead_chips.size();
+  s.degraded_links = spec.degraded_links.size();
+  s.stragglers = spec.stragglers.size();
   for (const auto& a : topo::axis_bandwidths(pod)) {
     DimensionSummary d;
     d.name = a.name;
@@ -35,6 +38,8 @@ TopologySummary summarize(const topo::Pod& pod) {
     s.bisection_links = cut->links;
     s.bisection_bandwidth_gbps = cut->bandwidth.gbps();
     s.bisection_cut = cut->dim == topo::kSliceDim ? "slices" : spec.torus.dims[cut->dim].name;
+    if (cut->offset != 0)
+      s.bisection_cut += " (rotated by " + std::to_string(cut->offset) + ")";
   } else {
     s.bisection_cut = "none";
   }

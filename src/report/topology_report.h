@@ -37,6 +37,9 @@ struct TopologySummary {
   std::vector<DimensionSummary> dims;
   uint32_t twists = 0;
   uint64_t failed_links = 0;
+  uint64_t dead_chips = 0;
+  uint64_t degraded_links = 0;
+  uint64_t stragglers = 0;
   uint64_t ici_links = 0;                 // directed
   uint64_t dcn_links = 0;                 // directed, chip to fabric and back
   std::optional<uint32_t> diameter_hops;  // nullopt: failed links disconnect a slice

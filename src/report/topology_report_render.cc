@@ -56,6 +56,9 @@ void render_json(const TopologySummary& s, std::ostream& out) {
   }
   r.set_twists(s.twists);
   r.set_failed_links(static_cast<uint32_t>(s.failed_links));
+  r.set_dead_chips(static_cast<uint32_t>(s.dead_chips));
+  r.set_degraded_links(static_cast<uint32_t>(s.degraded_links));
+  r.set_stragglers(static_cast<uint32_t>(s.stragglers));
   r.set_links(static_cast<uint32_t>(s.ici_links));
   r.set_dcn_links(static_cast<uint32_t>(s.dcn_links));
   if (s.diameter_hops) {
@@ -116,6 +119,12 @@ void render_text(const TopologySummary& s, std::ostream& out) {
   }
   if (s.twists > 0) {
     kv.push_back({"twists", std::to_string(s.twists)});
+  }
+  for (const auto& [label, n] :
+       {std::pair{"dead chips", s.dead_chips}, std::pair{"degraded links", s.degraded_links},
+        std::pair{"stragglers", s.stragglers}}) {
+    if (n > 0)
+      kv.push_back({label, std::to_string(n)});
   }
   if (s.failed_links > 0) {
     kv.push_back({"failed links", std::to_string(s.failed_links)});

@@ -54,8 +54,8 @@ Evaluation check(const topo::Pod& pod, const config::WorkloadSpec& workload) {
   return lower_and_check(pod, workload, mesh, program);
 }
 
-Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload,
-                    net::Model network) {
+Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload, net::Model network,
+                    const sim::WorkLimits& limits) {
   const topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
   workload::Program program;
   Evaluation e = lower_and_check(pod, workload, mesh, program);
@@ -68,8 +68,10 @@ Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload,
   efficiency.op_overhead = spec.calibration.op_overhead;
   const auto compute =
       chip::make_compute_model(chip::ComputeModelKind::kRoofline, spec.chip, efficiency, nullptr);
+  sim::WorkBudget budget(limits);
   engine::StepOptions options;
   options.network = engine::network_options(pod, network);
+  options.budget = &budget;
   const engine::StepResult step = engine::run_step(pod, mesh, program, *compute, options);
   const engine::ServingSummary s =
       engine::summarize_serving(step, program, spec, workload.serving->scenario);

@@ -14,6 +14,7 @@
 
 #include "config/workload_spec.h"
 #include "net/network.h"
+#include "sim/work_budget.h"
 #include "topo/pod.h"
 
 namespace podsim::search {
@@ -44,6 +45,7 @@ Evaluation check(const topo::Pod& pod, const config::WorkloadSpec& workload);
 
 // check(), then, when it fits, one step on the `network` model. Each call
 // builds its own compute model, network and simulation.
-Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload, net::Model network);
+Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload, net::Model network,
+                    const sim::WorkLimits& limits = sim::kDefaultWorkLimits);
 
 }  // namespace podsim::search

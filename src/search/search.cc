@@ -90,9 +90,9 @@ Evaluation Problem::evaluate(size_t candidate, Stage stage) const {
     case Stage::kCheck:
       return check(pod, workload);
     case Stage::kAnalytical:
-      return simulate(pod, workload, net::Model::kAnalytical);
+      return simulate(pod, workload, net::Model::kAnalytical, limits_);
     case Stage::kFlow:
-      return simulate(pod, workload, net::Model::kFlow);
+      return simulate(pod, workload, net::Model::kFlow, limits_);
   }
   return {};
 }

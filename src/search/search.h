@@ -31,6 +31,7 @@
 #include "config/topology_spec.h"
 #include "search/evaluate.h"
 #include "search/space.h"
+#include "sim/work_budget.h"
 #include "topo/pod.h"
 
 namespace podsim::sweep {
@@ -111,7 +112,12 @@ class Problem {
   // first diagnostic as the reason.
   Evaluation evaluate(size_t candidate, Stage stage) const;
 
+  // Limits on each simulated candidate's work (--max-events, ...): one past
+  // them throws sim::WorkLimitExceeded, which stops the search.
+  void set_limits(const sim::WorkLimits& limits) { limits_ = limits; }
+
  private:
+  sim::WorkLimits limits_ = sim::kDefaultWorkLimits;
   std::vector<config::PodSpec> specs_;
   std::vector<std::unique_ptr<const topo::Pod>> pods_;
   std::vector<Candidate> candidates_;

@@ -8,7 +8,8 @@
 namespace podsim::sim {
 
 Simulation::Simulation(Options options)
-    : queue_(EventQueue::Options{.same_time_fifo = options.same_time_fast_path}) {}
+    : queue_(EventQueue::Options{.same_time_fifo = options.same_time_fast_path}),
+      budget_(options.budget) {}
 
 EventId Simulation::schedule_at(Time t, Callback fn, int priority) {
   check_not_past(t);  // before storing fn, so a rejected event leaves no trace
@@ -62,10 +63,22 @@ bool Simulation::execute_until(Time limit) {
     RunScope(const RunScope&) = delete;
     RunScope& operator=(const RunScope&) = delete;
   } scope(*this);
+  // Charges the events not yet charged when the run ends normally (an
+  // exception, the budget's own included, skips it).
+  struct ChargeRest {
+    Simulation& sim;
+    void operator()() const {
+      if (sim.budget_ != nullptr && sim.executed_ != sim.charged_) {
+        sim.budget_->charge(sim.executed_ - sim.charged_);
+        sim.charged_ = sim.executed_;
+      }
+    }
+  } charge_rest{*this};
 
   while (!stop_requested_) {
     const std::optional<Event> event = queue_.pop(limit);
     if (!event) {
+      charge_rest();
       return false;
     }
     assert(event->time == now());
@@ -77,8 +90,13 @@ bool Simulation::execute_until(Time limit) {
     }
     fingerprint_.add(event->time, event->priority, event->seq);
     ++executed_;
+    if ((executed_ & (kChargeInterval - 1)) == 0 && budget_ != nullptr) {
+      budget_->charge(executed_ - charged_);
+      charged_ = executed_;
+    }
     event->target.handler->handle(*this, event->target.payload);
   }
+  charge_rest();
   return true;
 }
 

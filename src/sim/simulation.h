@@ -21,6 +21,7 @@
 #include "sim/event_queue.h"
 #include "sim/fingerprint.h"
 #include "sim/time.h"
+#include "sim/work_budget.h"
 
 namespace podsim::sim {
 
@@ -31,7 +32,21 @@ class Simulation {
   struct Options {
     // See EventQueue::Options::same_time_fifo: changes speed, never order.
     bool same_time_fast_path = true;
+    // Charged every kChargeInterval events (and with the rest when a run
+    // ends); its WorkLimitExceeded ends the run like a handler's exception.
+    // Not owned; optional.
+    WorkBudget* budget = nullptr;
+
+    // The defaults, charging `budget`.
+    static Options charging(WorkBudget* budget) {
+      Options o;
+      o.budget = budget;
+      return o;
+    }
   };
+
+  // Events between two charges of the budget: a power of two (a mask).
+  static constexpr uint64_t kChargeInterval = 1 << 16;
 
   Simulation() : Simulation(Options{}) {}
   explicit Simulation(Options options);
@@ -93,6 +108,8 @@ class Simulation {
   CallbackSlab callbacks_;
   EventFingerprint fingerprint_;
   uint64_t executed_ = 0;
+  WorkBudget* budget_ = nullptr;
+  uint64_t charged_ = 0;  // events charged to budget_ so far
   bool stop_requested_ = false;
   bool running_ = false;
 };

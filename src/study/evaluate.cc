@@ -6,7 +6,9 @@
 #include "report/result_outputs.h"
 #include "sim/time.h"
 #include "study/collective_matmul.h"
+#include "study/faults.h"
 #include "study/prefill_chunks.h"
+#include "study/work_estimate.h"
 
 namespace podsim::study {
 namespace {
@@ -20,9 +22,30 @@ chip::Efficiency efficiency(const config::PodSpec& pod) {
   return e;
 }
 
-std::unique_ptr<chip::ComputeModel> make_compute(const RunOptions& options, const topo::Pod& pod) {
-  return chip::make_compute_model(options.compute, pod.spec().chip, efficiency(pod.spec()),
+std::unique_ptr<chip::ComputeModel> make_compute(const RunOptions& options, const topo::Pod& pod,
+                                                 const config::ChipSpec& chip) {
+  return chip::make_compute_model(options.compute, chip, efficiency(pod.spec()),
                                   options.op_table ? &*options.op_table : nullptr);
+}
+
+std::unique_ptr<chip::ComputeModel> make_compute(const RunOptions& options, const topo::Pod& pod) {
+  return make_compute(options, pod, pod.spec().chip);
+}
+
+StragglerModels stragglers_of(const RunOptions& options, const topo::Pod& pod) {
+  return straggler_models(
+      pod, [&](const config::ChipSpec& chip) { return make_compute(options, pod, chip); });
+}
+
+// Measured tables time the chip as it is: a slowed chip has no table.
+std::optional<config::InputError> straggler_conflict(const topo::Pod& pod,
+                                                     const RunOptions& options) {
+  if (pod.spec().stragglers.empty() || options.compute != chip::ComputeModelKind::kTable)
+    return std::nullopt;
+  return config::InputError(config::Diagnostic{
+      pod.spec().source_file, "stragglers", 0, 0,
+      "the table compute model has measured times for the chip as it is, not for a slowed "
+      "one; run stragglers with --compute roofline or systolic"});
 }
 
 // The network options with the pod's calibrated efficiencies.
@@ -78,7 +101,7 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
     return;
   }
   auto run = std::make_unique<ServingRun>(
-      ServingRun{std::move(mesh), std::move(program), make_compute(options, pod), {}, {}});
+      ServingRun{std::move(mesh), std::move(program), make_compute(options, pod), {}, {}, {}});
   run->summary = engine::summarize_serving(run->step, *run->program, pod.spec(), serving.scenario);
   if (!run->summary.fits && !options.allow_oom) {
     report::fill_serving_memory(run->summary, out);
@@ -87,11 +110,18 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
     ev.serving = std::move(run);
     return;
   }
+  StragglerModels stragglers = stragglers_of(options, pod);
+  run->straggler_compute = std::move(stragglers.owned);
   const net::Options network = calibrated(pod, options);
+  sim::WorkBudget budget(options.limits);
+  const WorkEstimate estimate = estimate_step(*run->program);
+  budget.check_estimate(estimate.events, estimate.memory_bytes);
   engine::StepOptions step_options;
   step_options.network = network;
   step_options.fold_replicas = options.fold;
   step_options.progress = options.progress;
+  step_options.budget = &budget;
+  step_options.stragglers = stragglers.by_chip;
   const SimulateFn simulate = [&](const workload::Program& p) {
     return engine::run_step(pod, run->mesh, p, *run->compute, step_options);
   };
@@ -118,8 +148,21 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
 void evaluate_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload,
                       const RunOptions& options, Evaluation& ev) {
   const net::Options network = calibrated(pod, options);
-  const auto compute = make_compute(options, pod);
-  ev.op_list = engine::run_op_list(pod, workload, network, *compute);
+  const auto base = make_compute(options, pod);
+  const StragglerModels stragglers = stragglers_of(options, pod);
+  std::vector<const chip::ComputeModel*> slower;
+  for (const auto& [chip, model] : stragglers.by_chip)
+    slower.push_back(model);
+  const SlowestChipModel slowest(*base, std::move(slower));
+  const chip::ComputeModel* compute = &slowest;
+  sim::WorkBudget budget(options.limits);
+  const WorkEstimate estimate =
+      estimate_op_list(workload, engine::workload_mesh(pod, workload), network);
+  budget.check_estimate(estimate.events, estimate.memory_bytes);
+  engine::OpListOptions run_options;
+  run_options.budget = &budget;
+  run_options.progress = options.progress;
+  ev.op_list = engine::run_op_list(pod, workload, network, *compute, run_options);
   report::fill_op_list_result(*ev.op_list, *ev.result.mutable_op_list());
   if (options.link_stats) {
     report::fill_link_stats(
@@ -138,7 +181,35 @@ void fill_run_options(const RunOptions& options, podsim::RunOptions& out) {
   out.set_op_table(options.op_table_file);
   out.set_fold(options.fold);
   out.set_allow_oom(options.allow_oom);
+  out.set_vs_healthy(options.vs_healthy);
 }
+
+namespace {
+
+// --vs-healthy: the same workload and options on the pod with every fault
+// repaired; the slowdown is the faulty time over the healthy one.
+void compare_with_healthy(const topo::Pod& pod, const config::WorkloadSpec& workload,
+                          const RunOptions& options, podsim::Result& result) {
+  const topo::Pod healthy(pod.spec().without_faults());
+  RunOptions plain = options;
+  plain.vs_healthy = false;
+  plain.link_stats = false;
+  plain.progress = nullptr;
+  const podsim::Result h = evaluate(healthy, workload, plain);
+  if (h.status() != podsim::Result::ok)
+    return;
+  if (result.has_serving() && h.serving().step_time_us() > 0) {
+    podsim::ServingResult& s = *result.mutable_serving();
+    s.set_healthy_step_time_us(h.serving().step_time_us());
+    s.set_fault_slowdown(s.step_time_us() / h.serving().step_time_us());
+  } else if (result.has_op_list() && h.op_list().makespan_us() > 0) {
+    podsim::OpListResult& o = *result.mutable_op_list();
+    o.set_healthy_makespan_us(h.op_list().makespan_us());
+    o.set_fault_slowdown(o.makespan_us() / h.op_list().makespan_us());
+  }
+}
+
+}  // namespace
 
 Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& workload,
                               const RunOptions& options) {
@@ -148,12 +219,20 @@ Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& 
   report::fill_topology_inputs(pod.spec(), *in.mutable_topology());
   report::fill_workload_inputs(workload, pod.spec(), in);
   fill_run_options(options, *in.mutable_run());
+  if (auto conflict = straggler_conflict(pod, options)) {
+    ev.error = std::move(conflict);
+    ev.result.set_status(podsim::Result::invalid);
+    ev.result.set_reason(reason_of(*ev.error));
+    return ev;
+  }
   try {
     if (workload.serving) {
       evaluate_serving(pod, workload, options, ev);
     } else {
       evaluate_op_list(pod, workload, options, ev);
     }
+    if (options.vs_healthy && pod.has_faults() && ev.result.status() == podsim::Result::ok)
+      compare_with_healthy(pod, workload, options, ev.result);
   } catch (const sim::TimeOverflow& e) {
     // Inputs within every limit can still ask for more simulated time than
     // the clock holds (a 2^56-byte collective over a 1 MB/s link): refused,

@@ -11,7 +11,8 @@
 // Errors: a configuration that does not fit in HBM (without allow_oom) or
 // whose serving step cannot be lowered (workload::ShapeError) is not an
 // exception but a result whose status says so (oom / invalid, with a
-// reason). What still throws is a bug (std::logic_error from the engine).
+// reason). A run past RunOptions::limits throws sim::WorkLimitExceeded;
+// what else throws is a bug (std::logic_error from the engine).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,7 @@
 #include "engine/step.h"
 #include "net/network.h"
 #include "podsim/result.pb.h"
+#include "sim/work_budget.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
 #include "workload/program.h"
@@ -47,9 +49,18 @@ struct RunOptions {
   bool allow_oom = false;   // simulate a step that does not fit (memory.fits false)
   bool fold = true;         // fold replicas (exact; false simulates every chip)
   bool link_stats = false;  // fill Result.link_stats (large on big pods)
-  // Serving steps only: instructions done and total, from the simulating
-  // thread (engine::StepOptions::progress). Optional.
+  // On a pod with faults, also run on the same pod with every fault repaired
+  // and report the slowdown (healthy_step_time_us, fault_slowdown).
+  bool vs_healthy = false;
+  // Work done and total, from the simulating thread: instructions of a
+  // serving step (engine::StepOptions::progress), runs of an operation list
+  // (engine::OpListOptions::progress). Optional.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Limits on the run's work (sim/work_budget.h): a run past one throws
+  // sim::WorkLimitExceeded out of evaluate() and gives no result. The run's
+  // work is estimated first (study/work_estimate.h), so a run whose lower
+  // bound already passes a limit is refused before it starts.
+  sim::WorkLimits limits = sim::kDefaultWorkLimits;
   // Lowered programs shared by the calls given the same cache (a sweep's
   // points); optional. Results are the same with or without it.
   std::shared_ptr<workload::ProgramCache> programs;
@@ -60,6 +71,8 @@ struct ServingRun {
   topo::DeviceMesh mesh;
   std::shared_ptr<const workload::Program> program;  // never null
   std::unique_ptr<chip::ComputeModel> compute;
+  // The stragglers' models (study/faults.h), which the step ran with.
+  std::vector<std::unique_ptr<chip::ComputeModel>> straggler_compute;
   engine::StepResult step;  // empty when the step was not simulated (oom)
   engine::ServingSummary summary;
 };

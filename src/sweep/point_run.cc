@@ -26,6 +26,7 @@ study::RunOptions run_options(const Point& point, const PointOptions& options) {
   o.network.model = *model;
   o.compute = *compute;
   o.allow_oom = options.allow_oom;
+  o.limits = options.limits;
   return o;
 }
 
@@ -68,6 +69,10 @@ podsim::Result run_point(const Point& point, const PointOptions& options, BaseIn
         bases.workload(point.workload_file).load(*pod_spec, overrides);
     const topo::Pod pod(std::move(*pod_spec));
     return study::evaluate(pod, workload, opts);
+  } catch (const sim::WorkLimitExceeded& e) {
+    // The whole sweep stops: its file would otherwise lack this point.
+    throw sim::WorkLimitExceeded(e.limit(),
+                                 "sweep point " + std::to_string(point.index) + ": " + e.what());
   } catch (const config::InputError& e) {
     study::KnownInputs known;
     known.pod = pod_spec ? &*pod_spec : nullptr;

@@ -15,6 +15,7 @@
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
 #include "podsim/result.pb.h"
+#include "sim/work_budget.h"
 #include "sweep/points.h"
 #include "workload/program_cache.h"
 
@@ -26,6 +27,8 @@ struct PointOptions {
   // a point whose pod has another chip, or whose overrides set
   // topology.calibration.*, is invalid, with the reason.
   std::optional<config::CalibrationProfileSpec> calibration;
+  // Each point's limits (--max-events, ...); a point past one stops the sweep.
+  sim::WorkLimits limits = sim::kDefaultWorkLimits;
 };
 
 // What a sweep's points share: their base inputs and the programs they lower.

@@ -46,15 +46,20 @@ std::optional<uint32_t> slice_diameter_by_bfs(const Pod& pod, uint32_t slice, ui
   return diameter;
 }
 
-// Capacity of the directed links from {coord_dim < size/2} to the rest.
-BisectionCut dimension_cut(const Pod& pod, uint32_t dim) {
-  const uint32_t half = pod.dim_size(dim) / 2;
-  BisectionCut cut{dim, 0, {}};
+// Capacity of the directed links from side A = {(coord_dim - offset) mod
+// size < size/2} to the rest: the half cut rotated by `offset` positions.
+BisectionCut dimension_cut(const Pod& pod, uint32_t dim, uint32_t offset) {
+  const uint32_t size = pod.dim_size(dim);
+  const uint32_t half = size / 2;
+  const auto side_a = [&](VertexId chip) {
+    return (pod.coord(chip, dim) + size - offset) % size < half;
+  };
+  BisectionCut cut{dim, 0, {}, offset};
   uint64_t bytes_per_s = 0;
   for (const Link& l : pod.links()) {
     if (l.kind != LinkKind::kIci)
       continue;
-    if (pod.coord(l.src, dim) < half && pod.coord(l.dst, dim) >= half) {
+    if (side_a(l.src) && !side_a(l.dst)) {
       ++cut.links;
       bytes_per_s += l.bandwidth.bytes_per_s();
     }
@@ -75,8 +80,8 @@ BisectionCut slice_cut(const Pod& pod) {
     }
   }
   if (up_a <= down_b)
-    return {kSliceDim, boundary, sim::Bandwidth::bytes_per_s(up_a)};
-  return {kSliceDim, pod.chip_count() - boundary, sim::Bandwidth::bytes_per_s(down_b)};
+    return {kSliceDim, boundary, sim::Bandwidth::bytes_per_s(up_a), 0};
+  return {kSliceDim, pod.chip_count() - boundary, sim::Bandwidth::bytes_per_s(down_b), 0};
 }
 
 }  // namespace
@@ -153,8 +158,16 @@ std::optional<BisectionCut> bisection(const Pod& pod) {
       best = cut;
   };
   for (uint32_t d = 0; d < pod.dim_count(); ++d) {
-    if (pod.dim_size(d) >= 2)
-      consider(dimension_cut(pod, d));
+    if (pod.dim_size(d) < 2)
+      continue;
+    consider(dimension_cut(pod, d, 0));
+    // On a ring every rotation of the half cut is balanced; with faults one
+    // of them can be the worst (a failed link off the middle). Without
+    // faults they are all alike, by symmetry. A line has its middle cut only.
+    if (pod.wraparound(d) && pod.has_faults()) {
+      for (uint32_t offset = 1; offset < pod.dim_size(d); ++offset)
+        consider(dimension_cut(pod, d, offset));
+    }
   }
   if (pod.has_dcn())
     consider(slice_cut(pod));

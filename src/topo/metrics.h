@@ -47,13 +47,17 @@ struct AxisBandwidth {
 std::vector<AxisBandwidth> axis_bandwidths(const Pod& pod);  // one per dimension, O(dims)
 
 // The worst balanced cut. For every dimension d of size >= 2 the chips with
-// coord_d < size_d/2 (in every slice) form side A; the cut's capacity is the
+// coord_d < size_d/2 (in every slice) form side A; on a pod with faults
+// (failed or degraded links, dead chips) each wrapped dimension's half cut
+// is also tried at every rotation, (coord_d - offset) mod size_d < size_d/2,
+// since a fault off the middle makes a rotated cut the worst; the cut's capacity is the
 // sum over the graph's directed links from A to B (one direction of every link
 // cut, as Google quotes bisection bandwidth; twists and failed links count as
 // they are). With several slices, the first slices/2 slices against the rest
 // is a candidate too, with capacity min(DCN up links of A, DCN down links of B).
 // The smallest capacity wins; ties go to the lower dimension, then to the
-// torus over the slice cut. O(links x dims).
+// torus over the slice cut, then to the smaller offset. O(links x dims),
+// O(links x sum of dimension sizes) with faults.
 // On a twisted torus a twisted wrap link moves along its shift dimensions, so
 // it crosses their half cuts too: shifting a k x k x 2k or k x 2k x 2k
 // slice's short wraps by k along the long axes doubles every long-axis cut,
@@ -64,6 +68,7 @@ struct BisectionCut {
   uint32_t dim = 0;    // the dimension cut, or kSliceDim for the cut between slices
   uint64_t links = 0;  // directed links crossing the cut (the bottleneck side for DCN)
   sim::Bandwidth bandwidth;
+  uint32_t offset = 0;  // the rotation of a dimension's half cut (0: the middle)
 };
 // nullopt for a pod with nothing to cut (a single chip).
 std::optional<BisectionCut> bisection(const Pod& pod);

@@ -48,9 +48,11 @@ Pod::Pod(config::PodSpec spec)
     : spec_(std::move(spec)), shape_(dim_sizes(spec_.torus), spec_.slices) {
   check_structure(spec_);
   add_ici_links();
+  degrade_links();
   if (has_dcn())
     add_dcn_links();
   index_out_links();
+  index_chip_faults();
 }
 
 const PodGraph& Pod::graph() const {
@@ -107,6 +109,7 @@ std::vector<bool> Pod::failed_link_mask() const {
     failed[table_index(chip, f.dim, f.direction)] = true;
     failed[table_index(*other, f.dim, -f.direction)] = true;
   }
+  mark_dead_chip_links(failed);
   return failed;
 }
 

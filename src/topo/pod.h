@@ -11,8 +11,11 @@
 //    so a Pod shared by threads stays safe to read.
 // A Pod is neither copied nor moved: it is large and has one owner (make it
 // where it lives, or hold it by pointer).
-// Failed links are absent (both directions of the physical link). Link
-// bandwidths are the published figures; calibration is left to the network model.
+// Failed links are absent (both directions of the physical link), and so
+// are every link of a dead chip; a degraded link has its bandwidth scaled
+// and its latency raised, both directions (topo/pod_faults.cc). Link
+// bandwidths are otherwise the published figures; calibration is left to
+// the network model.
 // Routing is in topo/routing.h (several disjoint routes per pair in
 // topo/multipath.h), pod-level figures in topo/metrics.h, logical device
 // meshes in topo/mesh.h.
@@ -62,7 +65,20 @@ class Pod {
   // True when some twist shifts `dim`'s wraparound, so its wrap links land on
   // another line (and its true cycle passes through several). O(twists).
   bool twisted(uint32_t dim) const;
-  bool has_failed_links() const { return !spec_.failed_links.empty(); }
+  // Links are missing: failed links, or the links of dead chips.
+  bool has_failed_links() const { return !spec_.failed_links.empty() || !spec_.dead_chips.empty(); }
+  // Any fault (failed or degraded links, dead chips, stragglers): the pod
+  // is no longer the same seen from every chip.
+  bool has_faults() const { return spec_.has_faults(); }
+  // A dead chip has no links; a workload that needs it is refused by the
+  // loader. O(1).
+  bool is_dead(ChipId chip) const { return !dead_.empty() && dead_[chip]; }
+  // The straggler entry of `chip`, or null. O(1).
+  const config::StragglerSpec* straggler(ChipId chip) const {
+    return straggler_index_.empty() || straggler_index_[chip] < 0
+               ? nullptr
+               : &spec_.stragglers[static_cast<size_t>(straggler_index_[chip])];
+  }
 
   std::vector<uint32_t> coords(ChipId chip) const { return shape_.coords(chip); }
   uint32_t coord(ChipId chip, uint32_t dim) const { return shape_.coord(chip, dim); }
@@ -117,6 +133,12 @@ class Pod {
   // The chip a link along (dim, direction) would reach if none had failed.
   std::optional<ChipId> wired_neighbour(ChipId chip, uint32_t dim, int direction) const;
   std::vector<bool> failed_link_mask() const;
+  // pod_faults.cc: the links of dead chips into `failed`; degraded links'
+  // bandwidth and latency; the dead and straggler look-ups.
+  void mark_dead_chip_links(std::vector<bool>& failed) const;
+  void degrade_links();
+  void index_chip_faults();
+  ChipId fault_chip(uint32_t slice, std::span<const uint32_t> coords, const char* what) const;
   void add_ici_links();
   void add_dcn_links();
   void index_out_links();
@@ -128,6 +150,8 @@ class Pod {
   LinkId dcn_base_ = 0;              // id of chip 0's DCN up link
   std::vector<uint32_t> out_begin_;  // CSR offsets into out_ids_, vertex_count + 1 entries
   std::vector<LinkId> out_ids_;
+  std::vector<bool> dead_;                // empty without dead chips
+  std::vector<int32_t> straggler_index_;  // chip -> stragglers index or -1; empty without
   mutable std::once_flag graph_once_;
   mutable std::unique_ptr<PodGraph> graph_;
 };

@@ -82,6 +82,23 @@ TEST(Overrides, DoubleOnAnIndexedDimension) {
             sim::Time::ns(2000));
 }
 
+// Faults can be added from the command line, in index order (issue 12
+// point 5): the fault lists alone grow when their next index is named.
+TEST(Overrides, FaultListsGrowAtTheirNextIndex) {
+  const PodSpec pod = pod_with({{"topology.stragglers[0].coords", "[2, 1, 0]"},
+                                {"topology.stragglers[0].hbm_factor", "0.5"},
+                                {"topology.stragglers[1].coords", "[0, 0, 1]"},
+                                {"topology.stragglers[1].compute_factor", "0.25"},
+                                {"topology.dead_chips[0].coords", "[3, 3, 1]"}});
+  ASSERT_EQ(pod.stragglers.size(), 2U);
+  EXPECT_EQ(pod.stragglers[0], (StragglerSpec{0, {2, 1, 0}, 1.0, 0.5}));
+  EXPECT_EQ(pod.stragglers[1], (StragglerSpec{0, {0, 0, 1}, 0.25, 1.0}));
+  EXPECT_EQ(pod.dead_chips, (std::vector<DeadChipSpec>{{0, {3, 3, 1}}}));
+  // Past the next index, and any other list, stays out of range.
+  EXPECT_THROW(pod_with({{"topology.stragglers[1].coords", "[0, 0, 0]"}}), InputError);
+  EXPECT_THROW(pod_with({{"topology.torus.dims[3].size", "2"}}), InputError);
+}
+
 TEST(Overrides, UnsignedIntegers) {
   const PodSpec pod =
       pod_with({{"topology.chip.matrix_units.rows", "256"},

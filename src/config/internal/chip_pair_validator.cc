@@ -1,5 +1,6 @@
 #include "config/internal/chip_pair_validator.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
@@ -48,6 +49,17 @@ bool check_chip(const podsim::ChipCoords& c, const PodSpec& pod, const FieldPath
     issues.add(path("slice"), "the pod has " + plural(pod.slices, "slice") + ", got slice " +
                                   std::to_string(c.slice()));
     ok = false;
+  }
+  if (ok) {
+    for (size_t k = 0; k < pod.dead_chips.size(); ++k) {
+      const DeadChipSpec& d = pod.dead_chips[k];
+      if (d.slice == c.slice() &&
+          std::equal(d.coords.begin(), d.coords.end(), c.coords().begin(), c.coords().end())) {
+        issues.add(path, "chip " + chip_label(c) + " is dead (the topology's dead_chips[" +
+                             std::to_string(k) + "])");
+        ok = false;
+      }
+    }
   }
   return ok;
 }

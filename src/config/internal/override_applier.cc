@@ -30,6 +30,15 @@ std::string element_count(int n) {
   return plural(static_cast<uint64_t>(n), "element");
 }
 
+// The lists an override may append to (index == size): the topology's faults.
+bool appendable(const pb::FieldDescriptor& f) {
+  if (!f.is_repeated() || f.cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE ||
+      f.containing_type()->full_name() != "podsim.Topology")
+    return false;
+  const std::string& n = f.name();
+  return n == "failed_links" || n == "dead_chips" || n == "degraded_links" || n == "stragglers";
+}
+
 class Applier {
  public:
   Applier(std::string_view root, const std::string& source, pb::Message& message)
@@ -59,6 +68,14 @@ class Applier {
       const bool is_message = f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
       if (s.index >= 0 && !f->is_repeated())
         return Failure{here + " is not a list: no [" + std::to_string(s.index) + "]", true};
+      // A fault list grows by one when its next index is named, so a what-if
+      // can add a failed link, dead chip, degraded link or straggler from the
+      // command line (--set 'topology.stragglers[0].coords=[2,1]').
+      if (s.index >= 0 && s.index == r.FieldSize(*m, f) && appendable(*f)) {
+        r.AddMessage(m, f);
+        if (!applied.created)
+          applied.created = done(s.name, s.index);
+      }
       if (s.index >= 0 && s.index >= r.FieldSize(*m, f)) {
         return Failure{"index " + std::to_string(s.index) + " is out of range: " + here + " has " +
                            element_count(r.FieldSize(*m, f)) + " in " + source_,

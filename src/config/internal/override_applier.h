@@ -8,7 +8,9 @@
 //    inside it are the only ones it has); in a oneof, that selects the
 //    member and drops the member the input had;
 //  - `name[i]` on the way indexes a repeated message, which must hold
-//    element i (an override never appends);
+//    element i; the topology's fault lists (failed_links, dead_chips,
+//    degraded_links, stragglers) alone grow by one when i is their size,
+//    so overrides in index order add faults;
 //  - the last segment is a scalar, enum or string field: `name=v` sets a
 //    singular one, `name=[a, b]` replaces a whole repeated one, `name[i]=v`
 //    one element of it.

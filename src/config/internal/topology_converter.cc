@@ -81,6 +81,22 @@ PodSpec to_pod_spec(const Topology& topology, std::string source_file) {
         FailedLinkSpec{f.slice(), std::vector<uint32_t>(f.coords().begin(), f.coords().end()),
                        f.dim(), f.direction()});
   }
+  for (const DeadChip& d : topology.dead_chips()) {
+    pod.dead_chips.push_back(
+        DeadChipSpec{d.slice(), std::vector<uint32_t>(d.coords().begin(), d.coords().end())});
+  }
+  for (const DegradedLink& d : topology.degraded_links()) {
+    pod.degraded_links.push_back(DegradedLinkSpec{
+        d.slice(), std::vector<uint32_t>(d.coords().begin(), d.coords().end()), d.dim(),
+        d.direction(), d.has_bandwidth_factor() ? d.bandwidth_factor() : 1.0,
+        sim::Time::from_ns_rounded(d.extra_latency_ns())});
+  }
+  for (const Straggler& s : topology.stragglers()) {
+    pod.stragglers.push_back(
+        StragglerSpec{s.slice(), std::vector<uint32_t>(s.coords().begin(), s.coords().end()),
+                      s.has_compute_factor() ? s.compute_factor() : 1.0,
+                      s.has_hbm_factor() ? s.hbm_factor() : 1.0});
+  }
   pod.calibration = to_calibration_spec(topology.calibration());
   return pod;
 }

@@ -6,6 +6,8 @@
 #include <utility>
 
 #include "config/internal/calibration_validator.h"
+#include "config/internal/topology_faults.h"
+#include "config/internal/topology_locations.h"
 #include "config/workload_spec.h"
 #include "podsim/topology.pb.h"
 
@@ -67,6 +69,7 @@ class TopologyValidator {
     check_slices_and_dcn();
     for (int i = 0; i < t_.failed_links_size(); ++i)
       check_failed_link(i);
+    check_faults(issues_, root_, t_);
     check_calibration();
     return issues_.issues();
   }
@@ -326,57 +329,9 @@ class TopologyValidator {
   }
 
   void check_failed_link(int i) {
-    const FieldPath path = root_("failed_links", i);
     const FailedLink& f = t_.failed_links(i);
-    const uint32_t slices = effective_slices(t_);
-    bool ok = true;
-    if (f.slice() >= slices) {
-      issues_.add(path("slice"), "must be < " + std::to_string(slices) +
-                                     " (the number of slices), got " + std::to_string(f.slice()));
-      ok = false;
-    }
-    ok = dimension_index(path("dim"), f.dim()) && ok;
-    if (f.direction() != 1 && f.direction() != -1) {
-      issues_.add(path("direction"), "must be +1 or -1, got " + std::to_string(f.direction()));
-      ok = false;
-    }
-    if (f.coords_size() != t_.torus().dims_size()) {
-      issues_.add(path("coords"), "has " + std::to_string(f.coords_size()) +
-                                      " coordinates, the torus has " +
-                                      std::to_string(t_.torus().dims_size()) + " dimensions");
-      return;
-    }
-    for (int j = 0; j < f.coords_size(); ++j) {
-      const Dimension& d = t_.torus().dims(j);
-      if (f.coords(j) >= d.size()) {
-        issues_.add(path("coords", j), "must be < " + std::to_string(d.size()) +
-                                           " (size of dimension " + dimension_name(d, j) +
-                                           "), got " + std::to_string(f.coords(j)));
-        ok = false;
-      }
-    }
-    if (ok)
-      check_link_exists(path, f);
-  }
-
-  // The link must exist: not along a size-1 dimension, not off either end of a line.
-  void check_link_exists(const FieldPath& path, const FailedLink& f) {
-    const int dim = static_cast<int>(f.dim());
-    const Dimension& d = t_.torus().dims(dim);
-    const std::string name = dimension_name(d, dim);
-    if (d.size() <= 1) {
-      issues_.add(path, "no such link: dimension " + name + " has size 1, so it has no links");
-      return;
-    }
-    const uint32_t coord = f.coords(dim);
-    const bool off_end = !d.wraparound() && ((f.direction() > 0 && coord == d.size() - 1) ||
-                                             (f.direction() < 0 && coord == 0));
-    if (!off_end)
-      return;
-    issues_.add(path, "no such link: coordinate " + std::to_string(coord) + " is at the " +
-                          (coord == 0 ? "start" : "end") + " of dimension " + name + " (size " +
-                          std::to_string(d.size()) + ", no wraparound), so it has no " +
-                          (f.direction() > 0 ? "+1" : "-1") + " neighbour");
+    check_link_at(issues_, root_("failed_links", i), t_, f.slice(), f.coords(), f.dim(),
+                  f.direction());
   }
 
   void check_calibration() {

@@ -26,7 +26,33 @@ class WorkloadValidator {
     for (int i = 0; i < w_.operations_size(); ++i)
       check_operation(i, mesh);
     check_serving(mesh);
+    check_dead_chips();
     return issues_.issues();
+  }
+
+  // A mesh spans every chip of the pod, so any workload but one of SEND
+  // pairs alone (checked pair by pair) needs every chip, dead ones too.
+  void check_dead_chips() {
+    if (pod_.dead_chips.empty())
+      return;
+    bool whole_mesh = w_.has_model() || w_.has_scenario() || w_.has_sharding();
+    for (const Operation& op : w_.operations()) {
+      whole_mesh = whole_mesh || !op.has_collective() || op.collective().kind() != SEND;
+    }
+    if (!whole_mesh)
+      return;
+    const DeadChipSpec& d = pod_.dead_chips.front();
+    std::string at;
+    for (size_t i = 0; i < d.coords.size(); ++i) {
+      at += (i == 0 ? "" : ", ") + pod_.torus.dims[i].name + "=" + std::to_string(d.coords[i]);
+    }
+    issues_.add(root_("mesh"),
+                "needs every chip of the pod, and chip (" + at + ") of slice " +
+                    std::to_string(d.slice) + " is dead (the topology's dead_chips[0]" +
+                    (pod_.dead_chips.size() > 1
+                         ? ", one of " + std::to_string(pod_.dead_chips.size()) + " dead chips"
+                         : std::string()) +
+                    "); only SEND pairs between live chips can run on this pod");
   }
 
  private:

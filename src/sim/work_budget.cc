@@ -1,0 +1,79 @@
+#include "sim/work_budget.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace podsim::sim {
+namespace {
+
+std::string mb(uint64_t bytes) {
+  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MB";
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f s", s);
+  return buf;
+}
+
+}  // namespace
+
+uint64_t resident_memory_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size_pages = 0;
+  uint64_t resident_pages = 0;
+  if (!(statm >> size_pages >> resident_pages)) {
+    return 0;
+  }
+  const long page = sysconf(_SC_PAGESIZE);
+  return resident_pages * static_cast<uint64_t>(page > 0 ? page : 4096);
+}
+
+WorkBudget::WorkBudget(WorkLimits limits) : limits_(limits), start_(Clock::now()) {}
+
+void WorkBudget::charge(uint64_t events) {
+  events_ += events;
+  if (limits_.max_events != 0 && events_ > limits_.max_events) {
+    throw WorkLimitExceeded(WorkLimitExceeded::Limit::kEvents,
+                            "stopped after " + std::to_string(events_) +
+                                " events, over the limit of " + std::to_string(limits_.max_events) +
+                                " (--max-events)");
+  }
+  if (limits_.max_wall_seconds > 0) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    if (elapsed > limits_.max_wall_seconds) {
+      throw WorkLimitExceeded(WorkLimitExceeded::Limit::kWallTime,
+                              "stopped after " + seconds(elapsed) + " and " +
+                                  std::to_string(events_) + " events, over the limit of " +
+                                  seconds(limits_.max_wall_seconds) + " (--max-wall-seconds)");
+    }
+  }
+  if (limits_.max_memory_bytes != 0) {
+    const uint64_t rss = resident_memory_bytes();
+    if (rss > limits_.max_memory_bytes) {
+      throw WorkLimitExceeded(WorkLimitExceeded::Limit::kMemory,
+                              "stopped at " + mb(rss) + " of resident memory after " +
+                                  std::to_string(events_) + " events, over the limit of " +
+                                  mb(limits_.max_memory_bytes) + " (--max-memory-mb)");
+    }
+  }
+}
+
+void WorkBudget::check_estimate(uint64_t events, uint64_t memory_bytes) const {
+  if (limits_.max_events != 0 && events > limits_.max_events) {
+    throw WorkLimitExceeded(WorkLimitExceeded::Limit::kEvents,
+                            "not started: estimated at least " + std::to_string(events) +
+                                " events, over the limit of " + std::to_string(limits_.max_events) +
+                                " (--max-events)");
+  }
+  if (limits_.max_memory_bytes != 0 && memory_bytes > limits_.max_memory_bytes) {
+    throw WorkLimitExceeded(WorkLimitExceeded::Limit::kMemory,
+                            "not started: estimated at least " + mb(memory_bytes) +
+                                " of memory, over the limit of " + mb(limits_.max_memory_bytes) +
+                                " (--max-memory-mb)");
+  }
+}
+
+}  // namespace podsim::sim

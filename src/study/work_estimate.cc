@@ -1,0 +1,61 @@
+#include "study/work_estimate.h"
+
+#include <algorithm>
+#include <limits>
+#include <variant>
+
+namespace podsim::study {
+namespace {
+
+constexpr uint64_t kSpanBytes = 16;  // engine::Span, one per run of an instruction
+
+// a * b, or UINT64_MAX when it does not fit: a bound past every limit.
+uint64_t saturating_mul(uint64_t a, uint64_t b) {
+  uint64_t p = 0;
+  return __builtin_mul_overflow(a, b, &p) ? std::numeric_limits<uint64_t>::max() : p;
+}
+
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+  uint64_t s = 0;
+  return __builtin_add_overflow(a, b, &s) ? std::numeric_limits<uint64_t>::max() : s;
+}
+
+}  // namespace
+
+WorkEstimate estimate_op_list(const config::WorkloadSpec& workload, const topo::DeviceMesh& mesh,
+                              const net::Options& network) {
+  WorkEstimate e;
+  uint64_t mesh_chips = 1;
+  for (const topo::MeshAxisSpec& axis : mesh.axes()) {
+    mesh_chips = saturating_mul(mesh_chips, mesh.axis_size(axis.name));
+  }
+  const uint64_t receivers = std::max<uint64_t>(1, mesh_chips / 2);
+  for (const config::OperationSpec& op : workload.operations) {
+    uint64_t per_run = 1;
+    if (const auto* c = std::get_if<config::CollectiveSpec>(&op.op)) {
+      const uint64_t chips = c->kind == config::CollectiveKind::kSend
+                                 ? std::max<size_t>(1, c->pairs.size())
+                                 : receivers;
+      uint64_t messages = 1;
+      if (network.model == net::Model::kPacket && network.packet_bytes > 0) {
+        const uint64_t half = c->bytes / 2;
+        messages = std::max<uint64_t>(1, (half + network.packet_bytes - 1) / network.packet_bytes);
+      }
+      per_run = saturating_mul(chips, messages);
+    }
+    e.events = saturating_add(e.events, saturating_mul(op.repeat, per_run));
+    e.memory_bytes = saturating_add(e.memory_bytes, saturating_mul(op.repeat, kSpanBytes));
+  }
+  return e;
+}
+
+WorkEstimate estimate_step(const workload::Program& program) {
+  WorkEstimate e;
+  for (const workload::StageProgram& stage : program.stages) {
+    e.events = saturating_add(e.events, stage.instructions.size());
+  }
+  e.memory_bytes = saturating_mul(e.events, kSpanBytes);
+  return e;
+}
+
+}  // namespace podsim::study
