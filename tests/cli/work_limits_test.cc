@@ -88,6 +88,21 @@ TEST(WorkLimits, AnEstimatePastTheLimitIsRefusedBeforeItStarts) {
   EXPECT_THAT(p.err, HasSubstr("(--max-events)"));
 }
 
+// Issue 12 item 2: a 2^56-byte all-reduce on the packet network never
+// ended; its lower bound (2^55 bytes to each of 8 chips in 64 KiB packets)
+// is refused before it starts.
+TEST(WorkLimits, AHugePacketCollectiveIsRefusedBeforeItStarts) {
+  const auto path = scratch("huge.textproto");
+  std::ofstream(path)
+      << "name: \"huge\"\n"
+         "mesh { axes { name: \"x\" dims: \"x\" } axes { name: \"y\" dims: \"y\" } }\n"
+         "operations { name: \"sum\" collective { kind: ALL_REDUCE bytes: "
+         "72057594037927936 axes: [\"x\", \"y\"] } }\n";
+  const Result r = run({"run", "-t", v5e_4x4(), "-w", path.string(), "--network", "packet"});
+  EXPECT_EQ(r.code, kExitCheckFailed) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("not started: estimated at least 4398046511104 events"));
+}
+
 TEST(WorkLimits, ServingStepsAreLimitedToo) {
   const Result r =
       run({"run", "-t", v5e_4x4(), "-w",
