@@ -6,6 +6,10 @@
 //                  event schedules one new event at now + a pseudo-random delay
 //                  (uniform on [1, 2) us, fixed seed), until N events have run.
 //                  Handler targets: the path components use. Target: 20e6/s.
+//                  Pending from 10^3 to 10^7 (issue 13: 20e6/s at 10^6).
+// BM_HoldCharged   BM_HoldHandler with a WorkBudget charged every 2^16
+//                  events (no limit reached): what --max-events and its
+//                  siblings cost a run.
 // BM_HoldCallback  the same with callable targets (std::function in a slab).
 // BM_SameTimeBurst every hold event also fans out B-1 events at the current
 //                  time (what a collective does), with the FIFO fast path on/off.
@@ -103,6 +107,19 @@ void BM_HoldHandler(benchmark::State& state) {
   });
 }
 
+void BM_HoldCharged(benchmark::State& state) {
+  const int64_t pending = state.range(0);
+  const int64_t events = state.range(1);
+  WorkBudget budget(kDefaultWorkLimits);
+  run_hold(state, Simulation::Options::charging(&budget), events, [&](Simulation& sim) {
+    auto model = std::make_unique<HoldModel>(events, 1);
+    for (int64_t i = 0; i < pending; ++i) {
+      sim.schedule_at(model->delay(), *model, 0);
+    }
+    return model;
+  });
+}
+
 // Same hold model, every event a std::function (8 bytes of captures: no allocation).
 struct CallbackHold {
   Rng rng{kSeed};
@@ -187,7 +204,11 @@ void heap_args(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMillisecond);
 }
 
-BENCHMARK(BM_HoldHandler)->Apply(hold_args);
+BENCHMARK(BM_HoldHandler)->Apply(hold_args)->Args({10'000'000, 10'000'000});
+BENCHMARK(BM_HoldCharged)
+    ->ArgNames({"pending", "events"})
+    ->Args({1'000'000, 10'000'000})
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HoldCallback)->Apply(hold_args);
 BENCHMARK(BM_SameTimeBurst)
     ->ArgNames({"fan_out", "fast_path"})
