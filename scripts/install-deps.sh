@@ -18,6 +18,9 @@ packages=(
   openmpi-bin
   python3-matplotlib  # scripts/plot_breakdown.py and its test (for /usr/bin/python3)
   python3-protobuf    # loading podsim's outputs in Python with the generated modules (docs/outputs.md)
+  clang-14            # the sanitizer tests and fuzz targets (scripts/build-sanitize.sh)
+  libclang-rt-14-dev  # clang's AddressSanitizer, UBSan and libFuzzer runtimes
+  ninja-build         # the generator build-sanitize.sh prefers (make works too)
 )
 
 sudo_cmd=()

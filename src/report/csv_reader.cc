@@ -1,5 +1,6 @@
 #include "report/csv_reader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -107,6 +108,47 @@ class Parser {
   int line_ = 1;
 };
 
+// The offset of the first byte that is not part of well-formed UTF-8
+// (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), or
+// npos.
+size_t first_invalid_utf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    unsigned char lo = 0x80;  // the range of the second byte
+    unsigned char hi = 0xBF;
+    if (b >= 0xC2 && b <= 0xDF) {
+      len = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      len = 3;
+      lo = b == 0xE0 ? 0xA0 : 0x80;
+      hi = b == 0xED ? 0x9F : 0xBF;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      len = 4;
+      lo = b == 0xF0 ? 0x90 : 0x80;
+      hi = b == 0xF4 ? 0x8F : 0xBF;
+    } else {
+      return i;
+    }
+    if (i + len > text.size()) {
+      return i;
+    }
+    for (size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) {
+        return i;
+      }
+    }
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 int CsvDocument::column(std::string_view name) const {
@@ -120,6 +162,13 @@ int CsvDocument::column(std::string_view name) const {
 
 CsvDocument parse_csv(std::string_view text, const std::string& source) {
   Parser parser(text, source);
+  // Cells reach JSON (podsim compare --format json) through Protobuf, whose
+  // strings are UTF-8: other bytes were printed as an empty string.
+  if (const size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    const auto line =
+        1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bad), '\n');
+    parser.fail(static_cast<int>(line), "not UTF-8 text (byte " + std::to_string(bad + 1) + ")");
+  }
   CsvDocument doc;
   doc.source = source;
   CsvRecord record;

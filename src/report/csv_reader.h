@@ -41,8 +41,9 @@ struct CsvDocument {
 };
 
 // Parses `text`; `source` names it in error messages. Throws CsvError when
-// the text is empty, a quote is unbalanced or misplaced, a header name is
-// empty or repeated, or a record's width differs from the header's.
+// the text is empty or not UTF-8, a quote is unbalanced or misplaced, a
+// header name is empty or repeated, or a record's width differs from the
+// header's.
 CsvDocument parse_csv(std::string_view text, const std::string& source);
 
 // The largest result CSV read (docs/outputs.md): a sweep of millions of

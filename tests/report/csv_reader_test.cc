@@ -137,5 +137,21 @@ TEST(CsvReader, AFileWithNoEndStopsAtTheLimit) {
   EXPECT_EQ(kMaxCsvFileBytes, uint64_t{1} << 30);
 }
 
+// Found by compare_csv_fuzzer: a cell that is not UTF-8 reached
+// `podsim compare --format json` as an empty string (Protobuf's strings are
+// UTF-8), with a libprotobuf error on stderr. Such text is refused, at its
+// line; well-formed multi-byte characters are kept.
+TEST(CsvReader, TextThatIsNotUtf8IsRefusedAtItsLine) {
+  EXPECT_EQ(error_of("a,b\n1,2\nx,\xff\xfe\n"), "f.csv:3: not UTF-8 text (byte 11)");
+  EXPECT_THAT(error_of("a\n\xc0\xaf\n"), HasSubstr("f.csv:2: not UTF-8"));      // overlong '/'
+  EXPECT_THAT(error_of("a\n\xed\xa0\x80\n"), HasSubstr("f.csv:2: not UTF-8"));  // a surrogate
+  EXPECT_THAT(error_of("a\n\xf4\x90\x80\x80\n"), HasSubstr("not UTF-8"));       // past U+10FFFF
+  EXPECT_THAT(error_of("a\n\xe2\x82"), HasSubstr("not UTF-8"));                 // cut short
+  const CsvDocument d =
+      parse_csv("name\n\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\n", "f.csv");
+  ASSERT_EQ(d.rows.size(), 1U);
+  EXPECT_EQ(d.rows[0].cells[0], "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+}
+
 }  // namespace
 }  // namespace podsim::report

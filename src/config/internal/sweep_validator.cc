@@ -174,7 +174,10 @@ class SweepValidator {
       return 0;
     }
     const NumericRange range = range_of(p);
-    bool ok = issues_.finite(r("start"), range.start) & issues_.finite(r("stop"), range.stop);
+    // Both checked, so both are reported.
+    const bool start_ok = issues_.finite(r("start"), range.start);
+    const bool stop_ok = issues_.finite(r("stop"), range.stop);
+    bool ok = start_ok && stop_ok;
     if (geo) {
       ok &= issues_.positive(r("start"), range.start);
       if (!(range.step > 1) || !std::isfinite(range.step)) {
