@@ -7,8 +7,8 @@
 #
 #   scripts/test-sanitizers.sh [--ci] [CTEST ARGS]
 #
-# --ci (what scripts/test.sh passes) leaves out the one family of tests too
-# slow under the sanitizers for CI's 30 minutes, and only it:
+# --ci (what scripts/test.sh passes) leaves out two tests too slow under
+# the sanitizers for CI's 30 minutes, and only them. First,
 # Shipped/ReplayAgreement.* (tests/engine/replay_agreement_test.cc) plays
 # every shipped serving step on its whole pod (up to 4096 chips) chip by
 # chip and transfer by transfer, without folding, to check the engine's
@@ -16,7 +16,10 @@
 # minutes. The release suite runs them on every CI run, and the sanitizers
 # still see the same code (replay, lock step, playing every chip) through
 # tests/coll/replay_test.cc and tests/engine/step_test.cc on small pods.
-# Without --ci every test runs.
+# Second, regression.determinism: it runs the shipped suite twice more to
+# compare bytes (about 3.5 minutes under ASan); regression.nightly already
+# plays that suite once under the sanitizers, and the release suite checks
+# determinism. Without --ci every test runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${PODSIM_SANITIZE_BUILD_DIR:-build-sanitize}
@@ -24,7 +27,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 exclude='\.mpi_'  # run apart, below
 if [ "${1:-}" = --ci ]; then
   shift
-  exclude+='|^Shipped/ReplayAgreement\.'
+  exclude+='|^Shipped/ReplayAgreement\.|^regression\.determinism$'
 fi
 scripts/build-sanitize.sh
 # detect_leaks: LeakSanitizer is on by default with ASan on Linux; said here so

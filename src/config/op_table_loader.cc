@@ -275,7 +275,30 @@ class TableParser {
                     " needs " + dim_names(dims) + ")");
       }
     }
-    return ok && check_attention(cell, line_no, entry);
+    return ok && check_product(cell, line_no, entry) && check_attention(cell, line_no, entry);
+  }
+
+  // Every cost formula (chip/ops.cc) multiplies some of a row's sizes by
+  // small constants; bounding the product of them all bounds every such
+  // product, so no row can overflow the model that reads it (found by
+  // op_table_fuzzer: kv_len = 2^64 - 2 was loaded, then overflowed).
+  bool check_product(const Token& cell, int line_no, const OpTableEntry& entry) {
+    constexpr uint64_t kMaxProduct = uint64_t{1} << 56;
+    const std::span<const OpTableDim> dims = op_table_dims(entry.kind);
+    uint64_t product = 1;
+    bool overflow = false;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i].max_value == 1)
+        continue;  // a flag (causal), not a size
+      overflow = overflow || __builtin_mul_overflow(product, entry.dims[i], &product) ||
+                 product > kMaxProduct;
+    }
+    if (!overflow)
+      return true;
+    problem(line_no, cell.column, kColumns[kShapeColumn],
+            "the sizes multiply to more than 2^56 (" + dim_names(dims) +
+                "): no chip runs an operation that large, and its costs would overflow");
+    return false;
   }
 
   // Rules across an attention row's dimensions (dims in schema order).

@@ -166,6 +166,21 @@ TEST(OpTableLoader, TimeRules) {
             sim::Time::s(9'000'000));
 }
 
+// Found by op_table_fuzzer: a row whose sizes each pass but multiply past
+// 64 bits loaded, then the table model's constructor overflowed (exit 3).
+TEST(OpTableLoader, SizesWhoseProductOverflowsAreRefused) {
+  const std::string problem =
+      only_problem(table("attention_prefill,batch=2;q_len=512;kv_len=18446744073709551614;heads=32;"
+                         "kv_heads=8;head_dim=128;causal=0,bf16,80\n"));
+  EXPECT_NE(problem.find("t.csv:2:"), std::string::npos) << problem;
+  EXPECT_NE(problem.find("shape: the sizes multiply to more than 2^56"), std::string::npos)
+      << problem;
+  EXPECT_NE(only_problem(table("matmul,m=16777216;k=16777216;n=16777216,bf16,1\n"))
+                .find("multiply to more than 2^56"),
+            std::string::npos);
+  EXPECT_NO_THROW(parse_op_table(table("matmul,m=65536;k=65536;n=8192,bf16,1\n"), "t.csv"));
+}
+
 TEST(OpTableLoader, EveryProblemIsReportedAndDuplicatesNameTheFirstRow) {
   try {
     parse_op_table(table("copy,bytes=8,,1\n"
