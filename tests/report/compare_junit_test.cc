@@ -17,7 +17,8 @@ namespace {
 using ::testing::HasSubstr;
 namespace pt = boost::property_tree;
 
-constexpr const char* kHeader = "inputs.workload.name,inputs.workload.sha256,step_time_us,fits\n";
+constexpr const char* kJunitHeader =
+    "inputs.workload.name,inputs.workload.sha256,step_time_us,fits\n";
 
 struct Junit {
   std::string text;
@@ -27,8 +28,8 @@ struct Junit {
 Junit junit_of(const std::string& base_rows, const std::string& cur_rows,
                const std::string& suite = "serving") {
   const CompareInputs in{"base.csv", "cur.csv", {1e-6, 0, {}}};
-  const Comparison c = compare_results(parse_csv(kHeader + base_rows, "base.csv"),
-                                       parse_csv(kHeader + cur_rows, "cur.csv"), in.options);
+  const Comparison c = compare_results(parse_csv(kJunitHeader + base_rows, "base.csv"),
+                                       parse_csv(kJunitHeader + cur_rows, "cur.csv"), in.options);
   Junit j;
   std::ostringstream out;
   render_junit(in, c, suite, out);

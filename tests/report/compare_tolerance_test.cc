@@ -12,12 +12,12 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr const char* kHeader =
+constexpr const char* kToleranceHeader =
     "schema_version,inputs.workload,serving.step_time_us,serving.link_stats.busy_us,"
     "serving.link_stats.bytes,serving.tokens_per_s\n";
 
-CsvDocument doc(const std::string& rows, const std::string& name) {
-  return parse_csv(kHeader + rows, name);
+CsvDocument tolerance_doc(const std::string& rows, const std::string& name) {
+  return parse_csv(kToleranceHeader + rows, name);
 }
 
 CompareOptions with(std::initializer_list<const char*> patterns) {
@@ -58,8 +58,8 @@ TEST(CompareTolerance, TheMostSpecificPatternApplies) {
 }
 
 TEST(CompareTolerance, ColumnTolerancesReplaceTheDefaultsForTheirColumns) {
-  const CsvDocument base = doc("6,w,100,100,1000,50\n", "base.csv");
-  const CsvDocument cur = doc("6,w,100.5,104,1040,50.4\n", "cur.csv");
+  const CsvDocument base = tolerance_doc("6,w,100,100,1000,50\n", "base.csv");
+  const CsvDocument cur = tolerance_doc("6,w,100.5,104,1040,50.4\n", "cur.csv");
   // Defaults alone (rel 1e-6): all four move.
   EXPECT_EQ(compare_results(base, cur, {}).moved.size(), 4U);
   // Link statistics may move 5%, step time 0.4 us absolutely; tokens/s not at all.
@@ -77,7 +77,7 @@ TEST(CompareTolerance, ColumnTolerancesReplaceTheDefaultsForTheirColumns) {
 }
 
 TEST(CompareTolerance, APatternThatNamesNoOutputColumnIsRefused) {
-  const CsvDocument base = doc("6,w,100,100,1000,50\n", "base.csv");
+  const CsvDocument base = tolerance_doc("6,w,100,100,1000,50\n", "base.csv");
   for (const char* typo : {"serving.step_time=0.1", "serving.links.*=0.1", "inputs.workload=1"}) {
     SCOPED_TRACE(typo);
     try {
@@ -91,8 +91,8 @@ TEST(CompareTolerance, APatternThatNamesNoOutputColumnIsRefused) {
 }
 
 TEST(CompareTolerance, MatchedScenariosAreListedInBaselineOrder) {
-  const CsvDocument base = doc("6,w2,1,1,1,1\n6,w1,1,1,1,1\n6,w3,1,1,1,1\n", "base.csv");
-  const CsvDocument cur = doc("6,w1,1,1,1,1\n6,w2,1,1,1,1\n", "cur.csv");
+  const CsvDocument base = tolerance_doc("6,w2,1,1,1,1\n6,w1,1,1,1,1\n6,w3,1,1,1,1\n", "base.csv");
+  const CsvDocument cur = tolerance_doc("6,w1,1,1,1,1\n6,w2,1,1,1,1\n", "cur.csv");
   const Comparison c = compare_results(base, cur, {});
   ASSERT_EQ(c.matched.size(), 2U);
   EXPECT_EQ(c.matched[0].key_text(), "inputs.workload=w2");

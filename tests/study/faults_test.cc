@@ -16,11 +16,6 @@ namespace {
 
 using testing::root;
 
-struct Run {
-  Evaluation ev;
-  double step_us = 0;
-};
-
 config::PodSpec v5e_4x4() {
   return config::load_topology_file(root() / "topologies" / "v5e-4x4.textproto");
 }
