@@ -27,9 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // tolerant paths run.
     report::CompareInputs in{"baseline.csv", "current.csv", {}};
     if (size % 3 == 1) {
-      in.options = {0.05, 1.0};
+      in.options = {0.05, 1.0, {}};
     } else if (size % 3 == 2) {
-      in.options = {0.0, 0.0};
+      in.options = {0.0, 0.0, {}};
     }
     const report::Comparison cmp = report::compare_results(b, c, in.options);
     for (const report::Format f :
