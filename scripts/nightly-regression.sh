@@ -199,30 +199,31 @@ done
 # A tolerance pattern must name a column of every kind it is given to, so
 # each pattern goes to the kinds whose header it matches (a pattern matching
 # none of them is refused by compare on the first kind).
+# Whether tolerance PATTERN names a column of the CSV file FILE's header.
+pattern_in_header() {  # pattern_in_header PATTERN FILE
+  local header
+  header=,$(head -n 1 "$2"),
+  if [[ "$1" == *'*' ]]; then
+    [[ "$header" == *",${1%'*'}"* ]]
+  else
+    [[ "$header" == *",$1,"* ]]
+  fi
+}
 flags_for() {
-  local header pattern prefix i
-  header=,$(head -n 1 "$1"),
+  local i
   kind_flags=()
   for ((i = 1; i < ${#tolerance_flags[@]}; i += 2)); do
-    pattern=${tolerance_flags[$i]%=*}
-    if [[ "$pattern" == *'*' ]]; then
-      prefix=${pattern%'*'}
-      [[ "$header" == *",$prefix"* ]] || continue
-    else
-      [[ "$header" == *",$pattern,"* ]] || continue
+    if pattern_in_header "${tolerance_flags[$i]%=*}" "$1"; then
+      kind_flags+=(--column-tol "${tolerance_flags[$i]}")
     fi
-    kind_flags+=(--column-tol "${tolerance_flags[$i]}")
   done
 }
 for ((i = 1; i < ${#tolerance_flags[@]}; i += 2)); do
   pattern=${tolerance_flags[$i]%=*}
   found=0
   for current in "$out"/*.csv; do
-    header=,$(head -n 1 "$current"),
-    if [[ "$pattern" == *'*' ]]; then
-      [[ "$header" != *",${pattern%'*'}"* ]] || found=1
-    else
-      [[ "$header" != *",$pattern,"* ]] || found=1
+    if pattern_in_header "$pattern" "$current"; then
+      found=1
     fi
   done
   [ "$found" = 1 ] || die "$suite: tolerance pattern '$pattern' names no column of any result"

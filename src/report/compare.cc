@@ -189,16 +189,20 @@ CsvDocument without_repeated_headers(const CsvDocument& doc) {
   return rows;
 }
 
+// Whether `t`'s pattern names `column`: the column itself, or a prefix of it.
+bool names(const ColumnTolerance& t, const std::string& column) {
+  return t.pattern.ends_with('*')
+             ? column.starts_with(std::string_view(t.pattern.data(), t.pattern.size() - 1))
+             : t.pattern == column;
+}
+
 // Every per-column pattern must name an output column: a pattern that
 // matches nothing (a typo) would silently leave the default in place.
 void check_tolerance_patterns(const CsvDocument& doc, const Layout& l,
                               const CompareOptions& options) {
   for (const ColumnTolerance& t : options.columns) {
-    const bool used = std::any_of(l.values.begin(), l.values.end(), [&](size_t col) {
-      CompareOptions only;
-      only.columns = {t};
-      return tolerance_for(doc.header[col], only) != nullptr;
-    });
+    const bool used = std::any_of(l.values.begin(), l.values.end(),
+                                  [&](size_t col) { return names(t, doc.header[col]); });
     if (!used) {
       fail(doc, 1, "tolerance pattern \"" + t.pattern + "\" names no output column");
     }
@@ -288,15 +292,15 @@ const ColumnTolerance* tolerance_for(const std::string& column, const CompareOpt
   const ColumnTolerance* best = nullptr;
   size_t best_prefix = 0;
   for (const ColumnTolerance& t : options.columns) {
-    if (t.pattern == column) {
-      return &t;
+    if (!names(t, column)) {
+      continue;
     }
-    if (t.pattern.ends_with('*')) {
-      const std::string_view prefix(t.pattern.data(), t.pattern.size() - 1);
-      if (column.starts_with(prefix) && (best == nullptr || prefix.size() > best_prefix)) {
-        best = &t;
-        best_prefix = prefix.size();
-      }
+    if (!t.pattern.ends_with('*')) {
+      return &t;  // an exact name beats every prefix
+    }
+    if (best == nullptr || t.pattern.size() > best_prefix) {
+      best = &t;
+      best_prefix = t.pattern.size();
     }
   }
   return best;

@@ -1,5 +1,7 @@
 #include "study/faults.h"
 
+#include <algorithm>
+
 namespace podsim::study {
 
 config::ChipSpec slowed_chip(const config::ChipSpec& chip, const config::StragglerSpec& s) {
