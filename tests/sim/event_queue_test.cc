@@ -173,10 +173,10 @@ TEST_F(EventQueueTest, AdvanceToMovesTheClockOnly) {
 class EventQueueRandomTest : public EventQueueTest, public ::testing::WithParamInterface<bool> {};
 
 TEST_P(EventQueueRandomTest, MatchesAnOrderedMapReference) {
-  using Key = std::tuple<int64_t, int, uint64_t>;  // (time, priority, push count)
+  using RefKey = std::tuple<int64_t, int, uint64_t>;  // (time, priority, push count)
   EventQueue q(EventQueue::Options{.same_time_fifo = GetParam()});
-  std::map<Key, uint64_t> reference;  // key -> payload
-  std::vector<std::pair<EventId, Key>> issued;
+  std::map<RefKey, uint64_t> reference;  // key -> payload
+  std::vector<std::pair<EventId, RefKey>> issued;
   std::mt19937_64 rng(2024);
   int64_t now = 0;
   uint64_t pushes = 0;
@@ -190,7 +190,7 @@ TEST_P(EventQueueRandomTest, MatchesAnOrderedMapReference) {
                             : kind == 2 ? static_cast<int64_t>(rng() % 1'000)
                                         : static_cast<int64_t>(rng() % 1'000'000'000);
       const int priority = rng() % 4 == 0 ? static_cast<int>(rng() % 3) - 1 : 0;
-      const Key key{now + delay, priority, pushes};
+      const RefKey key{now + delay, priority, pushes};
       issued.emplace_back(q.push(Time::ps(now + delay), priority, target(pushes)), key);
       reference.emplace(key, pushes);
       ++pushes;
