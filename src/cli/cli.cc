@@ -31,6 +31,7 @@ const std::map<std::string, Command>& commands() {
        {"compare two result CSVs; exit 1 when a value moved beyond tolerance", cmd_compare}},
       {"search",
        {"search shardings and batches; print the throughput/latency frontier", cmd_search}},
+      {"serve", {"simulate serving requests on replicas: latency percentiles, goodput", cmd_serve}},
       {"sweep",
        {"run every point of a sweep file (threads, or MPI ranks); a row per point", cmd_sweep}},
   };

@@ -1,0 +1,109 @@
+// podsim serve SERVE_FILE [--format table|json|csv] [--requests FILE]
+//   [--timeseries FILE] [--summary-json FILE] [--summary-csv FILE]
+//   [--seed N] [--measure-bucket-error]
+#include <boost/program_options.hpp>
+#include <optional>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/output.h"
+#include "config/serve_loader.h"
+#include "fleet/engine_oracle.h"
+#include "fleet/serve.h"
+#include "fleet/serve_output.h"
+#include "report/output_file.h"
+
+namespace podsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+std::string option_or_empty(const po::variables_map& vm, const char* name) {
+  return vm.count(name) != 0 ? vm[name].as<std::string>() : std::string();
+}
+
+}  // namespace
+
+int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
+  po::options_description opts("Usage: podsim serve SERVE_FILE [options]\n\nOptions");
+  opts.add_options()("help,h", "show this help")(
+      "format,f", po::value<std::string>()->default_value("table"),
+      "the summary on stdout: table, json (podsim.ServeReport) or csv (one row)")(
+      "requests", po::value<std::string>(), "write the per-request CSV to this file")(
+      "timeseries", po::value<std::string>(),
+      "write the time series (queue, batch, KV occupancy per replica) CSV to this file")(
+      "summary-json", po::value<std::string>(), "write the summary as JSON to this file")(
+      "summary-csv", po::value<std::string>(), "write the summary as one CSV row to this file")(
+      "seed", po::value<uint64_t>(), "the seed of arrivals and lengths (overrides the file's)")(
+      "measure-bucket-error",
+      "simulate each step bucket's lower edge too and report the bucketing's error bound");
+  po::options_description hidden;
+  hidden.add_options()("serve", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description positional;
+  positional.add("serve", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") != 0) {
+    ctx.out << "Simulates serving requests on one or more replicas (docs/serving.md): an\n"
+               "arrival process (Poisson, gamma, closed loop or a trace CSV), a router, a\n"
+               "scheduler per replica (static, continuous, chunked prefill) with paged\n"
+               "KV-cache admission, step times from the pod simulation. Prints latency\n"
+               "percentiles, throughput, goodput under the SLOs and utilisation.\n\n"
+            << opts;
+    return kExitOk;
+  }
+  const auto files = vm.count("serve") != 0 ? vm["serve"].as<std::vector<std::string>>()
+                                            : std::vector<std::string>{};
+  if (files.size() != 1)
+    throw UsageError("serve needs one serve file; got " + std::to_string(files.size()));
+  const report::Format format = parse_format_option(vm["format"].as<std::string>());
+  refuse_clobbering({{"serve file", files[0]}},
+                    {{"--requests", option_or_empty(vm, "requests")},
+                     {"--timeseries", option_or_empty(vm, "timeseries")},
+                     {"--summary-json", option_or_empty(vm, "summary-json")},
+                     {"--summary-csv", option_or_empty(vm, "summary-csv")}});
+
+  config::ServeSpec spec = config::load_serve_file(files[0]);
+  if (vm.count("seed") != 0)
+    spec.seed = vm["seed"].as<uint64_t>();
+  if (vm.count("measure-bucket-error") != 0)
+    spec.buckets.measure_error = true;
+  fleet::ServeOutput out;
+  try {
+    out = fleet::serve(spec);
+  } catch (const fleet::StepError& e) {
+    throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
+  }
+  const podsim::ServeReport report = fleet::make_report(spec, out);
+  // Every output is computed before any is written.
+  std::vector<std::pair<std::string, std::string>> writes;
+  if (vm.count("requests") != 0)
+    writes.emplace_back(vm["requests"].as<std::string>(), fleet::requests_csv(out));
+  if (vm.count("timeseries") != 0)
+    writes.emplace_back(vm["timeseries"].as<std::string>(), fleet::timeseries_csv(out));
+  if (vm.count("summary-json") != 0)
+    writes.emplace_back(vm["summary-json"].as<std::string>(), fleet::summary_json(report));
+  if (vm.count("summary-csv") != 0)
+    writes.emplace_back(vm["summary-csv"].as<std::string>(), fleet::summary_csv(report));
+  for (const auto& [path, text] : writes)
+    report::write_file_atomically(path, text);
+  switch (format) {
+    case report::Format::kJson:
+      ctx.out << fleet::summary_json(report);
+      break;
+    case report::Format::kCsv:
+      ctx.out << fleet::summary_csv(report);
+      break;
+    case report::Format::kTable:
+      fleet::render_summary(ctx.out, report);
+      break;
+  }
+  ctx.out.flush();
+  return kExitOk;
+}
+
+}  // namespace podsim::cli

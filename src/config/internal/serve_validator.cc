@@ -1,0 +1,273 @@
+#include "config/internal/serve_validator.h"
+
+#include <cmath>
+
+#include "config/internal/enum_values.h"
+#include "podsim/serve.pb.h"
+
+namespace podsim::config::internal {
+namespace {
+
+std::filesystem::path serve_path(const std::filesystem::path& base_dir, const std::string& name) {
+  const std::filesystem::path p(name);
+  return p.is_absolute() ? p : base_dir / p;
+}
+
+class ServeValidator {
+ public:
+  ServeValidator(const ServeConfig& s, const std::filesystem::path& base_dir)
+      : s_(s), base_dir_(base_dir) {}
+
+  std::vector<FieldIssue> run() {
+    if (s_.replicas_size() == 0)
+      issues_.add(root_("replicas"), "at least one replica is needed");
+    uint64_t copies = 0;
+    for (int i = 0; i < s_.replicas_size(); ++i) {
+      check_replica(i);
+      copies += s_.replicas(i).count() == 0 ? 1 : s_.replicas(i).count();
+    }
+    if (copies > kMaxServeReplicas)
+      issues_.add(root_("replicas"), "at most " + std::to_string(kMaxServeReplicas) +
+                                         " replica copies in all, got " + std::to_string(copies));
+    check_arrivals();
+    known_value(*Router_descriptor(), s_.router(), root_("router"), issues_);
+    issues_.non_negative(root_("slo")("ttft_ms"), s_.slo().ttft_ms());
+    issues_.non_negative(root_("slo")("tpot_ms"), s_.slo().tpot_ms());
+    if (issues_.non_negative(root_("duration_s"), s_.duration_s()))
+      issues_.at_most(root_("duration_s"), s_.duration_s(), kMaxServeDurationS, "s");
+    issues_.at_most(root_("requests"), s_.requests(), kMaxServeRequests, "");
+    if (!s_.arrivals().has_trace() && s_.duration_s() == 0 && s_.requests() == 0)
+      issues_.add(root_("duration_s"),
+                  "synthetic arrivals need an end: set duration_s or requests (or both)");
+    if (issues_.non_negative(root_("sample_interval_s"), s_.sample_interval_s()) &&
+        s_.sample_interval_s() != 0 && s_.sample_interval_s() < 1e-6)
+      issues_.add(root_("sample_interval_s"), "must be >= 1e-6 s (or 0 for 1 s)");
+    if (!s_.network().empty() && s_.network() != "analytical" && s_.network() != "flow")
+      issues_.add(root_("network"), "must be analytical or flow, got \"" + s_.network() + "\"");
+    check_steps(root_("buckets")("batch_steps_per_octave"), s_.buckets().batch_steps_per_octave());
+    check_steps(root_("buckets")("length_steps_per_octave"),
+                s_.buckets().length_steps_per_octave());
+    return issues_.issues();
+  }
+
+ private:
+  void check_steps(const FieldPath& at, uint32_t v) {
+    if (v != 0 && (v & (v - 1)) != 0)
+      issues_.add(at, "must be a power of two (or 0 for 8), got " + std::to_string(v));
+    issues_.at_most(at, v, 1u << 16, "");
+  }
+
+  void check_file(const FieldPath& at, const std::string& name, const char* what) {
+    if (name.empty()) {
+      issues_.add(at, std::string("must name a ") + what + " file");
+      return;
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(serve_path(base_dir_, name), ec))
+      issues_.add(at, "no such file: " + serve_path(base_dir_, name).string());
+  }
+
+  void check_replica(int i) {
+    const ServeReplica& r = s_.replicas(i);
+    const FieldPath at = root_("replicas", i);
+    check_file(at("topology"), r.topology(), "topology");
+    check_file(at("workload"), r.workload(), "serving workload");
+    issues_.at_most(at("count"), r.count(), kMaxServeReplicas, "");
+    known_value(*Scheduler_descriptor(), r.scheduler(), at("scheduler"), issues_);
+    known_value(*Preemption_descriptor(), r.preemption(), at("preemption"), issues_);
+    if (issues_.at_least(at("max_batch"), r.max_batch(), 1))
+      issues_.at_most(at("max_batch"), r.max_batch(), kMaxServeBatch, "");
+    if (issues_.at_least(at("max_tokens_per_step"), r.max_tokens_per_step(), 1))
+      issues_.at_most(at("max_tokens_per_step"), r.max_tokens_per_step(), kMaxStepTokens, "");
+    if (r.max_tokens_per_step() != 0 && r.max_tokens_per_step() < r.max_batch())
+      issues_.add(at("max_tokens_per_step"),
+                  "must be >= max_batch (" + std::to_string(r.max_batch()) +
+                      "): every running sequence decodes one token per step");
+    issues_.at_most(at("kv_block_tokens"), r.kv_block_tokens(), 1u << 16, "");
+    if (issues_.non_negative(at("kv_memory_fraction"), r.kv_memory_fraction()))
+      issues_.at_most(at("kv_memory_fraction"), r.kv_memory_fraction(), 1.0, "");
+  }
+
+  void check_lengths(const FieldPath& at, const Lengths& l) {
+    switch (l.distribution_case()) {
+      case Lengths::kFixed:
+        if (issues_.at_least(at("fixed"), l.fixed(), 1))
+          issues_.at_most(at("fixed"), l.fixed(), kMaxRequestTokens, "");
+        break;
+      case Lengths::kUniform:
+        if (issues_.at_least(at("uniform")("min"), l.uniform().min(), 1) &&
+            issues_.at_most(at("uniform")("max"), l.uniform().max(), kMaxRequestTokens, "") &&
+            l.uniform().max() < l.uniform().min())
+          issues_.add(at("uniform")("max"),
+                      "must be >= min (" + std::to_string(l.uniform().min()) + ")");
+        break;
+      case Lengths::kExponential:
+        if (issues_.at_least(at("exponential")("max"), l.exponential().max(), 1) &&
+            issues_.at_most(at("exponential")("max"), l.exponential().max(), kMaxRequestTokens,
+                            "") &&
+            issues_.finite(at("exponential")("mean"), l.exponential().mean()) &&
+            !(l.exponential().mean() >= 1 && l.exponential().mean() <= l.exponential().max()))
+          issues_.add(at("exponential")("mean"), "must be in [1, max]");
+        break;
+      default:
+        issues_.add(at, "synthetic arrivals need a length: fixed, uniform or exponential");
+    }
+  }
+
+  void rate(const FieldPath& at, double r) {
+    if (issues_.positive(at, r))
+      issues_.at_most(at, r, kMaxArrivalRatePerS, "per s");
+  }
+
+  void check_arrivals() {
+    const Arrivals& a = s_.arrivals();
+    const FieldPath at = root_("arrivals");
+    switch (a.process_case()) {
+      case Arrivals::kPoisson:
+        rate(at("poisson")("rate_per_s"), a.poisson().rate_per_s());
+        break;
+      case Arrivals::kGamma:
+        rate(at("gamma")("rate_per_s"), a.gamma().rate_per_s());
+        if (issues_.positive(at("gamma")("cv"), a.gamma().cv()))
+          issues_.at_most(at("gamma")("cv"), a.gamma().cv(), 100.0, "");
+        break;
+      case Arrivals::kClosedLoop:
+        if (issues_.at_least(at("closed_loop")("users"), a.closed_loop().users(), 1))
+          issues_.at_most(at("closed_loop")("users"), a.closed_loop().users(), kMaxServeUsers, "");
+        if (issues_.non_negative(at("closed_loop")("think_time_s"), a.closed_loop().think_time_s()))
+          issues_.at_most(at("closed_loop")("think_time_s"), a.closed_loop().think_time_s(),
+                          86400.0, "s");
+        break;
+      case Arrivals::kTrace:
+        check_file(at("trace")("file"), a.trace().file(), "trace CSV");
+        if (issues_.non_negative(at("trace")("speedup"), a.trace().speedup()))
+          issues_.at_most(at("trace")("speedup"), a.trace().speedup(), 1e6, "");
+        if (a.has_prompt_tokens() || a.has_output_tokens())
+          issues_.add(at("prompt_tokens"), "a trace gives its own lengths: remove these");
+        return;
+      default:
+        issues_.add(at, "must give one arrival process: poisson, gamma, closed_loop or trace");
+        return;
+    }
+    check_lengths(at("prompt_tokens"), a.prompt_tokens());
+    check_lengths(at("output_tokens"), a.output_tokens());
+  }
+
+  const ServeConfig& s_;
+  const std::filesystem::path& base_dir_;
+  const FieldPath root_;
+  IssueList issues_;
+};
+
+LengthSpec length_spec(const Lengths& l) {
+  LengthSpec out;
+  switch (l.distribution_case()) {
+    case Lengths::kUniform:
+      out.kind = LengthKind::kUniform;
+      out.min = l.uniform().min();
+      out.max = l.uniform().max();
+      break;
+    case Lengths::kExponential:
+      out.kind = LengthKind::kExponential;
+      out.min = 1;
+      out.max = l.exponential().max();
+      out.mean = l.exponential().mean();
+      break;
+    default:
+      out.kind = LengthKind::kFixed;
+      out.min = out.max = l.fixed();
+      out.mean = l.fixed();
+      break;
+  }
+  return out;
+}
+
+SchedulerKind scheduler_of(Scheduler s) {
+  switch (s) {
+    case STATIC_BATCHING:
+      return SchedulerKind::kStatic;
+    case CHUNKED_PREFILL:
+      return SchedulerKind::kChunkedPrefill;
+    default:
+      return SchedulerKind::kContinuous;
+  }
+}
+
+sim::Time seconds(double s) {
+  return sim::Time::ps(static_cast<int64_t>(std::llround(s * 1e12)));
+}
+
+}  // namespace
+
+std::vector<FieldIssue> validate_serve(const ServeConfig& serve,
+                                       const std::filesystem::path& base_dir) {
+  return ServeValidator(serve, base_dir).run();
+}
+
+ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base_dir,
+                         std::string source_file) {
+  ServeFiles files;
+  ServeSpec& spec = files.spec;
+  spec.name = s.name();
+  spec.description = s.description();
+  spec.source_file = std::move(source_file);
+  for (int i = 0; i < s.replicas_size(); ++i) {
+    const ServeReplica& r = s.replicas(i);
+    ServeReplicaSpec rs;
+    rs.name = r.name().empty() ? "replica" + std::to_string(i) : r.name();
+    rs.count = r.count() == 0 ? 1 : r.count();
+    rs.scheduler = scheduler_of(r.scheduler());
+    rs.max_batch = r.max_batch();
+    rs.max_tokens_per_step = r.max_tokens_per_step();
+    rs.kv_block_tokens = r.kv_block_tokens() == 0 ? 16 : r.kv_block_tokens();
+    rs.kv_memory_fraction = r.kv_memory_fraction() == 0 ? 0.9 : r.kv_memory_fraction();
+    spec.replicas.push_back(std::move(rs));
+    files.topology.push_back(serve_path(base_dir, r.topology()).lexically_normal());
+    files.workload.push_back(serve_path(base_dir, r.workload()).lexically_normal());
+  }
+  const Arrivals& a = s.arrivals();
+  ArrivalSpec& as = spec.arrivals;
+  switch (a.process_case()) {
+    case Arrivals::kGamma:
+      as.kind = ArrivalKind::kGamma;
+      as.rate_per_s = a.gamma().rate_per_s();
+      as.cv = a.gamma().cv();
+      break;
+    case Arrivals::kClosedLoop:
+      as.kind = ArrivalKind::kClosedLoop;
+      as.users = a.closed_loop().users();
+      as.think_time_s = a.closed_loop().think_time_s();
+      break;
+    case Arrivals::kTrace:
+      as.kind = ArrivalKind::kTrace;
+      as.trace_file = serve_path(base_dir, a.trace().file()).lexically_normal().string();
+      files.trace_speedup = a.trace().speedup() == 0 ? 1 : a.trace().speedup();
+      break;
+    default:
+      as.kind = ArrivalKind::kPoisson;
+      as.rate_per_s = a.poisson().rate_per_s();
+      break;
+  }
+  if (as.kind != ArrivalKind::kTrace) {
+    as.prompt = length_spec(a.prompt_tokens());
+    as.output = length_spec(a.output_tokens());
+  }
+  spec.router = s.router() == LEAST_OUTSTANDING_TOKENS ? RouterKind::kLeastOutstandingTokens
+                                                       : RouterKind::kRoundRobin;
+  spec.slo = SloSpec{s.slo().ttft_ms(), s.slo().tpot_ms()};
+  spec.seed = s.seed();
+  spec.duration = s.duration_s() == 0 ? sim::Time::max() : seconds(s.duration_s());
+  spec.max_requests = s.requests();
+  spec.buckets.batch_steps_per_octave =
+      s.buckets().batch_steps_per_octave() == 0 ? 8 : s.buckets().batch_steps_per_octave();
+  spec.buckets.length_steps_per_octave =
+      s.buckets().length_steps_per_octave() == 0 ? 8 : s.buckets().length_steps_per_octave();
+  spec.buckets.measure_error = s.buckets().measure_error();
+  if (!s.network().empty())
+    spec.network = s.network();
+  if (s.sample_interval_s() != 0)
+    spec.sample_interval = seconds(s.sample_interval_s());
+  return files;
+}
+
+}  // namespace podsim::config::internal

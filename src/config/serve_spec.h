@@ -1,0 +1,98 @@
+// Validated, typed description of a `podsim serve` run
+// (proto/podsim/serve.proto): replicas (each a loaded pod and serving
+// workload with its scheduler), the arrival process, the router, the SLOs and
+// the step-time buckets. Produced by load_serve_file().
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/topology_spec.h"
+#include "config/workload_spec.h"
+#include "sim/time.h"
+
+namespace podsim::config {
+
+enum class SchedulerKind { kStatic, kContinuous, kChunkedPrefill };
+enum class RouterKind { kRoundRobin, kLeastOutstandingTokens };
+enum class ArrivalKind { kPoisson, kGamma, kClosedLoop, kTrace };
+enum class LengthKind { kFixed, kUniform, kExponential };
+
+struct ServeReplicaSpec {
+  std::string name;
+  PodSpec pod;
+  WorkloadSpec workload;  // serving form
+  uint32_t count = 1;
+  SchedulerKind scheduler = SchedulerKind::kContinuous;
+  uint32_t max_batch = 1;
+  uint32_t max_tokens_per_step = 1;
+  uint32_t kv_block_tokens = 16;
+  double kv_memory_fraction = 0.9;
+};
+
+// Request lengths of synthetic arrivals, in tokens (>= 1).
+struct LengthSpec {
+  LengthKind kind = LengthKind::kFixed;
+  uint32_t min = 1;  // fixed: the value; uniform: the lower end
+  uint32_t max = 1;  // fixed: the value; uniform, exponential: the cap
+  double mean = 1;   // exponential
+};
+
+// One request of a trace file.
+struct TraceRequest {
+  sim::Time arrival;  // relative to the trace's first row, divided by the speedup
+  uint32_t prompt_tokens = 1;
+  uint32_t output_tokens = 1;
+};
+
+struct ArrivalSpec {
+  ArrivalKind kind = ArrivalKind::kPoisson;
+  double rate_per_s = 0;            // poisson, gamma
+  double cv = 1;                    // gamma
+  uint32_t users = 0;               // closed loop
+  double think_time_s = 0;          // closed loop, mean
+  std::string trace_file;           // trace: as resolved
+  std::vector<TraceRequest> trace;  // in arrival order (ties in file order)
+  LengthSpec prompt;
+  LengthSpec output;
+};
+
+struct SloSpec {
+  double ttft_ms = 0;  // 0: none
+  double tpot_ms = 0;  // 0: none
+};
+
+struct BucketSpec {
+  uint32_t batch_steps_per_octave = 8;
+  uint32_t length_steps_per_octave = 8;
+  bool measure_error = false;
+};
+
+struct ServeSpec {
+  std::string name;
+  std::string description;
+  std::string source_file;
+  std::vector<ServeReplicaSpec> replicas;
+  ArrivalSpec arrivals;
+  RouterKind router = RouterKind::kRoundRobin;
+  SloSpec slo;
+  uint64_t seed = 0;
+  sim::Time duration = sim::Time::max();  // arrivals stop after
+  uint64_t max_requests = 0;              // 0: no limit
+  BucketSpec buckets;
+  std::string network = "analytical";
+  sim::Time sample_interval = sim::Time::s(1);
+};
+
+// Limits (docs/inputs.md): a typo cannot ask for a run that never ends.
+inline constexpr uint64_t kMaxServeRequests = 100'000'000;
+inline constexpr uint32_t kMaxServeReplicas = 4096;  // copies over all replicas
+inline constexpr uint32_t kMaxServeUsers = 10'000'000;
+inline constexpr uint32_t kMaxRequestTokens = 1u << 20;  // prompt or output of one request
+inline constexpr uint32_t kMaxServeBatch = 1u << 16;
+inline constexpr uint32_t kMaxStepTokens = 1u << 24;
+inline constexpr double kMaxServeDurationS = 30.0 * 86400;  // 30 days
+inline constexpr double kMaxArrivalRatePerS = 1e9;
+
+}  // namespace podsim::config

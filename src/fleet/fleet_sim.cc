@@ -1,0 +1,172 @@
+#include "fleet/fleet_sim.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "fleet/router.h"
+
+namespace podsim::fleet {
+namespace {
+
+// Event payloads: the kind in the top byte, an index below.
+constexpr uint64_t kStreamArrival = 1ull << 56;
+constexpr uint64_t kUserArrival = 2ull << 56;
+constexpr uint64_t kSample = 3ull << 56;
+constexpr uint64_t kIndexMask = (1ull << 56) - 1;
+
+class Fleet final : public sim::EventHandler, public RequestListener {
+ public:
+  explicit Fleet(FleetSetup setup) : setup_(std::move(setup)) {
+    if (setup_.replicas.empty())
+      throw std::invalid_argument("a fleet needs at least one replica");
+    replicas_.reserve(setup_.replicas.size());
+    for (size_t i = 0; i < setup_.replicas.size(); ++i)
+      replicas_.push_back(
+          std::make_unique<Replica>(static_cast<uint32_t>(i), setup_.replicas[i], *this));
+    router_ = make_router(setup_.router);
+    load_.assign(replicas_.size(), 0);
+  }
+
+  FleetRun run() {
+    pull_stream();
+    if (setup_.sample_interval > sim::Time())
+      sim_.schedule_at(sim::Time(), *this, kSample);
+    sim_.run();
+    out_.end = out_.requests.empty() ? sim::Time() : last_done_;
+    account(out_.end);
+    out_.replicas.reserve(replicas_.size());
+    for (const auto& r : replicas_)
+      out_.replicas.push_back(r->totals(out_.end));
+    out_.events = sim_.events_executed();
+    out_.fingerprint = sim_.fingerprint();
+    return std::move(out_);
+  }
+
+  void handle(sim::Simulation& sim, uint64_t payload) override {
+    const uint64_t kind = payload & ~kIndexMask;
+    if (kind == kSample) {
+      sample(sim.now());
+      return;
+    }
+    if (kind == kStreamArrival) {
+      arrive(stream_next_);
+      pull_stream();
+      return;
+    }
+    const auto slot = static_cast<uint32_t>(payload & kIndexMask);
+    arrive(user_arrivals_[slot]);
+    free_user_slots_.push_back(slot);
+  }
+
+  void admitted(uint32_t request) override { out_.requests[request].admitted = sim_.now(); }
+  void preempted(uint32_t request) override { ++out_.requests[request].preemptions; }
+  void rejected(uint32_t request) override { (void)request; }
+  void first_token(uint32_t request, sim::Time t) override {
+    out_.requests[request].first_token = t;
+  }
+  void finished(uint32_t request, sim::Time t) override { done(request, t, false); }
+  void rejected_at(uint32_t request, sim::Time t) override { done(request, t, true); }
+
+ private:
+  bool accepting(sim::Time t) const {
+    return t <= setup_.duration && (setup_.max_requests == 0 || issued_ < setup_.max_requests);
+  }
+
+  // Schedules the stream's next arrival, if any is still accepted.
+  void pull_stream() {
+    const std::optional<Arrival> a = setup_.arrivals->next();
+    if (!a || !accepting(a->time))
+      return;
+    ++issued_;
+    stream_next_ = *a;
+    sim_.schedule_at(a->time, *this, kStreamArrival);
+  }
+
+  void schedule_user(const Arrival& a) {
+    if (!accepting(a.time))
+      return;
+    ++issued_;
+    uint32_t slot = 0;
+    if (!free_user_slots_.empty()) {
+      slot = free_user_slots_.back();
+      free_user_slots_.pop_back();
+      user_arrivals_[slot] = a;
+    } else {
+      slot = static_cast<uint32_t>(user_arrivals_.size());
+      user_arrivals_.push_back(a);
+    }
+    sim_.schedule_at(a.time, *this, kUserArrival | slot);
+  }
+
+  void account(sim::Time now) {
+    out_.request_seconds += static_cast<double>(in_system_) * (now - since_).to_s();
+    since_ = now;
+  }
+
+  void arrive(const Arrival& a) {
+    account(sim_.now());
+    ++in_system_;
+    const auto id = static_cast<uint32_t>(out_.requests.size());
+    if (router_->needs_load()) {
+      for (size_t i = 0; i < replicas_.size(); ++i)
+        load_[i] = replicas_[i]->outstanding_tokens();
+    }
+    const uint32_t r = router_->route(load_);
+    RequestRecord rec;
+    rec.arrival = sim_.now();
+    rec.prompt_tokens = a.prompt_tokens;
+    rec.output_tokens = a.output_tokens;
+    rec.replica = r;
+    out_.requests.push_back(rec);
+    replicas_[r]->enqueue(sim_, id, a.prompt_tokens, a.output_tokens);
+  }
+
+  void done(uint32_t request, sim::Time t, bool rejected) {
+    account(t);
+    --in_system_;
+    RequestRecord& rec = out_.requests[request];
+    rec.finish = t;
+    rec.rejected = rejected;
+    rec.done = true;
+    last_done_ = std::max(last_done_, t);
+    if (auto next = setup_.arrivals->finished(t))
+      schedule_user(*next);
+  }
+
+  void sample(sim::Time now) {
+    for (const auto& r : replicas_) {
+      const ReplicaState& s = r->state();
+      out_.samples.push_back(TimeSample{now, r->index(), s.waiting().size(),
+                                        static_cast<uint32_t>(s.running().size()),
+                                        s.blocks_used()});
+    }
+    // Keep ticking while anything is left to happen but the ticks.
+    if (sim_.pending() > 0)
+      sim_.schedule_in(setup_.sample_interval, *this, kSample);
+  }
+
+  FleetSetup setup_;
+  sim::Simulation sim_;
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::unique_ptr<Router> router_;
+  std::vector<uint64_t> load_;
+  Arrival stream_next_;
+  std::vector<Arrival> user_arrivals_;
+  std::vector<uint32_t> free_user_slots_;
+  uint64_t issued_ = 0;
+  uint64_t in_system_ = 0;
+  sim::Time since_;
+  sim::Time last_done_;
+  FleetRun out_;
+};
+
+}  // namespace
+
+FleetRun simulate(FleetSetup setup) {
+  if (!setup.arrivals)
+    throw std::invalid_argument("a fleet needs an arrival process");
+  Fleet fleet(std::move(setup));
+  return fleet.run();
+}
+
+}  // namespace podsim::fleet

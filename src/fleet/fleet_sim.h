@@ -1,0 +1,68 @@
+// The request-level discrete-event simulation of a fleet (`podsim serve`):
+// arrivals from one process, a router, replicas each stepping on its own
+// schedule, all on one sim::Simulation. Step times come from each replica's
+// StepTimer, so this file knows nothing of pods (fleet/serve.h wires the
+// pod simulation in; tests wire formulas).
+//
+// Events: one pending arrival of the process's stream (plus one per
+// closed-loop user thinking), one step end per busy replica, one sample
+// tick: O(log events) each. Requests are records in one vector, sequences
+// slots in each replica's pool: no allocation per request beyond the
+// record's growth.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "fleet/arrivals.h"
+#include "fleet/replica.h"
+
+namespace podsim::fleet {
+
+struct RequestRecord {
+  sim::Time arrival;
+  sim::Time admitted;     // first admission into a running batch
+  sim::Time first_token;  // end of the step that produced it
+  sim::Time finish;       // end of the step that produced the last token (or rejection)
+  uint32_t prompt_tokens = 0;
+  uint32_t output_tokens = 0;
+  uint32_t replica = 0;
+  uint32_t preemptions = 0;
+  bool rejected = false;  // needs more KV blocks than its replica has
+  bool done = false;      // finished or rejected
+};
+
+// A replica's state at a sample time.
+struct TimeSample {
+  sim::Time time;
+  uint32_t replica = 0;
+  uint64_t waiting = 0;
+  uint32_t running = 0;
+  uint64_t kv_blocks_used = 0;
+};
+
+struct FleetSetup {
+  std::vector<ReplicaSetup> replicas;  // one per copy
+  config::RouterKind router = config::RouterKind::kRoundRobin;
+  std::unique_ptr<ArrivalProcess> arrivals;
+  sim::Time duration = sim::Time::max();  // no arrival after this
+  uint64_t max_requests = 0;              // 0: no limit
+  sim::Time sample_interval;              // 0: no time series
+};
+
+struct FleetRun {
+  std::vector<RequestRecord> requests;  // in arrival order
+  std::vector<TimeSample> samples;      // by time, then replica
+  std::vector<ReplicaTotals> replicas;
+  sim::Time end;  // the last event (the last request's end)
+  // Integral over time of the requests in the system (arrived, not done),
+  // in request-seconds: Little's L times `end`.
+  double request_seconds = 0;
+  uint64_t events = 0;
+  uint64_t fingerprint = 0;  // of the event stream
+};
+
+FleetRun simulate(FleetSetup setup);
+
+}  // namespace podsim::fleet

@@ -1,0 +1,86 @@
+#include "fleet/replica.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace podsim::fleet {
+
+Replica::Replica(uint32_t index, const ReplicaSetup& setup, RequestListener& listener)
+    : index_(index),
+      setup_(setup),
+      listener_(listener),
+      state_(setup.kv_blocks, setup.kv_block_tokens, *this),
+      scheduler_(make_scheduler(setup.scheduler, setup.limits)) {
+  if (setup_.timer == nullptr)
+    throw std::invalid_argument("a replica needs a step timer");
+}
+
+void Replica::enqueue(sim::Simulation& sim, uint32_t request, uint32_t prompt, uint32_t output) {
+  state_.enqueue(request, prompt, output);
+  if (!busy_)
+    start_step(sim);
+}
+
+void Replica::account_kv(sim::Time now) {
+  totals_.kv_block_seconds += static_cast<double>(state_.blocks_used()) * (now - kv_since_).to_s();
+  kv_since_ = now;
+}
+
+void Replica::start_step(sim::Simulation& sim) {
+  account_kv(sim.now());
+  scheduler_->plan(state_, plan_);
+  for (const uint32_t r : rejected_)
+    listener_.rejected_at(r, sim.now());
+  rejected_.clear();
+  if (plan_.work.empty())
+    return;
+  const sim::Time t = setup_.timer->step_time(plan_.shape);
+  if (t <= sim::Time())
+    throw std::logic_error("a step of replica '" + setup_.name + "' took no time");
+  busy_ = true;
+  step_start_ = sim.now();
+  totals_.peak_batch = std::max(totals_.peak_batch, static_cast<uint32_t>(state_.running().size()));
+  totals_.peak_kv_blocks = std::max(totals_.peak_kv_blocks, state_.blocks_used());
+  sim.schedule_in(t, *this);
+}
+
+void Replica::apply(sim::Time now) {
+  for (const Work& w : plan_.work) {
+    Sequence& s = state_.seq(w.slot);
+    if (w.prefill) {
+      s.cached += w.tokens;
+      state_.processed(w.tokens);
+      totals_.prefill_tokens += w.tokens;
+      if (!s.prefilling()) {
+        // The prefill's last pass produces the next token.
+        if (s.generated++ == 0)
+          listener_.first_token(s.request, now);
+        state_.processed(1);
+      }
+    } else {
+      ++s.cached;
+      ++s.generated;
+      state_.processed(1);
+      ++totals_.decode_tokens;
+    }
+  }
+  state_.sweep_finished([&](uint32_t slot) { listener_.finished(state_.seq(slot).request, now); });
+}
+
+void Replica::handle(sim::Simulation& sim, uint64_t payload) {
+  (void)payload;
+  busy_ = false;
+  ++totals_.steps;
+  totals_.busy += sim.now() - step_start_;
+  account_kv(sim.now());
+  apply(sim.now());
+  start_step(sim);
+}
+
+ReplicaTotals Replica::totals(sim::Time now) const {
+  ReplicaTotals t = totals_;
+  t.kv_block_seconds += static_cast<double>(state_.blocks_used()) * (now - kv_since_).to_s();
+  return t;
+}
+
+}  // namespace podsim::fleet

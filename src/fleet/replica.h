@@ -1,0 +1,88 @@
+// One serving replica on the fleet's Simulation: it runs one step at a time,
+// as its scheduler plans them and its step timer costs them, and tells the
+// run when requests produce their first token and finish.
+//
+// Per step: plan O(batch), one timer query (O(log memo)), one event.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "fleet/replica_state.h"
+#include "fleet/scheduler.h"
+#include "fleet/step_timer.h"
+#include "sim/simulation.h"
+
+namespace podsim::fleet {
+
+// Progress of requests, as the replica makes it (times are the step's end).
+class RequestListener : public ReplicaListener {
+ public:
+  virtual void first_token(uint32_t request, sim::Time t) = 0;
+  virtual void finished(uint32_t request, sim::Time t) = 0;
+  virtual void rejected_at(uint32_t request, sim::Time t) = 0;
+
+ protected:
+  ~RequestListener() = default;
+};
+
+struct ReplicaSetup {
+  std::string name;
+  config::SchedulerKind scheduler = config::SchedulerKind::kContinuous;
+  SchedulerLimits limits;
+  uint64_t kv_blocks = 1;
+  uint32_t kv_block_tokens = 16;
+  uint32_t chips = 1;          // for chip-utilisation figures
+  StepTimer* timer = nullptr;  // not owned; may be shared by identical copies
+};
+
+// Time integrals of a replica's state, for utilisation figures.
+struct ReplicaTotals {
+  sim::Time busy;               // time with a step running
+  double kv_block_seconds = 0;  // integral of used KV blocks over time
+  uint64_t steps = 0;
+  uint64_t prefill_tokens = 0;
+  uint64_t decode_tokens = 0;
+  uint32_t peak_batch = 0;
+  uint64_t peak_kv_blocks = 0;
+};
+
+class Replica final : public sim::EventHandler, private ReplicaListener {
+ public:
+  Replica(uint32_t index, const ReplicaSetup& setup, RequestListener& listener);
+
+  // A routed request arrives now; an idle replica starts a step.
+  void enqueue(sim::Simulation& sim, uint32_t request, uint32_t prompt, uint32_t output);
+  void handle(sim::Simulation& sim, uint64_t payload) override;  // a step ends
+
+  uint32_t index() const { return index_; }
+  const ReplicaSetup& setup() const { return setup_; }
+  const ReplicaState& state() const { return state_; }
+  uint64_t outstanding_tokens() const { return state_.outstanding_tokens(); }
+  // The totals up to `now` (KV integral brought up to date).
+  ReplicaTotals totals(sim::Time now) const;
+
+ private:
+  void admitted(uint32_t request) override { listener_.admitted(request); }
+  void preempted(uint32_t request) override { listener_.preempted(request); }
+  void rejected(uint32_t request) override { rejected_.push_back(request); }
+
+  void start_step(sim::Simulation& sim);
+  void apply(sim::Time now);
+  void account_kv(sim::Time now);
+
+  uint32_t index_;
+  ReplicaSetup setup_;
+  RequestListener& listener_;
+  ReplicaState state_;
+  std::unique_ptr<Scheduler> scheduler_;
+  StepPlan plan_;
+  std::vector<uint32_t> rejected_;  // during a plan; reported with its time
+  bool busy_ = false;
+  sim::Time step_start_;
+  sim::Time kv_since_;
+  ReplicaTotals totals_;
+};
+
+}  // namespace podsim::fleet

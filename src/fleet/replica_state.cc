@@ -1,0 +1,85 @@
+#include "fleet/replica_state.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace podsim::fleet {
+
+ReplicaState::ReplicaState(uint64_t kv_blocks, uint32_t block_tokens, ReplicaListener& listener)
+    : blocks_total_(kv_blocks),
+      blocks_free_(kv_blocks),
+      block_tokens_(block_tokens),
+      listener_(listener) {
+  if (block_tokens == 0)
+    throw std::invalid_argument("a KV block holds at least one token");
+}
+
+uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t output) {
+  uint32_t slot = 0;
+  if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(pool_.size());
+    pool_.emplace_back();
+  }
+  pool_[slot] = Sequence{request, prompt, output, prompt, 0, 0, 0, false};
+  waiting_.push_back(slot);
+  outstanding_ += uint64_t{prompt} + output;
+  return slot;
+}
+
+bool ReplicaState::reserve(uint32_t slot, uint64_t tokens) {
+  Sequence& s = pool_[slot];
+  const uint64_t need = blocks_for(tokens);
+  if (need <= s.blocks)
+    return true;
+  const uint64_t more = need - s.blocks;
+  if (more > blocks_free_)
+    return false;
+  blocks_free_ -= more;
+  s.blocks = static_cast<uint32_t>(need);
+  return true;
+}
+
+void ReplicaState::admit_front() {
+  const uint32_t slot = waiting_.front();
+  waiting_.pop_front();
+  running_.push_back(slot);
+  Sequence& s = pool_[slot];
+  if (!s.admitted_once) {
+    s.admitted_once = true;
+    listener_.admitted(s.request);
+  }
+}
+
+uint32_t ReplicaState::preempt_last() {
+  const uint32_t slot = running_.back();
+  running_.pop_back();
+  Sequence& s = pool_[slot];
+  const uint64_t before = s.remaining_tokens();
+  blocks_free_ += s.blocks;
+  s.blocks = 0;
+  s.cached = 0;
+  s.target = s.prompt + s.generated;
+  outstanding_ += s.remaining_tokens() - before;
+  waiting_.push_front(slot);
+  listener_.preempted(s.request);
+  return slot;
+}
+
+void ReplicaState::reject_front() {
+  const uint32_t slot = waiting_.front();
+  waiting_.pop_front();
+  outstanding_ -= pool_[slot].remaining_tokens();
+  listener_.rejected(pool_[slot].request);
+  release(slot);
+}
+
+void ReplicaState::release(uint32_t slot) {
+  blocks_free_ += pool_[slot].blocks;
+  pool_[slot].blocks = 0;
+  free_slots_.push_back(slot);
+}
+
+}  // namespace podsim::fleet

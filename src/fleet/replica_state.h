@@ -1,0 +1,111 @@
+// A replica's requests and KV cache, as a scheduler sees them: the waiting
+// queue (FIFO; preempted sequences go back to its front), the running batch
+// (in admission order) and the pool of paged KV blocks. The mechanics
+// (admit, grow, preempt, reject) live here; which ones to apply is the
+// scheduler's choice (fleet/scheduler.h).
+//
+// Sequences live in a slot pool recycled through a free list, so a run of a
+// million requests allocates only when the number in the system reaches a
+// new peak. Every operation is O(1) except running-batch removals, which are
+// O(batch).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace podsim::fleet {
+
+struct Sequence {
+  uint32_t request = 0;  // the run's request index
+  uint32_t prompt = 0;   // prompt tokens
+  uint32_t output = 0;   // output tokens to produce (>= 1)
+  uint32_t target = 0;   // tokens to prefill: the prompt, plus after a preemption the output so far
+  uint32_t cached = 0;   // tokens in the KV cache
+  uint32_t generated = 0;  // output tokens produced
+  uint32_t blocks = 0;     // KV blocks held
+  bool admitted_once = false;
+
+  bool prefilling() const { return cached < target; }
+  uint64_t remaining_tokens() const { return uint64_t{target - cached} + (output - generated); }
+};
+
+// What happened to a request, for the run's records.
+class ReplicaListener {
+ public:
+  virtual void admitted(uint32_t request) = 0;   // first admission into a running batch
+  virtual void preempted(uint32_t request) = 0;  // its KV cache dropped
+  virtual void rejected(uint32_t request) = 0;   // can never fit in the KV cache
+ protected:
+  ~ReplicaListener() = default;
+};
+
+class ReplicaState {
+ public:
+  ReplicaState(uint64_t kv_blocks, uint32_t block_tokens, ReplicaListener& listener);
+
+  // A routed request joins the back of the waiting queue; returns its slot.
+  uint32_t enqueue(uint32_t request, uint32_t prompt, uint32_t output);
+
+  Sequence& seq(uint32_t slot) { return pool_[slot]; }
+  const Sequence& seq(uint32_t slot) const { return pool_[slot]; }
+  const std::deque<uint32_t>& waiting() const { return waiting_; }
+  const std::vector<uint32_t>& running() const { return running_; }
+
+  uint64_t blocks_total() const { return blocks_total_; }
+  uint64_t blocks_free() const { return blocks_free_; }
+  uint64_t blocks_used() const { return blocks_total_ - blocks_free_; }
+  uint32_t block_tokens() const { return block_tokens_; }
+  uint64_t blocks_for(uint64_t tokens) const {
+    return (tokens + block_tokens_ - 1) / block_tokens_;
+  }
+
+  // Holds blocks for `tokens` tokens of `slot` (at least what it holds);
+  // false, holding nothing more, when the pool has too few free.
+  bool reserve(uint32_t slot, uint64_t tokens);
+  // The front of the waiting queue joins the back of the running batch.
+  void admit_front();
+  // Drops the KV cache of the last sequence of the running batch and puts it
+  // back at the front of the waiting queue, to prefill its prompt and its
+  // output so far again (recompute). Returns its slot.
+  uint32_t preempt_last();
+  // Drops the front of the waiting queue: it needs more blocks than the
+  // pool has. Frees its slot.
+  void reject_front();
+  // Removes every finished sequence (all output produced) from the running
+  // batch, keeping the others' order, and frees them after calling
+  // on_finish(slot). O(batch).
+  template <class OnFinish>
+  void sweep_finished(OnFinish on_finish) {
+    size_t kept = 0;
+    for (const uint32_t slot : running_) {
+      if (pool_[slot].generated >= pool_[slot].output) {
+        on_finish(slot);
+        release(slot);
+      } else {
+        running_[kept++] = slot;
+      }
+    }
+    running_.resize(kept);
+  }
+
+  // Prompt and output tokens not yet processed, over every sequence here.
+  uint64_t outstanding_tokens() const { return outstanding_; }
+  // Adjusts outstanding_tokens() after the replica advanced a sequence.
+  void processed(uint64_t tokens) { outstanding_ -= tokens; }
+
+ private:
+  void release(uint32_t slot);
+
+  std::vector<Sequence> pool_;
+  std::vector<uint32_t> free_slots_;
+  std::deque<uint32_t> waiting_;
+  std::vector<uint32_t> running_;
+  uint64_t blocks_total_;
+  uint64_t blocks_free_;
+  uint32_t block_tokens_;
+  uint64_t outstanding_ = 0;
+  ReplicaListener& listener_;
+};
+
+}  // namespace podsim::fleet

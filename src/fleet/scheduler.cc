@@ -1,0 +1,199 @@
+#include "fleet/scheduler.h"
+
+#include <algorithm>
+
+namespace podsim::fleet {
+
+void StepPlan::add_prefill(const Sequence& s, uint32_t slot, uint32_t tokens) {
+  work.push_back(Work{slot, tokens, true});
+  ++shape.prefill_sequences;
+  shape.prefill_tokens += tokens;
+  shape.prefill_context_tokens += s.cached;
+}
+
+void StepPlan::add_decode(const Sequence& s, uint32_t slot) {
+  work.push_back(Work{slot, 1, false});
+  ++shape.decode_sequences;
+  shape.decode_context_tokens += s.cached;
+}
+
+namespace {
+
+// Decodes every running sequence past its prefill, one token each, growing
+// its KV cache by one token; preempts from the back when blocks run out.
+// Returns the decodes planned.
+uint32_t plan_decodes(ReplicaState& state, StepPlan& plan) {
+  uint32_t decodes = 0;
+  size_t i = 0;
+  while (i < state.running().size()) {
+    const uint32_t slot = state.running()[i];
+    const Sequence& s = state.seq(slot);
+    if (s.prefilling()) {
+      ++i;
+      continue;
+    }
+    if (state.reserve(slot, uint64_t{s.cached} + 1)) {
+      plan.add_decode(s, slot);
+      ++decodes;
+      ++i;
+      continue;
+    }
+    // The last sequence is at index >= i: nothing planned refers to it.
+    state.preempt_last();
+  }
+  return decodes;
+}
+
+// Rejects waiting requests at the front that need more blocks than the pool
+// has (prompt plus one output token). True when the front can be considered.
+bool front_fits_at_all(ReplicaState& state, uint64_t tokens_to_hold) {
+  (void)tokens_to_hold;
+  while (!state.waiting().empty()) {
+    const Sequence& s = state.seq(state.waiting().front());
+    if (state.blocks_for(uint64_t{s.target} + 1) <= state.blocks_total())
+      return true;
+    state.reject_front();
+  }
+  return false;
+}
+
+class ContinuousBatching final : public Scheduler {
+ public:
+  explicit ContinuousBatching(SchedulerLimits limits) : limits_(limits) {}
+
+  void plan(ReplicaState& state, StepPlan& plan) override {
+    plan.clear();
+    const uint32_t decodes = plan_decodes(state, plan);
+    uint64_t budget =
+        limits_.max_tokens_per_step > decodes ? limits_.max_tokens_per_step - decodes : 0;
+    while (state.running().size() < limits_.max_batch && front_fits_at_all(state, 0)) {
+      const uint32_t slot = state.waiting().front();
+      const Sequence& s = state.seq(slot);
+      const uint32_t need = s.target - s.cached;
+      if (need > budget && !plan.work.empty())
+        break;  // a prompt longer than the budget runs alone
+      if (!state.reserve(slot, s.target))
+        break;
+      state.admit_front();
+      plan.add_prefill(state.seq(slot), slot, need);
+      budget -= std::min<uint64_t>(need, budget);
+    }
+  }
+
+ private:
+  SchedulerLimits limits_;
+};
+
+class ChunkedPrefill final : public Scheduler {
+ public:
+  explicit ChunkedPrefill(SchedulerLimits limits) : limits_(limits) {}
+
+  void plan(ReplicaState& state, StepPlan& plan) override {
+    plan.clear();
+    const uint32_t decodes = plan_decodes(state, plan);
+    uint64_t budget =
+        limits_.max_tokens_per_step > decodes ? limits_.max_tokens_per_step - decodes : 0;
+    // Prompts already started, in admission order.
+    for (const uint32_t slot : state.running()) {
+      if (budget == 0)
+        return;
+      const Sequence& s = state.seq(slot);
+      if (!s.prefilling())
+        continue;
+      const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - s.cached, budget));
+      if (!state.reserve(slot, uint64_t{s.cached} + chunk))
+        return;  // wait for blocks; decodes free them as requests end
+      plan.add_prefill(s, slot, chunk);
+      budget -= chunk;
+    }
+    while (budget > 0 && state.running().size() < limits_.max_batch &&
+           front_fits_at_all(state, 0)) {
+      const uint32_t slot = state.waiting().front();
+      const Sequence& s = state.seq(slot);
+      const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target, budget));
+      if (!state.reserve(slot, chunk))
+        return;
+      state.admit_front();
+      plan.add_prefill(state.seq(slot), slot, chunk);
+      budget -= chunk;
+    }
+  }
+
+ private:
+  SchedulerLimits limits_;
+};
+
+class StaticBatching final : public Scheduler {
+ public:
+  explicit StaticBatching(SchedulerLimits limits) : limits_(limits) {}
+
+  void plan(ReplicaState& state, StepPlan& plan) override {
+    plan.clear();
+    if (state.running().empty())
+      start_batch(state, plan);
+    else
+      decode_batch(state, plan);
+  }
+
+ private:
+  void start_batch(ReplicaState& state, StepPlan& plan) {
+    padded_prompt_ = 0;
+    uint32_t n = 0;
+    while (n < limits_.max_batch && !state.waiting().empty()) {
+      const uint32_t slot = state.waiting().front();
+      const Sequence& s = state.seq(slot);
+      const uint64_t whole = uint64_t{s.target} + s.output;
+      if (state.blocks_for(whole) > state.blocks_total()) {
+        state.reject_front();
+        continue;
+      }
+      const uint32_t padded = std::max(padded_prompt_, s.target);
+      if (n > 0 && uint64_t{padded} * (n + 1) > limits_.max_tokens_per_step)
+        break;
+      if (!state.reserve(slot, whole))
+        break;
+      state.admit_front();
+      padded_prompt_ = padded;
+      ++n;
+    }
+    if (n == 0)
+      return;
+    batch_ = n;
+    decode_steps_ = 0;
+    for (const uint32_t slot : state.running())
+      plan.work.push_back(Work{slot, state.seq(slot).target, true});
+    plan.shape.prefill_sequences = n;
+    plan.shape.prefill_tokens = uint64_t{padded_prompt_} * n;
+  }
+
+  // Every sequence still running decodes; the step is costed as the whole
+  // padded batch at the padded context.
+  void decode_batch(ReplicaState& state, StepPlan& plan) {
+    for (const uint32_t slot : state.running())
+      plan.work.push_back(Work{slot, 1, false});
+    plan.shape.decode_sequences = batch_;
+    plan.shape.decode_context_tokens = uint64_t{batch_} * (padded_prompt_ + decode_steps_);
+    ++decode_steps_;
+  }
+
+  SchedulerLimits limits_;
+  uint32_t padded_prompt_ = 0;
+  uint32_t batch_ = 0;
+  uint32_t decode_steps_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Scheduler> make_scheduler(config::SchedulerKind kind, SchedulerLimits limits) {
+  switch (kind) {
+    case config::SchedulerKind::kStatic:
+      return std::make_unique<StaticBatching>(limits);
+    case config::SchedulerKind::kChunkedPrefill:
+      return std::make_unique<ChunkedPrefill>(limits);
+    case config::SchedulerKind::kContinuous:
+      break;
+  }
+  return std::make_unique<ContinuousBatching>(limits);
+}
+
+}  // namespace podsim::fleet

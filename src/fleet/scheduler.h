@@ -1,0 +1,66 @@
+// Schedulers: what a replica runs next (docs/serving.md, "Schedulers").
+//
+// One interface, three implementations:
+//  - static batching: when the batch is empty, admit up to max_batch
+//    waiting requests (their prompts padded to the longest, within the step
+//    token budget) with KV blocks for their whole prompt and output held up
+//    front; prefill them together, then decode the padded batch until its
+//    last request ends. Arrivals meanwhile wait.
+//  - continuous batching (iteration-level, Orca/vLLM): every step decodes
+//    the running batch and admits waiting requests in FIFO order whose whole
+//    prompt fits the token budget left and the free KV blocks (a prompt
+//    longer than the budget runs alone). A mixed step.
+//  - chunked prefill (Sarathi-Serve): decodes first, then prompts in chunks
+//    filling the token budget: prompts already started, then new ones.
+// Continuous and chunked grow every decoding sequence's KV cache by one
+// token per step; when the pool runs out, the most recently admitted
+// sequence is preempted (recompute) until the rest fit. A request that needs
+// more blocks than the whole pool is rejected.
+//
+// plan() is O(running batch + requests admitted) per step.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "config/serve_spec.h"
+#include "fleet/replica_state.h"
+#include "fleet/step_timer.h"
+
+namespace podsim::fleet {
+
+struct Work {
+  uint32_t slot = 0;
+  uint32_t tokens = 0;  // prefill: prompt tokens processed; decode: 1
+  bool prefill = false;
+};
+
+struct StepPlan {
+  std::vector<Work> work;
+  StepShape shape;  // what the step costs (static batching pads it)
+
+  void clear() {
+    work.clear();
+    shape = StepShape{};
+  }
+  void add_prefill(const Sequence& s, uint32_t slot, uint32_t tokens);
+  void add_decode(const Sequence& s, uint32_t slot);
+};
+
+struct SchedulerLimits {
+  uint32_t max_batch = 1;            // sequences in the running batch
+  uint32_t max_tokens_per_step = 1;  // prefill tokens plus decodes in a step
+};
+
+class Scheduler {
+ public:
+  virtual ~Scheduler() = default;
+  // Fills `plan` (cleared first) with the next step's work; leaves it empty
+  // when there is nothing to run. Reserves the step's KV blocks.
+  virtual void plan(ReplicaState& state, StepPlan& plan) = 0;
+};
+
+std::unique_ptr<Scheduler> make_scheduler(config::SchedulerKind kind, SchedulerLimits limits);
+
+}  // namespace podsim::fleet

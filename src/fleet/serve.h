@@ -1,0 +1,37 @@
+// `podsim serve` as a library function: a loaded ServeSpec in, the fleet
+// run and its summary out. Wires each replica to the pod simulation
+// (fleet/engine_oracle.h) through a step-time memo (fleet/step_memo.h)
+// shared by the replica's identical copies, sizes its KV cache from the
+// workload's memory footprint, and runs fleet/fleet_sim.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "config/serve_spec.h"
+#include "fleet/engine_oracle.h"
+#include "fleet/fleet_sim.h"
+#include "fleet/summary.h"
+
+namespace podsim::fleet {
+
+struct ReplicaInfo {
+  std::string name;
+  uint32_t copies = 1;
+  uint32_t chips = 0;  // per copy
+  EngineReplica::KvCapacity kv;
+  MemoStats memo;
+};
+
+struct ServeOutput {
+  FleetRun run;
+  ServeSummary summary;
+  std::vector<ReplicaSetup> setups;   // one per copy (timers no longer valid)
+  std::vector<ReplicaInfo> replicas;  // one per replica of the spec
+};
+
+ServeOutput serve(const config::ServeSpec& spec);
+
+}  // namespace podsim::fleet

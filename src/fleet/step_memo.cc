@@ -1,0 +1,102 @@
+#include "fleet/step_memo.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "fleet/buckets.h"
+
+namespace podsim::fleet {
+namespace {
+
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
+
+uint32_t narrow(uint64_t v) {
+  return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX));
+}
+
+uint64_t round_to(uint64_t v, uint64_t q) {
+  return ceil_div(v, q) * q;
+}
+
+}  // namespace
+
+StepMemo::StepMemo(StepOracle oracle, MemoOptions options)
+    : oracle_(std::move(oracle)), options_(options) {
+  if (options_.batch_quantum == 0)
+    options_.batch_quantum = 1;
+}
+
+uint32_t StepMemo::batch_bucket(uint64_t batch) const {
+  return narrow(
+      round_to(bucket_up(batch, options_.batch_steps_per_octave), options_.batch_quantum));
+}
+
+config::ScenarioSpec StepMemo::prefill_scenario(const StepShape& shape) const {
+  config::ScenarioSpec s;
+  s.phase = config::Phase::kPrefill;
+  const uint64_t n = shape.prefill_sequences;
+  s.batch = batch_bucket(n);
+  s.prompt_len =
+      narrow(bucket_up(ceil_div(shape.prefill_tokens, n), options_.length_steps_per_octave));
+  s.context_len = narrow(
+      bucket_up(ceil_div(shape.prefill_context_tokens, n), options_.length_steps_per_octave));
+  return s;
+}
+
+config::ScenarioSpec StepMemo::decode_scenario(const StepShape& shape) const {
+  config::ScenarioSpec s;
+  s.phase = config::Phase::kDecode;
+  const uint64_t n = shape.decode_sequences;
+  s.batch = batch_bucket(n);
+  s.context_len =
+      narrow(bucket_up(ceil_div(shape.decode_context_tokens, n), options_.length_steps_per_octave));
+  return s;
+}
+
+config::ScenarioSpec StepMemo::lower_edge(const config::ScenarioSpec& s) const {
+  config::ScenarioSpec low = s;
+  const uint64_t b = bucket_floor(s.batch, options_.batch_steps_per_octave);
+  low.batch = narrow(round_to(b, options_.batch_quantum));
+  if (s.phase == config::Phase::kPrefill)
+    low.prompt_len = narrow(bucket_floor(s.prompt_len, options_.length_steps_per_octave));
+  if (s.context_len > 0)
+    low.context_len = narrow(bucket_floor(s.context_len, options_.length_steps_per_octave));
+  return low;
+}
+
+sim::Time StepMemo::lookup(const config::ScenarioSpec& s) {
+  ++stats_.lookups;
+  const auto key = std::make_tuple(static_cast<int>(s.phase), s.batch, s.prompt_len, s.context_len);
+  const auto it = memo_.find(key);
+  if (it != memo_.end())
+    return it->second;
+  const sim::Time t = oracle_(s);
+  ++stats_.oracle_calls;
+  if (t <= sim::Time())
+    throw std::logic_error("a step oracle returned a step time <= 0");
+  if (options_.measure_error) {
+    const config::ScenarioSpec low = lower_edge(s);
+    if (!(low == s)) {
+      const sim::Time tl = oracle_(low);
+      ++stats_.oracle_calls;
+      const double err = (t.to_us() - tl.to_us()) / t.to_us();
+      stats_.max_relative_error = std::max(stats_.max_relative_error, err);
+    }
+  }
+  memo_.emplace(key, t);
+  stats_.entries = memo_.size();
+  return t;
+}
+
+sim::Time StepMemo::step_time(const StepShape& shape) {
+  sim::Time t;
+  if (shape.prefill_sequences > 0)
+    t += lookup(prefill_scenario(shape));
+  if (shape.decode_sequences > 0)
+    t += lookup(decode_scenario(shape));
+  return t;
+}
+
+}  // namespace podsim::fleet

@@ -1,0 +1,78 @@
+// Step times from a costly oracle (the pod simulation, fleet/engine_oracle.h),
+// memoised by bucket (fleet/buckets.h).
+//
+// A step is costed as two simulated steps, added:
+//  - its prefill part as a PREFILL of the prefilling sequences, each with the
+//    mean of their new tokens (rounded up) on top of the mean of their cached
+//    tokens (rounded up);
+//  - its decode part as a DECODE of the decoding sequences at the mean of
+//    their cached tokens (rounded up).
+// Every count is then rounded up to its bucket (batch, lengths), and the
+// batch up to a multiple of `batch_quantum` (the workload's data-parallel
+// replicas times its micro-batches, which the batch must divide into).
+// Why this is honest and where it is not is in docs/serving.md ("Mixed
+// steps"): weights are read once per part (a fused step reads them once),
+// so a mixed step is over-costed by up to one weight read; means stand for
+// each sequence's own length (exact for the linear terms, attention's
+// quadratic prefill term is under-costed by the lengths' variance).
+//
+// Memo lookups are O(log entries); the memo grows with the buckets met, a
+// few hundred for a day-long trace.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <tuple>
+
+#include "config/serving_spec.h"
+#include "fleet/step_timer.h"
+
+namespace podsim::fleet {
+
+// The time of one step of `scenario` (phase, batch, prompt_len, context_len;
+// micro_batches and prefill_chunks are the oracle's business).
+using StepOracle = std::function<sim::Time(const config::ScenarioSpec& scenario)>;
+
+struct MemoOptions {
+  uint32_t batch_steps_per_octave = 8;
+  uint32_t length_steps_per_octave = 8;
+  uint32_t batch_quantum = 1;
+  // Also ask the oracle for each bucket's lower edge and keep the largest
+  // relative difference: an upper bound on the bucketing's error for the
+  // steps met, given that step time does not decrease with batch or length.
+  bool measure_error = false;
+};
+
+struct MemoStats {
+  uint64_t lookups = 0;
+  uint64_t entries = 0;           // buckets met
+  uint64_t oracle_calls = 0;      // entries, plus their lower edges when measured
+  double max_relative_error = 0;  // measured: (t(bucket) - t(lower edge)) / t(bucket)
+};
+
+class StepMemo final : public StepTimer {
+ public:
+  StepMemo(StepOracle oracle, MemoOptions options);
+
+  sim::Time step_time(const StepShape& shape) override;
+  const MemoStats& stats() const { return stats_; }
+  const MemoOptions& options() const { return options_; }
+
+  // The bucketed scenario a part of a step is simulated as (for tests).
+  config::ScenarioSpec prefill_scenario(const StepShape& shape) const;
+  config::ScenarioSpec decode_scenario(const StepShape& shape) const;
+
+ private:
+  sim::Time lookup(const config::ScenarioSpec& s);
+  config::ScenarioSpec lower_edge(const config::ScenarioSpec& s) const;
+  uint32_t batch_bucket(uint64_t batch) const;
+
+  StepOracle oracle_;
+  MemoOptions options_;
+  // (phase, batch, prompt_len, context_len) -> step time.
+  std::map<std::tuple<int, uint32_t, uint32_t, uint32_t>, sim::Time> memo_;
+  MemoStats stats_;
+};
+
+}  // namespace podsim::fleet

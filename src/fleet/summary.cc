@@ -1,0 +1,118 @@
+#include "fleet/summary.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace podsim::fleet {
+
+Percentiles percentiles(std::vector<double>& values) {
+  Percentiles p;
+  p.count = values.size();
+  if (values.empty())
+    return p;
+  std::sort(values.begin(), values.end());
+  double sum = 0;
+  for (double v : values)
+    sum += v;
+  p.mean = sum / static_cast<double>(values.size());
+  auto rank = [&](double q) {
+    const auto n = static_cast<double>(values.size());
+    const auto k = static_cast<size_t>(std::ceil(q / 100 * n));
+    return values[std::max<size_t>(k, 1) - 1];
+  };
+  p.p50 = rank(50);
+  p.p90 = rank(90);
+  p.p99 = rank(99);
+  p.max = values.back();
+  return p;
+}
+
+ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& replicas,
+                       const config::SloSpec& slo) {
+  ServeSummary s;
+  s.requests = run.requests.size();
+  s.duration_s = run.end.to_s();
+  s.slo_ttft_ms = slo.ttft_ms;
+  s.slo_tpot_ms = slo.tpot_ms;
+  std::vector<double> ttft;
+  std::vector<double> tpot;
+  std::vector<double> e2e;
+  std::vector<double> queue;
+  ttft.reserve(run.requests.size());
+  e2e.reserve(run.requests.size());
+  queue.reserve(run.requests.size());
+  uint64_t output_tokens = 0;
+  uint64_t total_tokens = 0;
+  std::vector<uint64_t> per_replica(replicas.size(), 0);
+  for (const RequestRecord& r : run.requests) {
+    s.preemptions += r.preemptions;
+    ++per_replica[r.replica];
+    if (r.rejected) {
+      ++s.rejected;
+      continue;
+    }
+    if (!r.done)
+      continue;
+    ++s.completed;
+    output_tokens += r.output_tokens;
+    total_tokens += uint64_t{r.output_tokens} + r.prompt_tokens;
+    const double t_ttft = (r.first_token - r.arrival).to_s();
+    ttft.push_back(t_ttft);
+    e2e.push_back((r.finish - r.arrival).to_s());
+    queue.push_back((r.admitted - r.arrival).to_s());
+    double t_tpot = 0;
+    if (r.output_tokens > 1) {
+      t_tpot = (r.finish - r.first_token).to_s() / (r.output_tokens - 1);
+      tpot.push_back(t_tpot);
+    }
+    const bool ttft_ok = slo.ttft_ms == 0 || t_ttft * 1e3 <= slo.ttft_ms;
+    const bool tpot_ok = slo.tpot_ms == 0 || t_tpot * 1e3 <= slo.tpot_ms;
+    if (ttft_ok && tpot_ok)
+      ++s.slo_met;
+  }
+  s.ttft_s = percentiles(ttft);
+  s.tpot_s = percentiles(tpot);
+  s.e2e_s = percentiles(e2e);
+  s.queue_delay_s = percentiles(queue);
+  if (s.duration_s > 0) {
+    s.requests_per_s = static_cast<double>(s.completed) / s.duration_s;
+    s.output_tokens_per_s = static_cast<double>(output_tokens) / s.duration_s;
+    s.total_tokens_per_s = static_cast<double>(total_tokens) / s.duration_s;
+    s.goodput_requests_per_s = static_cast<double>(s.slo_met) / s.duration_s;
+    s.mean_requests_in_system = run.request_seconds / s.duration_s;
+  }
+  if (s.requests > 0)
+    s.slo_attainment = static_cast<double>(s.slo_met) / static_cast<double>(s.requests);
+  double chip_busy = 0;
+  double block_seconds = 0;
+  double blocks = 0;
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    const ReplicaTotals& t = run.replicas[i];
+    ReplicaSummary r;
+    r.name = replicas[i].name;
+    r.chips = replicas[i].chips;
+    r.requests = per_replica[i];
+    r.steps = t.steps;
+    r.kv_blocks = replicas[i].kv_blocks;
+    r.peak_batch = t.peak_batch;
+    if (s.duration_s > 0) {
+      r.busy_fraction = t.busy.to_s() / s.duration_s;
+      r.kv_mean_utilisation =
+          t.kv_block_seconds / (static_cast<double>(r.kv_blocks) * s.duration_s);
+    }
+    r.kv_peak_utilisation =
+        static_cast<double>(t.peak_kv_blocks) / static_cast<double>(r.kv_blocks);
+    s.chips += r.chips;
+    chip_busy += r.busy_fraction * r.chips;
+    block_seconds += t.kv_block_seconds;
+    blocks += static_cast<double>(r.kv_blocks);
+    s.replicas.push_back(std::move(r));
+  }
+  if (s.chips > 0)
+    s.chip_utilisation = chip_busy / s.chips;
+  if (blocks > 0 && s.duration_s > 0)
+    s.kv_utilisation = block_seconds / (blocks * s.duration_s);
+  return s;
+}
+
+}  // namespace podsim::fleet

@@ -1,0 +1,84 @@
+// The figures of a fleet run (docs/serving.md, "Outputs"): latency
+// percentiles, throughput, goodput under the SLOs, utilisation, and the
+// step-time buckets' error bound.
+//
+// Percentiles are nearest-rank on the sorted values (the smallest value with
+// at least p% of the values at or below it), so every figure is one of the
+// requests' own. TPOT is (finish - first token) / (output tokens - 1) over
+// requests with at least two output tokens. Rejected requests count in no
+// latency figure and never meet an SLO.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config/serve_spec.h"
+#include "fleet/fleet_sim.h"
+
+namespace podsim::fleet {
+
+struct Percentiles {
+  double mean = 0;
+  double p50 = 0;
+  double p90 = 0;
+  double p99 = 0;
+  double max = 0;
+  uint64_t count = 0;
+};
+
+// Nearest-rank percentiles of `values` (sorted in place).
+Percentiles percentiles(std::vector<double>& values);
+
+struct ReplicaSummary {
+  std::string name;
+  uint32_t chips = 0;
+  uint64_t requests = 0;
+  uint64_t steps = 0;
+  double busy_fraction = 0;        // of the run's duration, with a step running
+  double kv_mean_utilisation = 0;  // time-averaged used blocks over blocks
+  double kv_peak_utilisation = 0;
+  uint64_t kv_blocks = 0;
+  uint32_t peak_batch = 0;
+};
+
+struct BucketReport {
+  uint32_t batch_steps_per_octave = 0;
+  uint32_t length_steps_per_octave = 0;
+  double input_rounding_bound = 0;  // the largest relative rounding up of a count
+  bool error_measured = false;
+  double step_time_error_bound = 0;  // measured, over the buckets met
+  uint64_t buckets = 0;
+  uint64_t simulated_steps = 0;  // oracle calls
+};
+
+struct ServeSummary {
+  uint64_t requests = 0;
+  uint64_t completed = 0;
+  uint64_t rejected = 0;
+  uint64_t preemptions = 0;
+  double duration_s = 0;  // to the last request's end
+  double requests_per_s = 0;
+  double output_tokens_per_s = 0;
+  double total_tokens_per_s = 0;
+  Percentiles ttft_s;
+  Percentiles tpot_s;
+  Percentiles e2e_s;
+  Percentiles queue_delay_s;
+  double slo_ttft_ms = 0;
+  double slo_tpot_ms = 0;
+  uint64_t slo_met = 0;  // completed requests meeting every SLO given
+  double goodput_requests_per_s = 0;
+  double slo_attainment = 0;           // slo_met over requests
+  double mean_requests_in_system = 0;  // Little's L
+  double chip_utilisation = 0;         // busy fraction, chip-weighted over replicas
+  double kv_utilisation = 0;           // time-averaged, block-weighted over replicas
+  uint32_t chips = 0;
+  std::vector<ReplicaSummary> replicas;
+  BucketReport buckets;
+};
+
+ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& replicas,
+                       const config::SloSpec& slo);
+
+}  // namespace podsim::fleet
