@@ -1,0 +1,105 @@
+// config/serve_loader.h and config/trace_loader.h: serve files and trace
+// CSVs load into typed specs; bad ones name the file, the field or line, and
+// the problem.
+#include "config/serve_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "config/trace_loader.h"
+
+namespace podsim::config {
+namespace serve_loader_test {
+
+std::filesystem::path source_dir() {
+  const char* env = std::getenv("PODSIM_SOURCE_DIR");
+  return env != nullptr ? std::filesystem::path(env) : std::filesystem::current_path();
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ServeLoader, LoadsTheShippedExamples) {
+  const ServeSpec a =
+      load_serve_file(source_dir() / "workloads/serve/llama3-70b-azure-conv.serve.textproto");
+  EXPECT_EQ(a.replicas.size(), 1u);
+  EXPECT_EQ(a.replicas[0].scheduler, SchedulerKind::kChunkedPrefill);
+  EXPECT_TRUE(a.replicas[0].workload.serving.has_value());
+  EXPECT_EQ(a.arrivals.kind, ArrivalKind::kTrace);
+  ASSERT_EQ(a.arrivals.trace.size(), 300u);
+  EXPECT_EQ(a.arrivals.trace[0].arrival, sim::Time());
+  EXPECT_EQ(a.arrivals.trace[0].prompt_tokens, 374u);
+  EXPECT_EQ(a.arrivals.trace[0].output_tokens, 44u);
+  // 18:15:50.9951690 - 18:15:46.6805900 = 4.3145790 s.
+  EXPECT_EQ(a.arrivals.trace[1].arrival, sim::Time::ns(4'314'579'000));
+  EXPECT_EQ(a.slo.ttft_ms, 1000);
+  const ServeSpec b =
+      load_serve_file(source_dir() / "workloads/serve/llama3-8b-poisson.serve.textproto");
+  EXPECT_EQ(b.replicas[0].count, 2u);
+  EXPECT_EQ(b.router, RouterKind::kLeastOutstandingTokens);
+  EXPECT_EQ(b.arrivals.prompt.kind, LengthKind::kExponential);
+  EXPECT_EQ(b.duration, sim::Time::s(60));
+}
+
+TEST(ServeLoader, NamesEveryProblemWithItsField) {
+  const std::string e = error_of([] {
+    parse_serve_text(
+        "replicas { topology: \"missing.textproto\" workload: \"\" max_batch: 8 "
+        "max_tokens_per_step: 4 kv_memory_fraction: 2 }\n"
+        "arrivals { gamma { rate_per_s: 5 cv: 0 } prompt_tokens { uniform { min: 10 max: 5 } } }\n"
+        "buckets { batch_steps_per_octave: 3 }\n",
+        "x.serve", source_dir());
+  });
+  for (const char* want :
+       {"x.serve:1:", "replicas[0].topology: no such file", "replicas[0].workload: must name",
+        "replicas[0].max_tokens_per_step: must be >= max_batch", "replicas[0].kv_memory_fraction",
+        "arrivals.gamma.cv: must be > 0", "arrivals.prompt_tokens.uniform.max: must be >= min",
+        "arrivals.output_tokens: synthetic arrivals need a length",
+        "duration_s: synthetic arrivals need an end",
+        "buckets.batch_steps_per_octave: must be a power of two"})
+    EXPECT_NE(e.find(want), std::string::npos) << want << "\n" << e;
+}
+
+TEST(TraceLoader, ReadsBothFormatsAndSortsByTime) {
+  const auto plain =
+      parse_trace_csv("arrival_s,prompt_tokens,output_tokens\n2.5,10,3\n1,20,4\n", "p.csv");
+  ASSERT_EQ(plain.size(), 2u);
+  EXPECT_EQ(plain[0].prompt_tokens, 20u);
+  EXPECT_EQ(plain[1].arrival, sim::Time::ms(1500));
+  const auto azure = parse_trace_csv(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\r\n2023-12-31 23:59:59.5,5,6\r\n"
+      "2024-01-01 00:00:00.25,7,8\r\n",
+      "a.csv", 2);
+  ASSERT_EQ(azure.size(), 2u);
+  EXPECT_EQ(azure[1].arrival, sim::Time::ms(375)) << "0.75 s across the new year, halved";
+}
+
+TEST(TraceLoader, NamesTheLineAndColumnOfEveryBadCell) {
+  const std::string e = error_of([] {
+    parse_trace_csv(
+        "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-02-30 00:00:00,5,6\n"
+        "2023-01-01 00:00:00,0,6\n2023-01-01 00:00:00,5\n",
+        "t.csv");
+  });
+  EXPECT_NE(e.find("t.csv:2:1: TIMESTAMP"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.csv:3:21: ContextTokens"), std::string::npos) << e;
+  EXPECT_NE(e.find("t.csv:4:1: expected 3 comma-separated cells"), std::string::npos) << e;
+  EXPECT_NE(
+      error_of([] { parse_trace_csv("a,b,c\n1,2,3\n", "h.csv"); }).find("unknown trace header"),
+      std::string::npos);
+  EXPECT_NE(error_of([] {
+              parse_trace_csv("arrival_s,prompt_tokens,output_tokens\n", "e.csv");
+            }).find("no requests"),
+            std::string::npos);
+}
+
+}  // namespace serve_loader_test
+}  // namespace podsim::config
