@@ -32,7 +32,7 @@ EngineReplica::EngineReplica(const config::ServeReplicaSpec& spec, net::Model ne
   quantum_ = static_cast<uint32_t>(std::min<uint64_t>(replicas * micro, UINT32_MAX));
 }
 
-sim::Time EngineReplica::step_time(const config::ScenarioSpec& scenario) const {
+StepCost EngineReplica::cost(const config::ScenarioSpec& scenario) const {
   config::WorkloadSpec w = spec_.workload;
   config::ScenarioSpec& s = w.serving->scenario;
   const uint32_t micro = s.micro_batches;
@@ -46,11 +46,11 @@ sim::Time EngineReplica::step_time(const config::ScenarioSpec& scenario) const {
   if (ev.result.status() != podsim::Result::ok || !ev.serving)
     throw StepError(spec_.workload.source_file + ": replica '" + spec_.name + "': the step " +
                     describe(s) + " cannot be simulated: " + ev.result.reason());
-  return ev.serving->step.step_time;
+  return StepCost(ev.serving->step.step_time, ev.serving->summary.mfu);
 }
 
 StepOracle EngineReplica::oracle() const {
-  return [this](const config::ScenarioSpec& s) { return step_time(s); };
+  return [this](const config::ScenarioSpec& s) { return cost(s); };
 }
 
 EngineReplica::KvCapacity EngineReplica::kv_capacity() const {

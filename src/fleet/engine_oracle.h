@@ -32,7 +32,9 @@ class EngineReplica {
   // The step time of `scenario` on this replica (steps that do not fit in
   // HBM after bucketing are still timed: admission keeps real steps within
   // the KV capacity). Throws StepError when the step cannot be lowered.
-  sim::Time step_time(const config::ScenarioSpec& scenario) const;
+  sim::Time step_time(const config::ScenarioSpec& scenario) const { return cost(scenario).time; }
+  // With the step's model FLOP utilisation.
+  StepCost cost(const config::ScenarioSpec& scenario) const;
   StepOracle oracle() const;
 
   // The batch a step must be a multiple of: data-parallel replicas times

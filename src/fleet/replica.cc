@@ -34,7 +34,9 @@ void Replica::start_step(sim::Simulation& sim) {
   rejected_.clear();
   if (plan_.work.empty())
     return;
-  const sim::Time t = setup_.timer->step_time(plan_.shape);
+  const StepCost cost = setup_.timer->cost(plan_.shape);
+  const sim::Time t = cost.time;
+  step_mfu_ = cost.mfu;
   if (t <= sim::Time())
     throw std::logic_error("a step of replica '" + setup_.name + "' took no time");
   busy_ = true;
@@ -72,6 +74,7 @@ void Replica::handle(sim::Simulation& sim, uint64_t payload) {
   busy_ = false;
   ++totals_.steps;
   totals_.busy += sim.now() - step_start_;
+  totals_.flops_seconds += step_mfu_ * (sim.now() - step_start_).to_s();
   account_kv(sim.now());
   apply(sim.now());
   start_step(sim);

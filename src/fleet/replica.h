@@ -40,6 +40,7 @@ struct ReplicaSetup {
 // Time integrals of a replica's state, for utilisation figures.
 struct ReplicaTotals {
   sim::Time busy;               // time with a step running
+  double flops_seconds = 0;     // integral of the steps' model FLOP utilisation over time
   double kv_block_seconds = 0;  // integral of used KV blocks over time
   uint64_t steps = 0;
   uint64_t prefill_tokens = 0;
@@ -69,6 +70,7 @@ class Replica final : public sim::EventHandler, private ReplicaListener {
   void rejected(uint32_t request) override { rejected_.push_back(request); }
 
   void start_step(sim::Simulation& sim);
+  double step_mfu_ = 0;
   void apply(sim::Time now);
   void account_kv(sim::Time now);
 

@@ -104,6 +104,7 @@ podsim::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput
   r.set_slo_attainment(s.slo_attainment);
   r.set_mean_requests_in_system(s.mean_requests_in_system);
   r.set_chip_utilisation(s.chip_utilisation);
+  r.set_model_flops_utilisation(s.model_flops_utilisation);
   r.set_kv_utilisation(s.kv_utilisation);
   r.set_chips(s.chips);
   r.set_events(out.run.events);
@@ -126,6 +127,7 @@ podsim::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput
     o.set_requests(rs.requests);
     o.set_steps(rs.steps);
     o.set_busy_fraction(rs.busy_fraction);
+    o.set_model_flops_utilisation(rs.model_flops_utilisation);
     o.set_kv_mean_utilisation(rs.kv_mean_utilisation);
     o.set_kv_peak_utilisation(rs.kv_peak_utilisation);
     o.set_kv_blocks(rs.kv_blocks);
@@ -218,7 +220,9 @@ void render_summary(std::ostream& os, const podsim::ServeReport& r) {
                       report::format_fixed(100 * r.slo_attainment(), 2) +
                       "% meet TTFT <= " + report::format_double(r.slo_ttft_ms()) +
                       " ms, TPOT <= " + report::format_double(r.slo_tpot_ms()) + " ms; 0 = none)"},
-      {"chip utilisation", report::format_fixed(100 * r.chip_utilisation(), 2) + "% busy"},
+      {"chip utilisation",
+       report::format_fixed(100 * r.chip_utilisation(), 2) + "% of the time busy, " +
+           report::format_fixed(100 * r.model_flops_utilisation(), 2) + "% model FLOP utilisation"},
       {"KV-cache utilisation",
        report::format_fixed(100 * r.kv_utilisation(), 2) + "% (time-averaged)"},
       {"requests in system", report::format_fixed(r.mean_requests_in_system(), 3) + " (mean)"},

@@ -66,37 +66,42 @@ config::ScenarioSpec StepMemo::lower_edge(const config::ScenarioSpec& s) const {
   return low;
 }
 
-sim::Time StepMemo::lookup(const config::ScenarioSpec& s) {
+StepCost StepMemo::lookup(const config::ScenarioSpec& s) {
   ++stats_.lookups;
   const auto key = std::make_tuple(static_cast<int>(s.phase), s.batch, s.prompt_len, s.context_len);
   const auto it = memo_.find(key);
   if (it != memo_.end())
     return it->second;
-  const sim::Time t = oracle_(s);
+  const StepCost c = oracle_(s);
+  const sim::Time t = c.time;
   ++stats_.oracle_calls;
   if (t <= sim::Time())
     throw std::logic_error("a step oracle returned a step time <= 0");
   if (options_.measure_error) {
     const config::ScenarioSpec low = lower_edge(s);
     if (!(low == s)) {
-      const sim::Time tl = oracle_(low);
+      const sim::Time tl = oracle_(low).time;
       ++stats_.oracle_calls;
       const double err = (t.to_us() - tl.to_us()) / t.to_us();
       stats_.max_relative_error = std::max(stats_.max_relative_error, err);
     }
   }
-  memo_.emplace(key, t);
+  memo_.emplace(key, c);
   stats_.entries = memo_.size();
-  return t;
+  return c;
 }
 
-sim::Time StepMemo::step_time(const StepShape& shape) {
+StepCost StepMemo::cost(const StepShape& shape) {
   sim::Time t;
-  if (shape.prefill_sequences > 0)
-    t += lookup(prefill_scenario(shape));
-  if (shape.decode_sequences > 0)
-    t += lookup(decode_scenario(shape));
-  return t;
+  double flops_us = 0;  // utilisation x time
+  for (int part = 0; part < 2; ++part) {
+    if ((part == 0 ? shape.prefill_sequences : shape.decode_sequences) == 0)
+      continue;
+    const StepCost c = lookup(part == 0 ? prefill_scenario(shape) : decode_scenario(shape));
+    t += c.time;
+    flops_us += c.mfu * c.time.to_us();
+  }
+  return StepCost(t, t > sim::Time() ? flops_us / t.to_us() : 0);
 }
 
 }  // namespace podsim::fleet

@@ -32,7 +32,7 @@ namespace podsim::fleet {
 
 // The time of one step of `scenario` (phase, batch, prompt_len, context_len;
 // micro_batches and prefill_chunks are the oracle's business).
-using StepOracle = std::function<sim::Time(const config::ScenarioSpec& scenario)>;
+using StepOracle = std::function<StepCost(const config::ScenarioSpec& scenario)>;
 
 struct MemoOptions {
   uint32_t batch_steps_per_octave = 8;
@@ -55,7 +55,9 @@ class StepMemo final : public StepTimer {
  public:
   StepMemo(StepOracle oracle, MemoOptions options);
 
-  sim::Time step_time(const StepShape& shape) override;
+  sim::Time step_time(const StepShape& shape) override { return cost(shape).time; }
+  // Mixed steps: the parts' times added, their utilisations time-weighted.
+  StepCost cost(const StepShape& shape) override;
   const MemoStats& stats() const { return stats_; }
   const MemoOptions& options() const { return options_; }
 
@@ -64,14 +66,14 @@ class StepMemo final : public StepTimer {
   config::ScenarioSpec decode_scenario(const StepShape& shape) const;
 
  private:
-  sim::Time lookup(const config::ScenarioSpec& s);
+  StepCost lookup(const config::ScenarioSpec& s);
   config::ScenarioSpec lower_edge(const config::ScenarioSpec& s) const;
   uint32_t batch_bucket(uint64_t batch) const;
 
   StepOracle oracle_;
   MemoOptions options_;
   // (phase, batch, prompt_len, context_len) -> step time.
-  std::map<std::tuple<int, uint32_t, uint32_t, uint32_t>, sim::Time> memo_;
+  std::map<std::tuple<int, uint32_t, uint32_t, uint32_t>, StepCost> memo_;
   MemoStats stats_;
 };
 

@@ -28,11 +28,21 @@ struct StepShape {
   friend bool operator==(const StepShape&, const StepShape&) = default;
 };
 
+// A step's time and its model FLOP utilisation (useful FLOPs over time x
+// chips x peak; 0 when the timer does not know).
+struct StepCost {
+  StepCost(sim::Time t = {}, double utilisation = 0) : time(t), mfu(utilisation) {}
+  sim::Time time;
+  double mfu = 0;
+};
+
 class StepTimer {
  public:
   virtual ~StepTimer() = default;
   // > 0 for a non-empty shape. May throw (a step the engine cannot lower).
   virtual sim::Time step_time(const StepShape& shape) = 0;
+  // The time with its utilisation; by default step_time() and 0.
+  virtual StepCost cost(const StepShape& shape) { return StepCost(step_time(shape)); }
 };
 
 }  // namespace podsim::fleet

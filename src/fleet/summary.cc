@@ -84,6 +84,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   if (s.requests > 0)
     s.slo_attainment = static_cast<double>(s.slo_met) / static_cast<double>(s.requests);
   double chip_busy = 0;
+  double chip_flops = 0;
   double block_seconds = 0;
   double blocks = 0;
   for (size_t i = 0; i < replicas.size(); ++i) {
@@ -97,6 +98,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
     r.peak_batch = t.peak_batch;
     if (s.duration_s > 0) {
       r.busy_fraction = t.busy.to_s() / s.duration_s;
+      r.model_flops_utilisation = t.flops_seconds / s.duration_s;
       r.kv_mean_utilisation =
           t.kv_block_seconds / (static_cast<double>(r.kv_blocks) * s.duration_s);
     }
@@ -104,12 +106,15 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
         static_cast<double>(t.peak_kv_blocks) / static_cast<double>(r.kv_blocks);
     s.chips += r.chips;
     chip_busy += r.busy_fraction * r.chips;
+    chip_flops += r.model_flops_utilisation * r.chips;
     block_seconds += t.kv_block_seconds;
     blocks += static_cast<double>(r.kv_blocks);
     s.replicas.push_back(std::move(r));
   }
-  if (s.chips > 0)
+  if (s.chips > 0) {
     s.chip_utilisation = chip_busy / s.chips;
+    s.model_flops_utilisation = chip_flops / s.chips;
+  }
   if (blocks > 0 && s.duration_s > 0)
     s.kv_utilisation = block_seconds / (blocks * s.duration_s);
   return s;

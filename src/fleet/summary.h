@@ -35,8 +35,9 @@ struct ReplicaSummary {
   uint32_t chips = 0;
   uint64_t requests = 0;
   uint64_t steps = 0;
-  double busy_fraction = 0;        // of the run's duration, with a step running
-  double kv_mean_utilisation = 0;  // time-averaged used blocks over blocks
+  double busy_fraction = 0;            // of the run's duration, with a step running
+  double model_flops_utilisation = 0;  // over the run's duration
+  double kv_mean_utilisation = 0;      // time-averaged used blocks over blocks
   double kv_peak_utilisation = 0;
   uint64_t kv_blocks = 0;
   uint32_t peak_batch = 0;
@@ -72,6 +73,7 @@ struct ServeSummary {
   double slo_attainment = 0;           // slo_met over requests
   double mean_requests_in_system = 0;  // Little's L
   double chip_utilisation = 0;         // busy fraction, chip-weighted over replicas
+  double model_flops_utilisation = 0;  // useful FLOPs over duration x chips x peak
   double kv_utilisation = 0;           // time-averaged, block-weighted over replicas
   uint32_t chips = 0;
   std::vector<ReplicaSummary> replicas;
