@@ -157,7 +157,7 @@ std::string requests_csv(const ServeOutput& out) {
     s += ',' + std::to_string(r.prompt_tokens);
     s += ',' + std::to_string(r.output_tokens);
     if (r.rejected || !r.done) {
-      s += r.rejected ? ",rejected,,,," : ",unfinished,,,,";
+      s += r.rejected ? ",rejected,,," : ",unfinished,,,";
       s += r.rejected ? format_double(r.finish.to_s()) : "";
       s += ",,,," + std::to_string(r.preemptions) + "\n";
       continue;

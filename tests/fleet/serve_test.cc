@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "cli/context.h"
 #include "config/serve_loader.h"
 #include "fleet/serve_output.h"
+#include "fleet_fixture.h"
 
 namespace podsim::fleet {
 namespace serve_test {
@@ -62,6 +64,34 @@ TEST(Serve, ContinuousBatchingBeatsStaticOnTheAzureConversationTrace) {
     EXPECT_GT(s->goodput_requests_per_s, stat.goodput_requests_per_s);
     EXPECT_GE(s->requests_per_s, stat.requests_per_s);
   }
+}
+
+TEST(ServeOutputs, EveryRequestRowHasEveryColumn) {
+  testing::LinearTimer timer;
+  FleetSetup setup;
+  setup.replicas.push_back(
+      testing::replica(timer, config::SchedulerKind::kContinuous, 4, 1024, 10));
+  setup.arrivals =
+      make_arrival_process(testing::trace_of({{0, 100, 1}, {0.5, 400, 3}, {1, 20, 5}}), 0);
+  setup.sample_interval = sim::Time::ms(100);
+  ServeOutput out;
+  out.setups = setup.replicas;
+  out.run = simulate(std::move(setup));
+  const std::string csv = requests_csv(out);
+  std::istringstream in(csv);
+  int rows = 0;
+  for (std::string line; std::getline(in, line); ++rows)
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 12) << line;
+  EXPECT_EQ(rows, 4);
+  EXPECT_NE(csv.find("\n1,0.5,r,400,3,rejected,,,0.5,,,,0\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n0,0,r,100,1,ok,0,"), std::string::npos) << csv;
+  std::istringstream ts(timeseries_csv(out));
+  std::string header;
+  std::getline(ts, header);
+  EXPECT_EQ(header, "time_s,replica,waiting,running,kv_blocks_used,kv_utilisation");
+  std::string first;
+  std::getline(ts, first);
+  EXPECT_EQ(first, "0,r,0,1,7,0.7") << "at 0 the first request (100 tokens: 7 blocks) runs";
 }
 
 TEST(ServeCommand, WritesEveryOutputAndRefusesBadInput) {
