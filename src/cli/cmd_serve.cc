@@ -29,7 +29,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   po::options_description opts("Usage: podsim serve SERVE_FILE [options]\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "format,f", po::value<std::string>()->default_value("table"),
-      "the summary on stdout: table, json (podsim.ServeReport) or csv (one row)")(
+      "the summary on stdout: table, json (podsim.output.ServeReport) or csv (one row)")(
       "requests", po::value<std::string>(), "write the per-request CSV to this file")(
       "timeseries", po::value<std::string>(),
       "write the time series (queue, batch, KV occupancy per replica) CSV to this file")(
@@ -78,7 +78,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   } catch (const fleet::StepError& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
   }
-  const podsim::ServeReport report = fleet::make_report(spec, out);
+  const podsim::output::ServeReport report = fleet::make_report(spec, out);
   // Every output is computed before any is written.
   std::vector<std::pair<std::string, std::string>> writes;
   if (vm.count("requests") != 0)

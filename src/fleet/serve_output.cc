@@ -15,7 +15,7 @@ namespace {
 
 using report::format_double;
 
-void fill(const Percentiles& p, podsim::LatencyPercentiles& out) {
+void fill(const Percentiles& p, podsim::output::LatencyPercentiles& out) {
   out.set_mean(p.mean);
   out.set_p50(p.p50);
   out.set_p90(p.p90);
@@ -79,9 +79,9 @@ std::string ms(double s) {
 
 }  // namespace
 
-podsim::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out) {
+podsim::output::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out) {
   const ServeSummary& s = out.summary;
-  podsim::ServeReport r;
+  podsim::output::ServeReport r;
   r.set_name(spec.name);
   r.set_source_file(spec.source_file);
   r.set_seed(spec.seed);
@@ -108,7 +108,7 @@ podsim::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput
   r.set_kv_utilisation(s.kv_utilisation);
   r.set_chips(s.chips);
   r.set_events(out.run.events);
-  podsim::ServeBuckets& b = *r.mutable_buckets();
+  podsim::output::ServeBuckets& b = *r.mutable_buckets();
   b.set_batch_steps_per_octave(s.buckets.batch_steps_per_octave);
   b.set_length_steps_per_octave(s.buckets.length_steps_per_octave);
   b.set_input_rounding_bound(s.buckets.input_rounding_bound);
@@ -121,7 +121,7 @@ podsim::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput
   uint32_t copy = 0;
   for (const ReplicaSummary& rs : s.replicas) {
     const ReplicaInfo& info = out.replicas[spec_index];
-    podsim::ServeReplicaReport& o = *r.add_replicas();
+    podsim::output::ServeReplicaReport& o = *r.add_replicas();
     o.set_name(rs.name);
     o.set_chips(rs.chips);
     o.set_requests(rs.requests);
@@ -188,23 +188,23 @@ std::string timeseries_csv(const ServeOutput& out) {
   return s;
 }
 
-std::string summary_json(const podsim::ServeReport& report) {
+std::string summary_json(const podsim::output::ServeReport& report) {
   return report::to_json(report, report::JsonStyle{true, true}) + "\n";
 }
 
-std::string summary_csv(const podsim::ServeReport& report) {
+std::string summary_csv(const podsim::output::ServeReport& report) {
   std::vector<std::string> names;
   std::vector<std::string> cells;
   flatten(report, "", names, cells);
   return join(names) + join(cells);
 }
 
-void render_summary(std::ostream& os, const podsim::ServeReport& r) {
+void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {
   os << "serve '" << r.name() << "': " << r.requests() << " requests (" << r.completed()
      << " completed, " << r.rejected() << " rejected, " << r.preemptions() << " preemptions) over "
      << report::format_fixed(r.duration_s(), 3) << " s on " << r.chips() << " chips\n\n";
   report::Table t({"latency (ms)", "mean", "p50", "p90", "p99", "max"});
-  auto row = [&](const char* name, const podsim::LatencyPercentiles& p) {
+  auto row = [&](const char* name, const podsim::output::LatencyPercentiles& p) {
     t.add_row({name, ms(p.mean()), ms(p.p50()), ms(p.p90()), ms(p.p99()), ms(p.max())});
   };
   row("TTFT", r.ttft_s());

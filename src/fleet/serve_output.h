@@ -1,5 +1,5 @@
 // What `podsim serve` writes (docs/serving.md, "Outputs"): the per-request
-// CSV, the time-series CSV, the summary as JSON (podsim.ServeReport,
+// CSV, the time-series CSV, the summary as JSON (podsim.output.ServeReport,
 // proto/podsim/serve_report.proto), as one CSV row (the report's scalar
 // fields flattened) and as a terminal table. Every number is printed in its
 // shortest round-trip form, so a run's files are byte-identical run to run.
@@ -14,15 +14,15 @@
 
 namespace podsim::fleet {
 
-podsim::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out);
+podsim::output::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out);
 
 // request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,
 // first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions
 std::string requests_csv(const ServeOutput& out);
 // time_s,replica,waiting,running,kv_blocks_used,kv_utilisation
 std::string timeseries_csv(const ServeOutput& out);
-std::string summary_json(const podsim::ServeReport& report);
-std::string summary_csv(const podsim::ServeReport& report);
-void render_summary(std::ostream& os, const podsim::ServeReport& report);
+std::string summary_json(const podsim::output::ServeReport& report);
+std::string summary_csv(const podsim::output::ServeReport& report);
+void render_summary(std::ostream& os, const podsim::output::ServeReport& report);
 
 }  // namespace podsim::fleet

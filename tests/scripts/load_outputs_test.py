@@ -19,7 +19,7 @@ except ImportError:
 
 podsim, proto_dir = sys.argv[1], sys.argv[2]
 sys.path.insert(0, proto_dir)
-from podsim import comparison_pb2, topology_report_pb2, trace_pb2  # noqa: E402
+from podsim import comparison_pb2, serve_report_pb2, topology_report_pb2, trace_pb2  # noqa: E402
 
 
 def run(*args):
@@ -53,4 +53,10 @@ with tempfile.TemporaryDirectory() as tmp:
     comparison = json_format.Parse(r.stdout, comparison_pb2.Comparison())
     assert comparison.ok and comparison.scenarios_matched == 1 and not comparison.moved
 
-print("ok: topo, trace and compare JSON load into their generated modules")
+r = run("serve", "workloads/serve/llama3-70b-azure-conv.serve.textproto", "--format", "json")
+assert r.returncode == 0, r.stderr
+serve = json_format.Parse(r.stdout, serve_report_pb2.ServeReport())
+assert serve.requests == 300 and serve.completed == 300, serve
+assert serve.ttft_s.p99 >= serve.ttft_s.p50 > 0 and len(serve.replicas) == 1
+
+print("ok: topo, trace, compare and serve JSON load into their generated modules")
