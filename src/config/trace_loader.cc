@@ -218,7 +218,6 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
       fail(line_no, 1, "expected 3 comma-separated cells");
       continue;
     }
-    Row row;
     const auto t = format == Format::kAzure ? azure_time_ps(cells[0]) : seconds_ps(cells[0]);
     if (!t) {
       fail(line_no, columns[0],

@@ -10,6 +10,7 @@
 // O(batch).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <vector>
@@ -77,7 +78,7 @@ class ReplicaState {
   // on_finish(slot). O(batch).
   template <class OnFinish>
   void sweep_finished(OnFinish on_finish) {
-    size_t kept = 0;
+    std::size_t kept = 0;
     for (const uint32_t slot : running_) {
       if (pool_[slot].generated >= pool_[slot].output) {
         on_finish(slot);
