@@ -18,6 +18,7 @@ enum class SchedulerKind { kStatic, kContinuous, kChunkedPrefill };
 enum class RouterKind { kRoundRobin, kLeastOutstandingTokens };
 enum class ArrivalKind { kPoisson, kGamma, kClosedLoop, kTrace };
 enum class LengthKind { kFixed, kUniform, kExponential };
+enum class PreemptionKind { kRecompute, kSwap };
 
 struct ServeReplicaSpec {
   std::string name;
@@ -29,6 +30,8 @@ struct ServeReplicaSpec {
   uint32_t max_tokens_per_step = 1;
   uint32_t kv_block_tokens = 16;
   double kv_memory_fraction = 0.9;
+  PreemptionKind preemption = PreemptionKind::kRecompute;
+  double host_bandwidth_gbps = 0;  // swap: per chip, HBM <-> host
 };
 
 // Request lengths of synthetic arrivals, in tokens (>= 1).

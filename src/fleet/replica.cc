@@ -1,6 +1,7 @@
 #include "fleet/replica.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace podsim::fleet {
@@ -9,7 +10,7 @@ Replica::Replica(uint32_t index, const ReplicaSetup& setup, RequestListener& lis
     : index_(index),
       setup_(setup),
       listener_(listener),
-      state_(setup.kv_blocks, setup.kv_block_tokens, *this),
+      state_(setup.kv_blocks, setup.kv_block_tokens, *this, setup.swap_s_per_token > 0),
       scheduler_(make_scheduler(setup.scheduler, setup.limits)) {
   if (setup_.timer == nullptr)
     throw std::invalid_argument("a replica needs a step timer");
@@ -35,8 +36,16 @@ void Replica::start_step(sim::Simulation& sim) {
   if (plan_.work.empty())
     return;
   const StepCost cost = setup_.timer->cost(plan_.shape);
-  const sim::Time t = cost.time;
-  step_mfu_ = cost.mfu;
+  sim::Time t = cost.time;
+  if (plan_.swap_tokens > 0) {
+    // Swaps block the step (vLLM swaps before it runs).
+    const sim::Time swap = sim::Time::ps(static_cast<int64_t>(
+        std::ceil(static_cast<double>(plan_.swap_tokens) * setup_.swap_s_per_token * 1e12)));
+    t += swap;
+    totals_.swapped_tokens += plan_.swap_tokens;
+    totals_.swap_time += swap;
+  }
+  step_mfu_ = t > sim::Time() ? cost.mfu * cost.time.to_us() / t.to_us() : 0;
   if (t <= sim::Time())
     throw std::logic_error("a step of replica '" + setup_.name + "' took no time");
   busy_ = true;

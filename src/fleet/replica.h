@@ -33,7 +33,10 @@ struct ReplicaSetup {
   SchedulerLimits limits;
   uint64_t kv_blocks = 1;
   uint32_t kv_block_tokens = 16;
-  uint32_t chips = 1;          // for chip-utilisation figures
+  uint32_t chips = 1;  // for chip-utilisation figures
+  // Swap preemption: the time to copy one cached token between HBM and host
+  // (its bytes per chip over the host bandwidth); recompute when 0.
+  double swap_s_per_token = 0;
   StepTimer* timer = nullptr;  // not owned; may be shared by identical copies
 };
 
@@ -45,6 +48,8 @@ struct ReplicaTotals {
   uint64_t steps = 0;
   uint64_t prefill_tokens = 0;
   uint64_t decode_tokens = 0;
+  uint64_t swapped_tokens = 0;  // copied between HBM and host, both ways
+  sim::Time swap_time;          // steps' time spent on it
   uint32_t peak_batch = 0;
   uint64_t peak_kv_blocks = 0;
 };

@@ -5,10 +5,12 @@
 
 namespace podsim::fleet {
 
-ReplicaState::ReplicaState(uint64_t kv_blocks, uint32_t block_tokens, ReplicaListener& listener)
+ReplicaState::ReplicaState(uint64_t kv_blocks, uint32_t block_tokens, ReplicaListener& listener,
+                           bool swap)
     : blocks_total_(kv_blocks),
       blocks_free_(kv_blocks),
       block_tokens_(block_tokens),
+      swap_(swap),
       listener_(listener) {
   if (block_tokens == 0)
     throw std::invalid_argument("a KV block holds at least one token");
@@ -23,7 +25,7 @@ uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t outpu
     slot = static_cast<uint32_t>(pool_.size());
     pool_.emplace_back();
   }
-  pool_[slot] = Sequence{request, prompt, output, prompt, 0, 0, 0, false};
+  pool_[slot] = Sequence{request, prompt, output, prompt, 0, 0, 0, false, false};
   waiting_.push_back(slot);
   outstanding_ += uint64_t{prompt} + output;
   return slot;
@@ -60,12 +62,25 @@ uint32_t ReplicaState::preempt_last() {
   const uint64_t before = s.remaining_tokens();
   blocks_free_ += s.blocks;
   s.blocks = 0;
-  s.cached = 0;
-  s.target = s.prompt + s.generated;
-  outstanding_ += s.remaining_tokens() - before;
+  if (swap_ && !s.prefilling()) {
+    s.swapped = true;  // a prompt still prefilling is simply restarted
+  } else {
+    s.cached = 0;
+    s.target = s.prompt + s.generated;
+    outstanding_ += s.remaining_tokens() - before;
+  }
   waiting_.push_front(slot);
   listener_.preempted(s.request);
   return slot;
+}
+
+bool ReplicaState::swap_in_front() {
+  const uint32_t slot = waiting_.front();
+  if (!reserve(slot, uint64_t{pool_[slot].cached} + 1))
+    return false;
+  pool_[slot].swapped = false;
+  admit_front();
+  return true;
 }
 
 void ReplicaState::reject_front() {

@@ -26,9 +26,13 @@ struct Sequence {
   uint32_t generated = 0;  // output tokens produced
   uint32_t blocks = 0;     // KV blocks held
   bool admitted_once = false;
+  bool swapped = false;  // its KV cache is in host memory
 
   bool prefilling() const { return cached < target; }
-  uint64_t remaining_tokens() const { return uint64_t{target - cached} + (output - generated); }
+  // Prompt tokens still to prefill plus output tokens still to produce.
+  uint64_t remaining_tokens() const {
+    return uint64_t{prefilling() ? target - cached : 0u} + (output - generated);
+  }
 };
 
 // What happened to a request, for the run's records.
@@ -43,7 +47,11 @@ class ReplicaListener {
 
 class ReplicaState {
  public:
-  ReplicaState(uint64_t kv_blocks, uint32_t block_tokens, ReplicaListener& listener);
+  // swap: preemption copies the KV cache to host memory (kept), instead of
+  // dropping it (recompute).
+  ReplicaState(uint64_t kv_blocks, uint32_t block_tokens, ReplicaListener& listener,
+               bool swap = false);
+  bool swaps() const { return swap_; }
 
   // A routed request joins the back of the waiting queue; returns its slot.
   uint32_t enqueue(uint32_t request, uint32_t prompt, uint32_t output);
@@ -66,10 +74,14 @@ class ReplicaState {
   bool reserve(uint32_t slot, uint64_t tokens);
   // The front of the waiting queue joins the back of the running batch.
   void admit_front();
-  // Drops the KV cache of the last sequence of the running batch and puts it
-  // back at the front of the waiting queue, to prefill its prompt and its
-  // output so far again (recompute). Returns its slot.
+  // Frees the KV blocks of the last sequence of the running batch and puts it
+  // back at the front of the waiting queue: to prefill its prompt and its
+  // output so far again (recompute), or, swapping, with its cache in host
+  // memory (swapped, cached kept). Returns its slot.
   uint32_t preempt_last();
+  // The front of the waiting queue, swapped out, joins the running batch
+  // with blocks for its cache and one more token; false when they are not free.
+  bool swap_in_front();
   // Drops the front of the waiting queue: it needs more blocks than the
   // pool has. Frees its slot.
   void reject_front();
@@ -105,6 +117,7 @@ class ReplicaState {
   uint64_t blocks_total_;
   uint64_t blocks_free_;
   uint32_t block_tokens_;
+  bool swap_ = false;
   uint64_t outstanding_ = 0;
   ReplicaListener& listener_;
 };

@@ -39,9 +39,25 @@ uint32_t plan_decodes(ReplicaState& state, StepPlan& plan) {
       continue;
     }
     // The last sequence is at index >= i: nothing planned refers to it.
-    state.preempt_last();
+    const uint32_t victim = state.preempt_last();
+    if (state.seq(victim).swapped)
+      plan.swap_tokens += state.seq(victim).cached;
   }
   return decodes;
+}
+
+// Resumes swapped-out sequences at the front of the queue while the batch
+// and the blocks allow; true when the front (if any) is a new request.
+bool swap_in(ReplicaState& state, StepPlan& plan, uint32_t max_batch) {
+  while (!state.waiting().empty() && state.seq(state.waiting().front()).swapped) {
+    if (state.running().size() >= max_batch)
+      return false;
+    const uint32_t slot = state.waiting().front();
+    if (!state.swap_in_front())
+      return false;
+    plan.swap_tokens += state.seq(slot).cached;
+  }
+  return true;
 }
 
 // Rejects waiting requests at the front that need more blocks than the pool
@@ -66,6 +82,8 @@ class ContinuousBatching final : public Scheduler {
     const uint32_t decodes = plan_decodes(state, plan);
     uint64_t budget =
         limits_.max_tokens_per_step > decodes ? limits_.max_tokens_per_step - decodes : 0;
+    if (!swap_in(state, plan, limits_.max_batch))
+      return;
     while (state.running().size() < limits_.max_batch && front_fits_at_all(state, 0)) {
       const uint32_t slot = state.waiting().front();
       const Sequence& s = state.seq(slot);
@@ -106,6 +124,8 @@ class ChunkedPrefill final : public Scheduler {
       plan.add_prefill(s, slot, chunk);
       budget -= chunk;
     }
+    if (!swap_in(state, plan, limits_.max_batch))
+      return;
     while (budget > 0 && state.running().size() < limits_.max_batch &&
            front_fits_at_all(state, 0)) {
       const uint32_t slot = state.waiting().front();

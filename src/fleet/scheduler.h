@@ -14,8 +14,10 @@
 //    filling the token budget: prompts already started, then new ones.
 // Continuous and chunked grow every decoding sequence's KV cache by one
 // token per step; when the pool runs out, the most recently admitted
-// sequence is preempted (recompute) until the rest fit. A request that needs
-// more blocks than the whole pool is rejected.
+// sequence is preempted (recompute, or swap to host memory) until the rest
+// fit; a swapped sequence resumes, ahead of new requests, when its blocks are
+// free again. A request that needs more blocks than the whole pool is
+// rejected.
 //
 // plan() is O(running batch + requests admitted) per step.
 #pragma once
@@ -39,10 +41,14 @@ struct Work {
 struct StepPlan {
   std::vector<Work> work;
   StepShape shape;  // what the step costs (static batching pads it)
+  // Cached tokens copied between HBM and host memory before the step
+  // (swap preemption: out of preempted sequences, into resumed ones).
+  uint64_t swap_tokens = 0;
 
   void clear() {
     work.clear();
     shape = StepShape{};
+    swap_tokens = 0;
   }
   void add_prefill(const Sequence& s, uint32_t slot, uint32_t tokens);
   void add_decode(const Sequence& s, uint32_t slot);

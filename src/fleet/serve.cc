@@ -36,6 +36,8 @@ ServeOutput serve(const config::ServeSpec& spec) {
       rs.kv_blocks = info.kv.blocks;
       rs.kv_block_tokens = r.kv_block_tokens;
       rs.chips = info.chips;
+      if (r.preemption == config::PreemptionKind::kSwap)
+        rs.swap_s_per_token = info.kv.kv_bytes_per_token / (r.host_bandwidth_gbps * 1e9);
       rs.timer = memos.back().get();
       setup.replicas.push_back(rs);
     }

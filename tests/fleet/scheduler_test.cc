@@ -42,6 +42,7 @@ class LimitChecker final : public StepTimer {
 struct Case {
   std::string name;
   config::SchedulerKind kind;
+  bool swap = false;  // preemption by swapping to host memory
 };
 
 std::vector<TestRequest> requests(uint64_t seed, int n, double rate) {
@@ -56,10 +57,12 @@ std::vector<TestRequest> requests(uint64_t seed, int n, double rate) {
   return out;
 }
 
-FleetRun run(config::SchedulerKind kind, uint64_t kv_blocks, StepTimer& timer,
+FleetRun run(const Case& c, uint64_t kv_blocks, StepTimer& timer,
              const std::vector<TestRequest>& reqs) {
   FleetSetup setup;
-  setup.replicas.push_back(testing::replica(timer, kind, 16, 1024, kv_blocks));
+  setup.replicas.push_back(testing::replica(timer, c.kind, 16, 1024, kv_blocks));
+  if (c.swap)
+    setup.replicas.back().swap_s_per_token = 1e-6;
   setup.arrivals = make_arrival_process(testing::trace_of(reqs), 0);
   return simulate(std::move(setup));
 }
@@ -69,7 +72,7 @@ class SchedulerConformance : public ::testing::TestWithParam<Case> {};
 TEST_P(SchedulerConformance, ServesEveryRequestInFullWithinItsLimits) {
   const auto reqs = requests(1, 400, 20);
   LimitChecker checker(GetParam().kind, SchedulerLimits{16, 1024});
-  const FleetRun r = run(GetParam().kind, 100000, checker, reqs);
+  const FleetRun r = run(GetParam(), 100000, checker, reqs);
   ASSERT_EQ(r.requests.size(), reqs.size());
   uint64_t prompts = 0;
   uint64_t decodes = 0;
@@ -94,8 +97,8 @@ TEST_P(SchedulerConformance, SameInputsSameRun) {
   const auto reqs = requests(2, 300, 30);
   LinearTimer t1;
   LinearTimer t2;
-  const FleetRun a = run(GetParam().kind, 400, t1, reqs);
-  const FleetRun b = run(GetParam().kind, 400, t2, reqs);
+  const FleetRun a = run(GetParam(), 400, t1, reqs);
+  const FleetRun b = run(GetParam(), 400, t2, reqs);
   EXPECT_EQ(a.fingerprint, b.fingerprint);
   ASSERT_EQ(a.requests.size(), b.requests.size());
   for (size_t i = 0; i < a.requests.size(); ++i)
@@ -106,13 +109,33 @@ TEST_P(SchedulerConformance, ATightCacheNeverOverflowsAndEveryRequestEnds) {
   // 120 blocks of 16 tokens: 1920 tokens for up to 16 sequences of up to 900.
   const auto reqs = requests(3, 300, 40);
   LinearTimer t;
-  const FleetRun r = run(GetParam().kind, 120, t, reqs);
+  const FleetRun r = run(GetParam(), 120, t, reqs);
   EXPECT_LE(r.replicas[0].peak_kv_blocks, 120u);
   uint64_t preemptions = 0;
+  uint64_t prompts = 0;
+  uint64_t decodes = 0;
   for (const RequestRecord& q : r.requests) {
     EXPECT_TRUE(q.done);
     EXPECT_FALSE(q.rejected) << "every request fits the cache alone";
     preemptions += q.preemptions;
+    prompts += q.prompt_tokens;
+    decodes += q.output_tokens - 1;
+  }
+  const ReplicaTotals& totals = r.replicas[0];
+  if (GetParam().swap) {
+    EXPECT_GT(totals.swapped_tokens, 0u);
+    EXPECT_GT(totals.swap_time, sim::Time());
+    // Decoding sequences keep their cache: nothing is computed twice (a
+    // chunked prompt preempted while still prefilling starts again).
+    EXPECT_EQ(totals.decode_tokens, decodes);
+    if (GetParam().kind == config::SchedulerKind::kContinuous) {
+      EXPECT_EQ(totals.prefill_tokens, prompts);
+    }
+  } else {
+    EXPECT_EQ(totals.swapped_tokens, 0u);
+    if (preemptions > 0) {
+      EXPECT_GT(totals.prefill_tokens, prompts) << "recompute prefills again";
+    }
   }
   if (GetParam().kind == config::SchedulerKind::kStatic) {
     EXPECT_EQ(preemptions, 0u) << "static batching holds blocks for the whole output up front";
@@ -123,7 +146,7 @@ TEST_P(SchedulerConformance, ATightCacheNeverOverflowsAndEveryRequestEnds) {
 
 TEST_P(SchedulerConformance, ARequestLargerThanTheCacheIsRejected) {
   LinearTimer t;
-  const FleetRun r = run(GetParam().kind, 10, t, {{0.0, 100, 10}, {0.1, 400, 10}, {0.2, 50, 5}});
+  const FleetRun r = run(GetParam(), 10, t, {{0.0, 100, 10}, {0.1, 400, 10}, {0.2, 50, 5}});
   ASSERT_EQ(r.requests.size(), 3u);
   EXPECT_FALSE(r.requests[0].rejected);
   EXPECT_TRUE(r.requests[1].rejected) << "400 tokens need 26 blocks of 16; the cache has 10";
@@ -131,12 +154,14 @@ TEST_P(SchedulerConformance, ARequestLargerThanTheCacheIsRejected) {
   EXPECT_TRUE(r.requests[2].done);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, SchedulerConformance,
-                         ::testing::Values(Case{"static", config::SchedulerKind::kStatic},
-                                           Case{"continuous", config::SchedulerKind::kContinuous},
-                                           Case{"chunked_prefill",
-                                                config::SchedulerKind::kChunkedPrefill}),
-                         [](const auto& p) { return p.param.name; });
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, SchedulerConformance,
+    ::testing::Values(Case{"static", config::SchedulerKind::kStatic},
+                      Case{"continuous", config::SchedulerKind::kContinuous},
+                      Case{"chunked_prefill", config::SchedulerKind::kChunkedPrefill},
+                      Case{"continuous_swap", config::SchedulerKind::kContinuous, true},
+                      Case{"chunked_prefill_swap", config::SchedulerKind::kChunkedPrefill, true}),
+    [](const auto& p) { return p.param.name; });
 
 TEST(ChunkedPrefill, SplitsALongPromptOverSteps) {
   LinearTimer t;

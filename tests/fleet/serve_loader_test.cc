@@ -53,7 +53,7 @@ TEST(ServeLoader, NamesEveryProblemWithItsField) {
   const std::string e = error_of([] {
     parse_serve_text(
         "replicas { topology: \"missing.textproto\" workload: \"\" max_batch: 8 "
-        "max_tokens_per_step: 4 kv_memory_fraction: 2 }\n"
+        "max_tokens_per_step: 4 kv_memory_fraction: 2 preemption: SWAP }\n"
         "arrivals { gamma { rate_per_s: 5 cv: 0 } prompt_tokens { uniform { min: 10 max: 5 } } }\n"
         "buckets { batch_steps_per_octave: 3 }\n",
         "x.serve", source_dir());
@@ -61,6 +61,7 @@ TEST(ServeLoader, NamesEveryProblemWithItsField) {
   for (const char* want :
        {"x.serve:1:", "replicas[0].topology: no such file", "replicas[0].workload: must name",
         "replicas[0].max_tokens_per_step: must be >= max_batch", "replicas[0].kv_memory_fraction",
+        "replicas[0].host_bandwidth_gbps: SWAP preemption needs the host bandwidth",
         "arrivals.gamma.cv: must be > 0", "arrivals.prompt_tokens.uniform.max: must be >= min",
         "arrivals.output_tokens: synthetic arrivals need a length",
         "duration_s: synthetic arrivals need an end",

@@ -75,6 +75,10 @@ class ServeValidator {
     issues_.at_most(at("count"), r.count(), kMaxServeReplicas, "");
     known_value(*Scheduler_descriptor(), r.scheduler(), at("scheduler"), issues_);
     known_value(*Preemption_descriptor(), r.preemption(), at("preemption"), issues_);
+    if (issues_.non_negative(at("host_bandwidth_gbps"), r.host_bandwidth_gbps()))
+      issues_.at_most(at("host_bandwidth_gbps"), r.host_bandwidth_gbps(), 1e6, "GB/s");
+    if (r.preemption() == SWAP && !(r.host_bandwidth_gbps() > 0))
+      issues_.add(at("host_bandwidth_gbps"), "SWAP preemption needs the host bandwidth (> 0 GB/s)");
     if (issues_.at_least(at("max_batch"), r.max_batch(), 1))
       issues_.at_most(at("max_batch"), r.max_batch(), kMaxServeBatch, "");
     if (issues_.at_least(at("max_tokens_per_step"), r.max_tokens_per_step(), 1))
@@ -221,6 +225,8 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
     rs.max_tokens_per_step = r.max_tokens_per_step();
     rs.kv_block_tokens = r.kv_block_tokens() == 0 ? 16 : r.kv_block_tokens();
     rs.kv_memory_fraction = r.kv_memory_fraction() == 0 ? 0.9 : r.kv_memory_fraction();
+    rs.preemption = r.preemption() == SWAP ? PreemptionKind::kSwap : PreemptionKind::kRecompute;
+    rs.host_bandwidth_gbps = r.host_bandwidth_gbps();
     spec.replicas.push_back(std::move(rs));
     files.topology.push_back(serve_path(base_dir, r.topology()).lexically_normal());
     files.workload.push_back(serve_path(base_dir, r.workload()).lexically_normal());
