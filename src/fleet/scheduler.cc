@@ -88,8 +88,11 @@ class ContinuousBatching final : public Scheduler {
       const uint32_t slot = state.waiting().front();
       const Sequence& s = state.seq(slot);
       const uint32_t need = s.target - s.cached;
-      if (need > budget && !plan.work.empty())
-        break;  // a prompt longer than the budget runs alone
+      // A prompt longer than the budget left runs as the step's only
+      // prefill (beside the decodes), so it cannot block the queue until
+      // the running batch drains.
+      if (need > budget && plan.shape.prefill_sequences > 0)
+        break;
       if (!state.reserve(slot, s.target))
         break;
       state.admit_front();

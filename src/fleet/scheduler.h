@@ -9,7 +9,7 @@
 //  - continuous batching (iteration-level, Orca/vLLM): every step decodes
 //    the running batch and admits waiting requests in FIFO order whose whole
 //    prompt fits the token budget left and the free KV blocks (a prompt
-//    longer than the budget runs alone). A mixed step.
+//    longer than what is left runs as the step's only prefill). A mixed step.
 //  - chunked prefill (Sarathi-Serve): decodes first, then prompts in chunks
 //    filling the token budget: prompts already started, then new ones.
 // Continuous and chunked grow every decoding sequence's KV cache by one
