@@ -18,5 +18,6 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args);
 int cmd_search(Context& ctx, const std::vector<std::string>& args);
 int cmd_sweep(Context& ctx, const std::vector<std::string>& args);
 int cmd_serve(Context& ctx, const std::vector<std::string>& args);
+int cmd_capacity(Context& ctx, const std::vector<std::string>& args);
 
 }  // namespace podsim::cli

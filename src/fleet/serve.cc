@@ -8,21 +8,17 @@
 
 namespace podsim::fleet {
 
-ServeOutput serve(const config::ServeSpec& spec) {
+Server::Server(const config::ServeSpec& spec) : spec_(spec) {
   const net::Model network = net::parse_model(spec.network).value_or(net::Model::kAnalytical);
-  std::vector<std::unique_ptr<EngineReplica>> engines;
-  std::vector<std::unique_ptr<StepMemo>> memos;
-  ServeOutput out;
-  FleetSetup setup;
   for (const config::ServeReplicaSpec& r : spec.replicas) {
-    engines.push_back(std::make_unique<EngineReplica>(r, network));
-    const EngineReplica& engine = *engines.back();
+    engines_.push_back(std::make_unique<EngineReplica>(r, network));
+    const EngineReplica& engine = *engines_.back();
     MemoOptions mo;
     mo.batch_steps_per_octave = spec.buckets.batch_steps_per_octave;
     mo.length_steps_per_octave = spec.buckets.length_steps_per_octave;
     mo.batch_quantum = engine.batch_quantum();
     mo.measure_error = spec.buckets.measure_error;
-    memos.push_back(std::make_unique<StepMemo>(engine.oracle(), mo));
+    memos_.push_back(std::make_unique<StepMemo>(engine.oracle(), mo));
     ReplicaInfo info;
     info.name = r.name;
     info.copies = r.count;
@@ -38,35 +34,49 @@ ServeOutput serve(const config::ServeSpec& spec) {
       rs.chips = info.chips;
       if (r.preemption == config::PreemptionKind::kSwap)
         rs.swap_s_per_token = info.kv.kv_bytes_per_token / (r.host_bandwidth_gbps * 1e9);
-      rs.timer = memos.back().get();
-      setup.replicas.push_back(rs);
+      rs.timer = memos_.back().get();
+      setups_.push_back(rs);
     }
-    out.replicas.push_back(std::move(info));
+    info_.push_back(std::move(info));
   }
-  setup.router = spec.router;
-  setup.arrivals = make_arrival_process(spec.arrivals, spec.seed);
-  setup.duration = spec.duration;
-  setup.max_requests = spec.max_requests;
-  setup.sample_interval = spec.sample_interval;
+}
+
+Server::~Server() = default;
+
+ServeOutput Server::run(const config::ServeSpec& run) {
+  ServeOutput out;
+  out.replicas = info_;
+  FleetSetup setup;
+  setup.replicas = setups_;
+  setup.router = run.router;
+  setup.arrivals = make_arrival_process(run.arrivals, run.seed);
+  setup.duration = run.duration;
+  setup.max_requests = run.max_requests;
+  setup.sample_interval = run.sample_interval;
   out.setups = setup.replicas;
   out.run = simulate(std::move(setup));
-  out.summary = summarize(out.run, out.setups, spec.slo);
+  out.summary = summarize(out.run, out.setups, run.slo);
   BucketReport& b = out.summary.buckets;
-  b.batch_steps_per_octave = spec.buckets.batch_steps_per_octave;
-  b.length_steps_per_octave = spec.buckets.length_steps_per_octave;
+  b.batch_steps_per_octave = spec_.buckets.batch_steps_per_octave;
+  b.length_steps_per_octave = spec_.buckets.length_steps_per_octave;
   b.input_rounding_bound = bucket_relative_bound(
-      std::min(spec.buckets.batch_steps_per_octave, spec.buckets.length_steps_per_octave));
-  b.error_measured = spec.buckets.measure_error;
-  for (size_t i = 0; i < memos.size(); ++i) {
-    out.replicas[i].memo = memos[i]->stats();
+      std::min(spec_.buckets.batch_steps_per_octave, spec_.buckets.length_steps_per_octave));
+  b.error_measured = spec_.buckets.measure_error;
+  for (size_t i = 0; i < memos_.size(); ++i) {
+    out.replicas[i].memo = memos_[i]->stats();
     b.step_time_error_bound =
-        std::max(b.step_time_error_bound, memos[i]->stats().max_relative_error);
-    b.buckets += memos[i]->stats().entries;
-    b.simulated_steps += memos[i]->stats().oracle_calls;
+        std::max(b.step_time_error_bound, memos_[i]->stats().max_relative_error);
+    b.buckets += memos_[i]->stats().entries;
+    b.simulated_steps += memos_[i]->stats().oracle_calls;
   }
   for (ReplicaSetup& rs : out.setups)
     rs.timer = nullptr;
   return out;
+}
+
+ServeOutput serve(const config::ServeSpec& spec) {
+  Server server(spec);
+  return server.run(spec);
 }
 
 }  // namespace podsim::fleet

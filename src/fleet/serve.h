@@ -7,12 +7,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "config/serve_spec.h"
 #include "fleet/engine_oracle.h"
 #include "fleet/fleet_sim.h"
+#include "fleet/step_memo.h"
 #include "fleet/summary.h"
 
 namespace podsim::fleet {
@@ -32,6 +34,29 @@ struct ServeOutput {
   std::vector<ReplicaInfo> replicas;  // one per replica of the spec
 };
 
+// The replicas of a spec, wired to the pod simulation once: runs with other
+// arrivals (capacity search) reuse the step-time memos. Keeps a reference to
+// `spec`, which must outlive it. Not thread-safe.
+class Server {
+ public:
+  explicit Server(const config::ServeSpec& spec);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // One run of `spec`'s replicas under `arrivals` (with their seed, limits,
+  // SLOs and sampling from `run`, a spec with the same replicas).
+  ServeOutput run(const config::ServeSpec& run);
+
+ private:
+  const config::ServeSpec& spec_;
+  std::vector<std::unique_ptr<EngineReplica>> engines_;
+  std::vector<std::unique_ptr<StepMemo>> memos_;
+  std::vector<ReplicaSetup> setups_;
+  std::vector<ReplicaInfo> info_;
+};
+
+// Server(spec).run(spec).
 ServeOutput serve(const config::ServeSpec& spec);
 
 }  // namespace podsim::fleet

@@ -1,0 +1,101 @@
+// podsim capacity SERVE_FILE [--ttft-ms X] [--tpot-ms Y] [--percentile P]
+//   [--tolerance T] [--format table|csv]
+#include <boost/program_options.hpp>
+#include <cmath>
+#include <stdexcept>
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "config/serve_loader.h"
+#include "fleet/capacity.h"
+#include "fleet/engine_oracle.h"
+#include "report/format.h"
+#include "report/table.h"
+
+namespace podsim::cli {
+
+namespace po = boost::program_options;
+
+int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
+  po::options_description opts("Usage: podsim capacity SERVE_FILE [options]\n\nOptions");
+  opts.add_options()("help,h", "show this help")(
+      "ttft-ms", po::value<double>(), "TTFT objective at the percentile (default: the file's slo)")(
+      "tpot-ms", po::value<double>(), "TPOT objective at the percentile (default: the file's slo)")(
+      "percentile", po::value<uint32_t>()->default_value(99), "50, 90 or 99")(
+      "tolerance", po::value<double>()->default_value(0.02),
+      "stop when the bracket is narrower than this fraction of its top")(
+      "format,f", po::value<std::string>()->default_value("table"),
+      "table, or csv (one row per serve run)");
+  po::options_description hidden;
+  hidden.add_options()("serve", po::value<std::vector<std::string>>());
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::positional_options_description positional;
+  positional.add("serve", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help") != 0) {
+    ctx.out << "Finds the highest arrival rate at which a serve file's configuration meets\n"
+               "its SLOs (TTFT and TPOT at a percentile, no request rejected), by bisection\n"
+               "over serve runs (docs/serving.md, \"Capacity\"). Exit 1 when no rate does.\n\n"
+            << opts;
+    return kExitOk;
+  }
+  const auto files = vm.count("serve") != 0 ? vm["serve"].as<std::vector<std::string>>()
+                                            : std::vector<std::string>{};
+  if (files.size() != 1)
+    throw UsageError("capacity needs one serve file; got " + std::to_string(files.size()));
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "table" && format != "csv")
+    throw UsageError("--format: expected table or csv, got '" + format + "'");
+  fleet::CapacityOptions options;
+  options.percentile = vm["percentile"].as<uint32_t>();
+  if (options.percentile != 50 && options.percentile != 90 && options.percentile != 99)
+    throw UsageError("--percentile: expected 50, 90 or 99");
+  options.relative_tolerance = vm["tolerance"].as<double>();
+  if (!(options.relative_tolerance >= 1e-4 && options.relative_tolerance < 1))
+    throw UsageError("--tolerance: expected a fraction in [0.0001, 1)");
+  const config::ServeSpec spec = config::load_serve_file(files[0]);
+  options.ttft_ms = vm.count("ttft-ms") != 0 ? vm["ttft-ms"].as<double>() : spec.slo.ttft_ms;
+  options.tpot_ms = vm.count("tpot-ms") != 0 ? vm["tpot-ms"].as<double>() : spec.slo.tpot_ms;
+  if (!(options.ttft_ms >= 0) || !(options.tpot_ms >= 0) || !std::isfinite(options.ttft_ms) ||
+      !std::isfinite(options.tpot_ms))
+    throw UsageError("--ttft-ms and --tpot-ms must be >= 0");
+  if (options.ttft_ms == 0 && options.tpot_ms == 0)
+    throw UsageError("capacity needs an objective: --ttft-ms, --tpot-ms or the file's slo");
+  fleet::CapacityResult result;
+  try {
+    result = fleet::find_capacity(spec, options);
+  } catch (const fleet::StepError& e) {
+    throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
+  } catch (const std::invalid_argument& e) {
+    throw config::InputError(config::Diagnostic{spec.source_file, "arrivals", 0, 0, e.what()});
+  }
+  std::string p = std::to_string(options.percentile);
+  p.insert(0, 1, 'p');
+  report::Table t(
+      {"rate_per_s", "ttft_" + p + "_s", "tpot_" + p + "_s", "completed", "rejected", "meets_slo"});
+  for (const fleet::CapacityRun& r : result.runs)
+    t.add_row({report::format_double(r.rate_per_s), report::format_double(r.ttft_s),
+               report::format_double(r.tpot_s), std::to_string(r.completed),
+               std::to_string(r.rejected), r.ok ? "yes" : "no"});
+  if (format == "csv") {
+    t.render_csv(ctx.out);
+  } else {
+    t.render_text(ctx.out);
+    ctx.out << "\ncapacity of '" << spec.name << "': ";
+    if (result.rate_per_s > 0)
+      ctx.out << report::format_fixed(result.rate_per_s, 3) << " requests/s";
+    else
+      ctx.out << "no rate tried meets the objectives";
+    ctx.out << " (" << p << " TTFT <= " << report::format_double(options.ttft_ms) << " ms, " << p
+            << " TPOT <= " << report::format_double(options.tpot_ms) << " ms; 0 = none"
+            << (result.rate_per_s > 0 && !result.bracketed ? "; not bracketed within the runs" : "")
+            << ")\n";
+  }
+  ctx.out.flush();
+  return result.rate_per_s > 0 ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace podsim::cli

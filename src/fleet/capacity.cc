@@ -1,0 +1,130 @@
+#include "fleet/capacity.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "fleet/serve.h"
+
+namespace podsim::fleet {
+namespace {
+
+double at(const Percentiles& p, uint32_t percentile) {
+  switch (percentile) {
+    case 50:
+      return p.p50;
+    case 90:
+      return p.p90;
+    default:
+      return p.p99;
+  }
+}
+
+}  // namespace
+
+bool meets(const ServeSummary& s, const CapacityOptions& options, CapacityRun& run) {
+  run.ttft_s = at(s.ttft_s, options.percentile);
+  run.tpot_s = at(s.tpot_s, options.percentile);
+  run.completed = s.completed;
+  run.rejected = s.rejected;
+  run.ok = s.completed > 0 && s.rejected == 0 &&
+           (options.ttft_ms == 0 || run.ttft_s * 1e3 <= options.ttft_ms) &&
+           (options.tpot_ms == 0 || run.tpot_s * 1e3 <= options.tpot_ms);
+  return run.ok;
+}
+
+CapacityResult search_capacity(double start, const std::function<ServeSummary(double)>& measure,
+                               const CapacityOptions& options) {
+  if (!(start > 0) || !std::isfinite(start))
+    throw std::invalid_argument("the capacity search needs a starting rate > 0");
+  CapacityResult result;
+  auto try_rate = [&](double rate) {
+    CapacityRun run;
+    run.rate_per_s = rate;
+    meets(measure(rate), options, run);
+    result.runs.push_back(run);
+    return run.ok;
+  };
+  auto budget_left = [&] { return result.runs.size() < options.max_runs; };
+  // Bracket: lo meets the target, hi does not.
+  double lo = 0;
+  double hi = 0;
+  if (try_rate(start)) {
+    lo = start;
+    for (int i = 0; i < 30 && budget_left(); ++i) {
+      if (!try_rate(lo * 2)) {
+        hi = lo * 2;
+        break;
+      }
+      lo *= 2;
+    }
+  } else {
+    hi = start;
+    for (int i = 0; i < 30 && budget_left() && hi / 2 >= options.min_rate; ++i) {
+      if (try_rate(hi / 2)) {
+        lo = hi / 2;
+        break;
+      }
+      hi /= 2;
+    }
+  }
+  if (lo == 0 || hi == 0) {
+    result.rate_per_s = lo;
+    return result;  // never met, or never failed within the runs allowed
+  }
+  while ((hi - lo) / hi > options.relative_tolerance && budget_left()) {
+    const double mid = (lo + hi) / 2;
+    (try_rate(mid) ? lo : hi) = mid;
+  }
+  result.rate_per_s = lo;
+  result.bracketed = (hi - lo) / hi <= options.relative_tolerance;
+  return result;
+}
+
+double nominal_rate(const config::ServeSpec& spec) {
+  const config::ArrivalSpec& a = spec.arrivals;
+  switch (a.kind) {
+    case config::ArrivalKind::kClosedLoop:
+      throw std::invalid_argument(
+          "a closed loop has no arrival rate to search: its rate follows from its users");
+    case config::ArrivalKind::kTrace: {
+      if (a.trace.size() < 2 || a.trace.back().arrival <= a.trace.front().arrival)
+        throw std::invalid_argument("a trace needs two arrival times or more to have a rate");
+      return static_cast<double>(a.trace.size() - 1) /
+             (a.trace.back().arrival - a.trace.front().arrival).to_s();
+    }
+    case config::ArrivalKind::kPoisson:
+    case config::ArrivalKind::kGamma:
+      break;
+  }
+  return a.rate_per_s;
+}
+
+config::ServeSpec at_rate(const config::ServeSpec& spec, double rate) {
+  config::ServeSpec s = spec;
+  if (s.arrivals.kind == config::ArrivalKind::kTrace) {
+    const double scale = nominal_rate(spec) / rate;  // times multiplied by this
+    for (config::TraceRequest& r : s.arrivals.trace)
+      r.arrival = sim::Time::ps(
+          static_cast<int64_t>(std::llround(static_cast<double>(r.arrival.count_ps()) * scale)));
+  } else {
+    s.arrivals.rate_per_s = rate;
+  }
+  return s;
+}
+
+CapacityResult find_capacity(const config::ServeSpec& spec, const CapacityOptions& options) {
+  const double start = nominal_rate(spec);
+  CapacityOptions o = options;
+  if (spec.arrivals.kind == config::ArrivalKind::kTrace) {
+    // The slowest replay whose times stay within 50 days.
+    const double span_s =
+        (spec.arrivals.trace.back().arrival - spec.arrivals.trace.front().arrival).to_s();
+    o.min_rate = std::max(o.min_rate, start * span_s / (50.0 * 86400));
+  }
+  Server server(spec);
+  return search_capacity(
+      start, [&](double rate) { return server.run(at_rate(spec, rate)).summary; }, o);
+}
+
+}  // namespace podsim::fleet

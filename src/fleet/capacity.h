@@ -1,0 +1,67 @@
+// Capacity (`podsim capacity`, docs/serving.md "Capacity"): the highest
+// arrival rate at which a configuration still meets its SLOs, by bisection
+// over serve runs.
+//
+// A run meets the target when no request was rejected and the chosen
+// percentile of TTFT and of TPOT are within their objectives (0: none). The
+// search starts at the spec's own rate, doubles or halves until the target
+// flips, then bisects until the bracket is narrower than the tolerance
+// (relative to its top). Every run uses the spec's seed, so the search is
+// deterministic; latency need not be monotone in the rate for one seed,
+// so the answer is a rate that meets the target with a higher one (within
+// the tolerance) that does not.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "config/serve_spec.h"
+#include "fleet/summary.h"
+
+namespace podsim::fleet {
+
+struct CapacityOptions {
+  double ttft_ms = 0;        // 0: none
+  double tpot_ms = 0;        // 0: none
+  uint32_t percentile = 99;  // 50, 90 or 99
+  double relative_tolerance = 0.02;
+  uint32_t max_runs = 40;
+  // No rate below this is tried (a trace slowed too far would outlast the
+  // clock); 0: start / 2^30.
+  double min_rate = 0;
+};
+
+struct CapacityRun {
+  double rate_per_s = 0;
+  double ttft_s = 0;  // at the percentile
+  double tpot_s = 0;
+  uint64_t completed = 0;
+  uint64_t rejected = 0;
+  bool ok = false;
+};
+
+struct CapacityResult {
+  double rate_per_s = 0;          // the highest rate found to meet the target; 0: none
+  bool bracketed = false;         // a failing rate within the tolerance above it was found
+  std::vector<CapacityRun> runs;  // in the order run
+};
+
+bool meets(const ServeSummary& s, const CapacityOptions& options, CapacityRun& run);
+
+// The search over `measure(rate)` (a serve run at that rate), from `start`.
+CapacityResult search_capacity(double start, const std::function<ServeSummary(double)>& measure,
+                               const CapacityOptions& options);
+
+// The spec's arrival rate: Poisson and gamma their rate, a trace its
+// requests over its span. Throws std::invalid_argument for a closed loop
+// (its rate follows from its users and their service).
+double nominal_rate(const config::ServeSpec& spec);
+// The spec with its arrivals at `rate`: a trace's times scaled.
+config::ServeSpec at_rate(const config::ServeSpec& spec, double rate);
+
+// search_capacity over serve runs of `spec` (one Server: the step-time memo
+// is shared by every run).
+CapacityResult find_capacity(const config::ServeSpec& spec, const CapacityOptions& options);
+
+}  // namespace podsim::fleet

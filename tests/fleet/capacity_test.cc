@@ -1,0 +1,106 @@
+// Capacity search (fleet/capacity.h): bisection on a known threshold, and on
+// the shipped Azure example end to end.
+#include "fleet/capacity.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include "cli/context.h"
+#include "config/serve_loader.h"
+#include "fleet/serve.h"
+
+namespace podsim::fleet {
+namespace capacity_test {
+
+std::filesystem::path source_dir() {
+  const char* env = std::getenv("PODSIM_SOURCE_DIR");
+  return env != nullptr ? std::filesystem::path(env) : std::filesystem::current_path();
+}
+
+// p99 TTFT of 1 s exactly at `knee` requests/s, rising with the rate.
+ServeSummary fake(double rate, double knee) {
+  ServeSummary s;
+  s.completed = 100;
+  s.ttft_s.p99 = rate / knee;
+  s.tpot_s.p99 = 0.01;
+  return s;
+}
+
+TEST(CapacitySearch, FindsTheKneeWithinTheTolerance) {
+  CapacityOptions o;
+  o.ttft_ms = 1000;
+  for (double start : {0.01, 1.0, 7.3, 1000.0}) {
+    const CapacityResult r = search_capacity(
+        start, [](double rate) { return fake(rate, 7.3); }, o);
+    EXPECT_TRUE(r.bracketed) << start;
+    EXPECT_LE(r.rate_per_s, 7.3) << start;
+    EXPECT_GE(r.rate_per_s, 7.3 * (1 - o.relative_tolerance)) << start;
+    EXPECT_LE(r.runs.size(), o.max_runs);
+    for (const CapacityRun& run : r.runs)
+      EXPECT_EQ(run.ok, run.rate_per_s <= 7.3) << run.rate_per_s;
+  }
+}
+
+TEST(CapacitySearch, ReportsNoRateWhenNoneMeetsTheTarget) {
+  CapacityOptions o;
+  o.tpot_ms = 5;  // the fake's p99 TPOT is 10 ms at every rate
+  const CapacityResult r = search_capacity(
+      1, [](double rate) { return fake(rate, 7.3); }, o);
+  EXPECT_EQ(r.rate_per_s, 0);
+  EXPECT_FALSE(r.bracketed);
+  CapacityOptions rejecting;
+  rejecting.ttft_ms = 1000;
+  const CapacityResult q = search_capacity(
+      1,
+      [](double rate) {
+        ServeSummary s = fake(rate, 7.3);
+        s.rejected = 1;  // a rejected request never meets the target
+        return s;
+      },
+      rejecting);
+  EXPECT_EQ(q.rate_per_s, 0);
+}
+
+TEST(CapacitySearch, ScalesATraceToTheRate) {
+  config::ServeSpec spec;
+  spec.arrivals.kind = config::ArrivalKind::kTrace;
+  spec.arrivals.trace = {{sim::Time::s(0), 1, 1}, {sim::Time::s(1), 1, 1}, {sim::Time::s(4), 1, 1}};
+  EXPECT_DOUBLE_EQ(nominal_rate(spec), 0.5);
+  const config::ServeSpec fast = at_rate(spec, 2);
+  EXPECT_EQ(fast.arrivals.trace[1].arrival, sim::Time::ms(250));
+  EXPECT_EQ(fast.arrivals.trace[2].arrival, sim::Time::s(1));
+  spec.arrivals.kind = config::ArrivalKind::kClosedLoop;
+  EXPECT_THROW(nominal_rate(spec), std::invalid_argument);
+}
+
+TEST(Capacity, OnTheAzureExampleTheRateFoundMeetsItsSlo) {
+  const config::ServeSpec spec = config::load_serve_file(
+      source_dir() / "workloads/serve/llama3-70b-azure-conv.serve.textproto");
+  CapacityOptions o;
+  o.ttft_ms = spec.slo.ttft_ms;
+  o.tpot_ms = spec.slo.tpot_ms;
+  const CapacityResult r = find_capacity(spec, o);
+  ASSERT_GT(r.rate_per_s, 0);
+  EXPECT_TRUE(r.bracketed);
+  const ServeSummary at = serve(at_rate(spec, r.rate_per_s)).summary;
+  EXPECT_LE(at.ttft_s.p99 * 1e3, o.ttft_ms);
+  EXPECT_LE(at.tpot_s.p99 * 1e3, o.tpot_ms);
+
+  std::ostringstream out;
+  std::ostringstream err;
+  const std::string file =
+      (source_dir() / "workloads/serve/llama3-70b-azure-conv.serve.textproto").string();
+  EXPECT_EQ(cli::run_cli({"capacity", file, "--format", "csv"}, out, err), 0) << err.str();
+  EXPECT_EQ(out.str().rfind("rate_per_s,ttft_p99_s,tpot_p99_s,completed,rejected,meets_slo\n", 0),
+            0u);
+  std::ostringstream out2;
+  EXPECT_EQ(cli::run_cli({"capacity", file, "--ttft-ms", "0.001"}, out2, err), 1)
+      << "no rate gives a microsecond TTFT: a check failed";
+  EXPECT_NE(out2.str().find("no rate tried meets the objectives"), std::string::npos);
+}
+
+}  // namespace capacity_test
+}  // namespace podsim::fleet
