@@ -3,6 +3,7 @@
 //   [--seed N] [--measure-bucket-error]
 #include <boost/program_options.hpp>
 #include <optional>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -11,6 +12,7 @@
 #include "fleet/engine_oracle.h"
 #include "fleet/serve.h"
 #include "fleet/serve_output.h"
+#include "fleet/serve_trace.h"
 #include "report/output_file.h"
 
 namespace podsim::cli {
@@ -35,6 +37,8 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
       "write the time series (queue, batch, KV occupancy per replica) CSV to this file")(
       "summary-json", po::value<std::string>(), "write the summary as JSON to this file")(
       "summary-csv", po::value<std::string>(), "write the summary as one CSV row to this file")(
+      "trace", po::value<std::string>(),
+      "write a Chrome/Perfetto trace (one track per replica, a slice per step) to this file")(
       "seed", po::value<uint64_t>(), "the seed of arrivals and lengths (overrides the file's)")(
       "measure-bucket-error",
       "simulate each step bucket's lower edge too and report the bucketing's error bound");
@@ -65,7 +69,8 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
                     {{"--requests", option_or_empty(vm, "requests")},
                      {"--timeseries", option_or_empty(vm, "timeseries")},
                      {"--summary-json", option_or_empty(vm, "summary-json")},
-                     {"--summary-csv", option_or_empty(vm, "summary-csv")}});
+                     {"--summary-csv", option_or_empty(vm, "summary-csv")},
+                     {"--trace", option_or_empty(vm, "trace")}});
 
   config::ServeSpec spec = config::load_serve_file(files[0]);
   if (vm.count("seed") != 0)
@@ -74,7 +79,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
     spec.buckets.measure_error = true;
   fleet::ServeOutput out;
   try {
-    out = fleet::serve(spec);
+    out = fleet::serve(spec, vm.count("trace") != 0);
   } catch (const fleet::StepError& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
   }
@@ -89,6 +94,11 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
     writes.emplace_back(vm["summary-json"].as<std::string>(), fleet::summary_json(report));
   if (vm.count("summary-csv") != 0)
     writes.emplace_back(vm["summary-csv"].as<std::string>(), fleet::summary_csv(report));
+  if (vm.count("trace") != 0) {
+    std::ostringstream trace;
+    fleet::write_serve_trace(spec, out, trace);
+    writes.emplace_back(vm["trace"].as<std::string>(), trace.str());
+  }
   for (const auto& [path, text] : writes)
     report::write_file_atomically(path, text);
   switch (format) {

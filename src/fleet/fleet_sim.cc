@@ -24,6 +24,11 @@ class Fleet final : public sim::EventHandler, public RequestListener {
       replicas_.push_back(
           std::make_unique<Replica>(static_cast<uint32_t>(i), setup_.replicas[i], *this));
     router_ = make_router(setup_.router);
+    if (setup_.record_steps) {
+      out_.steps.resize(replicas_.size());
+      for (size_t i = 0; i < replicas_.size(); ++i)
+        replicas_[i]->record_steps(&out_.steps[i]);
+    }
     load_.assign(replicas_.size(), 0);
   }
 

@@ -49,13 +49,15 @@ struct FleetSetup {
   sim::Time duration = sim::Time::max();  // no arrival after this
   uint64_t max_requests = 0;              // 0: no limit
   sim::Time sample_interval;              // 0: no time series
+  bool record_steps = false;              // fill FleetRun::steps
 };
 
 struct FleetRun {
   std::vector<RequestRecord> requests;  // in arrival order
   std::vector<TimeSample> samples;      // by time, then replica
   std::vector<ReplicaTotals> replicas;
-  sim::Time end;  // the last event (the last request's end)
+  std::vector<std::vector<StepRecord>> steps;  // per replica, with record_steps
+  sim::Time end;                               // the last event (the last request's end)
   // Integral over time of the requests in the system (arrived, not done),
   // in request-seconds: Little's L times `end`.
   double request_seconds = 0;

@@ -50,6 +50,8 @@ void Replica::start_step(sim::Simulation& sim) {
     throw std::logic_error("a step of replica '" + setup_.name + "' took no time");
   busy_ = true;
   step_start_ = sim.now();
+  if (steps_ != nullptr)
+    steps_->push_back(StepRecord{step_start_, step_start_ + t, plan_.shape, plan_.swap_tokens});
   totals_.peak_batch = std::max(totals_.peak_batch, static_cast<uint32_t>(state_.running().size()));
   totals_.peak_kv_blocks = std::max(totals_.peak_kv_blocks, state_.blocks_used());
   sim.schedule_in(t, *this);

@@ -13,8 +13,17 @@
 #include "fleet/scheduler.h"
 #include "fleet/step_timer.h"
 #include "sim/simulation.h"
+#include "sim/time.h"
 
 namespace podsim::fleet {
+
+// One step of a replica, for traces (FleetSetup::record_steps).
+struct StepRecord {
+  sim::Time start;
+  sim::Time end;
+  StepShape shape;
+  uint64_t swap_tokens = 0;
+};
 
 // Progress of requests, as the replica makes it (times are the step's end).
 class RequestListener : public ReplicaListener {
@@ -66,6 +75,8 @@ class Replica final : public sim::EventHandler, private ReplicaListener {
   const ReplicaSetup& setup() const { return setup_; }
   const ReplicaState& state() const { return state_; }
   uint64_t outstanding_tokens() const { return state_.outstanding_tokens(); }
+  // Steps are appended to `steps` from now on (not owned; null: none).
+  void record_steps(std::vector<StepRecord>* steps) { steps_ = steps; }
   // The totals up to `now` (KV integral brought up to date).
   ReplicaTotals totals(sim::Time now) const;
 
@@ -76,6 +87,7 @@ class Replica final : public sim::EventHandler, private ReplicaListener {
 
   void start_step(sim::Simulation& sim);
   double step_mfu_ = 0;
+  std::vector<StepRecord>* steps_ = nullptr;
   void apply(sim::Time now);
   void account_kv(sim::Time now);
 

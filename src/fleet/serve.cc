@@ -43,7 +43,7 @@ Server::Server(const config::ServeSpec& spec) : spec_(spec) {
 
 Server::~Server() = default;
 
-ServeOutput Server::run(const config::ServeSpec& run) {
+ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   ServeOutput out;
   out.replicas = info_;
   FleetSetup setup;
@@ -53,6 +53,7 @@ ServeOutput Server::run(const config::ServeSpec& run) {
   setup.duration = run.duration;
   setup.max_requests = run.max_requests;
   setup.sample_interval = run.sample_interval;
+  setup.record_steps = record_steps;
   out.setups = setup.replicas;
   out.run = simulate(std::move(setup));
   out.summary = summarize(out.run, out.setups, run.slo);
@@ -74,9 +75,9 @@ ServeOutput Server::run(const config::ServeSpec& run) {
   return out;
 }
 
-ServeOutput serve(const config::ServeSpec& spec) {
+ServeOutput serve(const config::ServeSpec& spec, bool record_steps) {
   Server server(spec);
-  return server.run(spec);
+  return server.run(spec, record_steps);
 }
 
 }  // namespace podsim::fleet

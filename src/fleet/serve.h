@@ -46,7 +46,8 @@ class Server {
 
   // One run of `spec`'s replicas under `arrivals` (with their seed, limits,
   // SLOs and sampling from `run`, a spec with the same replicas).
-  ServeOutput run(const config::ServeSpec& run);
+  // record_steps: keep every step's span and shape (for --trace).
+  ServeOutput run(const config::ServeSpec& run, bool record_steps = false);
 
  private:
   const config::ServeSpec& spec_;
@@ -56,7 +57,7 @@ class Server {
   std::vector<ReplicaInfo> info_;
 };
 
-// Server(spec).run(spec).
-ServeOutput serve(const config::ServeSpec& spec);
+// Server(spec).run(spec, record_steps).
+ServeOutput serve(const config::ServeSpec& spec, bool record_steps = false);
 
 }  // namespace podsim::fleet

@@ -3,6 +3,7 @@
 // batching on the Azure conversation trace at equal hardware.
 #include "fleet/serve.h"
 
+#include <google/protobuf/util/json_util.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include "cli/context.h"
 #include "config/serve_loader.h"
 #include "fleet/serve_output.h"
+#include "fleet/serve_trace.h"
+#include "podsim/trace.pb.h"
 #include "fleet_fixture.h"
 
 namespace podsim::fleet {
@@ -64,6 +67,32 @@ TEST(Serve, ContinuousBatchingBeatsStaticOnTheAzureConversationTrace) {
     EXPECT_GT(s->goodput_requests_per_s, stat.goodput_requests_per_s);
     EXPECT_GE(s->requests_per_s, stat.requests_per_s);
   }
+}
+
+TEST(ServeTrace, OneTrackPerReplicaAndASlicePerStep) {
+  config::ServeSpec spec = shipped("llama3-8b-poisson.serve.textproto");
+  spec.duration = sim::Time::s(5);
+  const ServeOutput out = serve(spec, true);
+  ASSERT_EQ(out.run.steps.size(), 2u);
+  std::ostringstream os;
+  write_serve_trace(spec, out, os);
+  podsim::output::Trace trace;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(os.str(), &trace).ok());
+  std::vector<uint64_t> slices(3, 0);
+  std::vector<double> busy_us(3, 0);
+  for (const auto& e : trace.traceevents()) {
+    if (e.ph() == "X") {
+      ASSERT_LT(e.tid(), 3u);
+      ++slices[e.tid()];
+      busy_us[e.tid()] += e.args().dur_ps() * 1e-6;
+    }
+  }
+  for (size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(slices[r + 1], out.run.replicas[r].steps) << r;
+    EXPECT_EQ(slices[r + 1], out.run.steps[r].size()) << r;
+    EXPECT_NEAR(busy_us[r + 1], out.run.replicas[r].busy.to_us(), 1e-3) << r;
+  }
+  EXPECT_EQ(trace.otherdata().generator(), "podsim serve --trace");
 }
 
 TEST(ServeOutputs, EveryRequestRowHasEveryColumn) {

@@ -53,8 +53,16 @@ with tempfile.TemporaryDirectory() as tmp:
     comparison = json_format.Parse(r.stdout, comparison_pb2.Comparison())
     assert comparison.ok and comparison.scenarios_matched == 1 and not comparison.moved
 
-r = run("serve", "workloads/serve/llama3-70b-azure-conv.serve.textproto", "--format", "json")
-assert r.returncode == 0, r.stderr
+with tempfile.TemporaryDirectory() as tmp:
+    trace_path = os.path.join(tmp, "serve.json")
+    r = run("serve", "workloads/serve/llama3-70b-azure-conv.serve.textproto", "--format", "json",
+            "--trace", trace_path)
+    assert r.returncode == 0, r.stderr
+    with open(trace_path, encoding="utf-8") as f:
+        serve_trace = json_format.Parse(f.read(), trace_pb2.Trace())
+    steps = [e for e in serve_trace.traceEvents if e.ph == "X"]
+    assert steps and all(e.args.HasField("dur_ps") for e in steps)
+    assert serve_trace.otherData.generator == "podsim serve --trace"
 serve = json_format.Parse(r.stdout, serve_report_pb2.ServeReport())
 assert serve.requests == 300 and serve.completed == 300, serve
 assert serve.ttft_s.p99 >= serve.ttft_s.p50 > 0 and len(serve.replicas) == 1
