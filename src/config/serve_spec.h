@@ -14,6 +14,18 @@
 
 namespace podsim::config {
 
+// Limits (docs/inputs.md): a typo cannot ask for a run that never ends.
+// Requests of one run (each keeps a record of about 100 bytes: 2 GB at the
+// limit); a run with no `requests` stops issuing here too.
+inline constexpr uint64_t kMaxServeRequests = 20'000'000;
+inline constexpr uint32_t kMaxServeReplicas = 4096;  // copies over all replicas
+inline constexpr uint32_t kMaxServeUsers = 10'000'000;
+inline constexpr uint32_t kMaxRequestTokens = 1u << 20;  // prompt or output of one request
+inline constexpr uint32_t kMaxServeBatch = 1u << 16;
+inline constexpr uint32_t kMaxStepTokens = 1u << 24;
+inline constexpr double kMaxServeDurationS = 30.0 * 86400;  // 30 days
+inline constexpr double kMaxArrivalRatePerS = 1e9;
+
 enum class SchedulerKind { kStatic, kContinuous, kChunkedPrefill };
 enum class RouterKind { kRoundRobin, kLeastOutstandingTokens };
 enum class ArrivalKind { kPoisson, kGamma, kClosedLoop, kTrace };
@@ -81,21 +93,11 @@ struct ServeSpec {
   RouterKind router = RouterKind::kRoundRobin;
   SloSpec slo;
   uint64_t seed = 0;
-  sim::Time duration = sim::Time::max();  // arrivals stop after
-  uint64_t max_requests = 0;              // 0: no limit
+  sim::Time duration = sim::Time::max();      // arrivals stop after
+  uint64_t max_requests = kMaxServeRequests;  // the file's `requests`, else the limit
   BucketSpec buckets;
   std::string network = "analytical";
   sim::Time sample_interval = sim::Time::s(1);
 };
-
-// Limits (docs/inputs.md): a typo cannot ask for a run that never ends.
-inline constexpr uint64_t kMaxServeRequests = 100'000'000;
-inline constexpr uint32_t kMaxServeReplicas = 4096;  // copies over all replicas
-inline constexpr uint32_t kMaxServeUsers = 10'000'000;
-inline constexpr uint32_t kMaxRequestTokens = 1u << 20;  // prompt or output of one request
-inline constexpr uint32_t kMaxServeBatch = 1u << 16;
-inline constexpr uint32_t kMaxStepTokens = 1u << 24;
-inline constexpr double kMaxServeDurationS = 30.0 * 86400;  // 30 days
-inline constexpr double kMaxArrivalRatePerS = 1e9;
 
 }  // namespace podsim::config

@@ -10,7 +10,8 @@
 // Arrivals are taken relative to the earliest row and sorted (stably: rows
 // with equal times keep their file order). Token counts are integers in
 // [1, kMaxRequestTokens]; a zero output (the Azure trace has none, but other
-// traces may) is refused at its line. At most kMaxTraceRows rows.
+// traces may) is refused at its line. At most kMaxTraceRows rows (a run's
+// requests).
 // Errors name the file, the line and the column and say what is wrong, all at
 // once (InputError).
 #pragma once
@@ -25,7 +26,7 @@
 
 namespace podsim::config {
 
-inline constexpr uint64_t kMaxTraceRows = 100'000'000;
+inline constexpr uint64_t kMaxTraceRows = kMaxServeRequests;
 
 // `speedup` divides every arrival time (> 0).
 std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::string& source_name,

@@ -33,8 +33,16 @@ void Replica::start_step(sim::Simulation& sim) {
   for (const uint32_t r : rejected_)
     listener_.rejected_at(r, sim.now());
   rejected_.clear();
-  if (plan_.work.empty())
+  if (plan_.work.empty()) {
+    // Schedulers always find work for a non-empty batch (docs/serving.md);
+    // a replica that stopped with requests in it would report them as never
+    // finishing, a wrong answer.
+    if (!state_.running().empty() || !state_.waiting().empty())
+      throw std::logic_error("replica '" + setup_.name + "' stalled with " +
+                             std::to_string(state_.running().size()) + " running and " +
+                             std::to_string(state_.waiting().size()) + " waiting requests");
     return;
+  }
   const StepCost cost = setup_.timer->cost(plan_.shape);
   sim::Time t = cost.time;
   if (plan_.swap_tokens > 0) {

@@ -53,6 +53,10 @@ bool swap_in(ReplicaState& state, StepPlan& plan, uint32_t max_batch) {
     if (state.running().size() >= max_batch)
       return false;
     const uint32_t slot = state.waiting().front();
+    if (state.blocks_for(uint64_t{state.seq(slot).cached} + 1) > state.blocks_total()) {
+      state.reject_front();  // grew to fill the whole cache: it can never go on
+      continue;
+    }
     if (!state.swap_in_front())
       return false;
     plan.swap_tokens += state.seq(slot).cached;

@@ -69,6 +69,25 @@ TEST(ServeLoader, NamesEveryProblemWithItsField) {
     EXPECT_NE(e.find(want), std::string::npos) << want << "\n" << e;
 }
 
+TEST(ServeLoader, RefusesARunOfMoreRequestsThanItMayHold) {
+  const std::string base =
+      "replicas { topology: \"topologies/v5e-2x2.textproto\" workload: "
+      "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 "
+      "max_tokens_per_step: 512 }\n"
+      "arrivals { poisson { rate_per_s: 1000000 } prompt_tokens { fixed: 10 } "
+      "output_tokens { fixed: 10 } }\n";
+  const std::string e =
+      error_of([&] { parse_serve_text(base + "duration_s: 100\n", "big.serve", source_dir()); });
+  EXPECT_NE(e.find("duration_s: rate x duration_s makes about 100000000 requests"),
+            std::string::npos)
+      << e;
+  const ServeSpec ok =
+      parse_serve_text(base + "duration_s: 100 requests: 1000\n", "ok.serve", source_dir());
+  EXPECT_EQ(ok.max_requests, 1000u);
+  const ServeSpec capped = parse_serve_text(base + "duration_s: 1\n", "cap.serve", source_dir());
+  EXPECT_EQ(capped.max_requests, kMaxServeRequests);
+}
+
 TEST(TraceLoader, ReadsBothFormatsAndSortsByTime) {
   const auto plain =
       parse_trace_csv("arrival_s,prompt_tokens,output_tokens\n2.5,10,3\n1,20,4\n", "p.csv");

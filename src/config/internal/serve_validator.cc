@@ -39,6 +39,7 @@ class ServeValidator {
     if (!s_.arrivals().has_trace() && s_.duration_s() == 0 && s_.requests() == 0)
       issues_.add(root_("duration_s"),
                   "synthetic arrivals need an end: set duration_s or requests (or both)");
+    check_expected_requests();
     if (issues_.non_negative(root_("sample_interval_s"), s_.sample_interval_s()) &&
         s_.sample_interval_s() != 0 && s_.sample_interval_s() < 1e-6)
       issues_.add(root_("sample_interval_s"), "must be >= 1e-6 s (or 0 for 1 s)");
@@ -51,6 +52,22 @@ class ServeValidator {
   }
 
  private:
+  // An open process run for duration_s alone must not ask for more requests
+  // than a run may hold.
+  void check_expected_requests() {
+    const Arrivals& a = s_.arrivals();
+    if (s_.requests() != 0 || s_.duration_s() <= 0 || !std::isfinite(s_.duration_s()))
+      return;
+    const double rate = a.has_poisson() ? a.poisson().rate_per_s()
+                        : a.has_gamma() ? a.gamma().rate_per_s()
+                                        : 0;
+    if (std::isfinite(rate) && rate * s_.duration_s() > static_cast<double>(kMaxServeRequests))
+      issues_.add(root_("duration_s"),
+                  "rate x duration_s makes about " + format_number(rate * s_.duration_s()) +
+                      " requests, more than " + std::to_string(kMaxServeRequests) +
+                      "; shorten it or set requests");
+  }
+
   void check_steps(const FieldPath& at, uint32_t v) {
     if (v != 0 && (v & (v - 1)) != 0)
       issues_.add(at, "must be a power of two (or 0 for 8), got " + std::to_string(v));
@@ -263,7 +280,7 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
   spec.slo = SloSpec{s.slo().ttft_ms(), s.slo().tpot_ms()};
   spec.seed = s.seed();
   spec.duration = s.duration_s() == 0 ? sim::Time::max() : seconds(s.duration_s());
-  spec.max_requests = s.requests();
+  spec.max_requests = s.requests() == 0 ? kMaxServeRequests : s.requests();
   spec.buckets.batch_steps_per_octave =
       s.buckets().batch_steps_per_octave() == 0 ? 8 : s.buckets().batch_steps_per_octave();
   spec.buckets.length_steps_per_octave =
