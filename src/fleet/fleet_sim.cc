@@ -1,6 +1,7 @@
 #include "fleet/fleet_sim.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "fleet/router.h"
@@ -12,6 +13,7 @@ namespace {
 constexpr uint64_t kStreamArrival = 1ull << 56;
 constexpr uint64_t kUserArrival = 2ull << 56;
 constexpr uint64_t kSample = 3ull << 56;
+constexpr uint64_t kTransfer = 4ull << 56;
 constexpr uint64_t kIndexMask = (1ull << 56) - 1;
 
 class Fleet final : public sim::EventHandler, public RequestListener {
@@ -24,12 +26,29 @@ class Fleet final : public sim::EventHandler, public RequestListener {
       replicas_.push_back(
           std::make_unique<Replica>(static_cast<uint32_t>(i), setup_.replicas[i], *this));
     router_ = make_router(setup_.router);
+    decode_router_ = make_router(setup_.router);
+    for (size_t i = 0; i < replicas_.size(); ++i) {
+      const auto index = static_cast<uint32_t>(i);
+      (setup_.replicas[i].role == ReplicaRole::kDecode ? decode_ids_ : entry_ids_).push_back(index);
+    }
+    const bool prefill =
+        std::any_of(setup_.replicas.begin(), setup_.replicas.end(),
+                    [](const ReplicaSetup& r) { return r.role == ReplicaRole::kPrefill; });
+    if (entry_ids_.empty())
+      throw std::invalid_argument("a fleet needs a replica that takes new requests");
+    if (prefill && decode_ids_.empty())
+      throw std::invalid_argument("prefill replicas need a decode replica to hand off to");
+    if (prefill && !(setup_.kv_transfer.bytes_per_s_per_chip > 0))
+      throw std::invalid_argument("prefill replicas need a KV transfer bandwidth");
+    out_free_.assign(replicas_.size(), sim::Time());
+    in_free_.assign(replicas_.size(), sim::Time());
+    decode_load_.assign(decode_ids_.size(), 0);
     if (setup_.record_steps) {
       out_.steps.resize(replicas_.size());
       for (size_t i = 0; i < replicas_.size(); ++i)
         replicas_[i]->record_steps(&out_.steps[i]);
     }
-    load_.assign(replicas_.size(), 0);
+    load_.assign(entry_ids_.size(), 0);
   }
 
   FleetRun run() {
@@ -59,8 +78,46 @@ class Fleet final : public sim::EventHandler, public RequestListener {
       return;
     }
     const auto slot = static_cast<uint32_t>(payload & kIndexMask);
+    if (kind == kTransfer) {
+      land(slot);
+      return;
+    }
     arrive(user_arrivals_[slot]);
     free_user_slots_.push_back(slot);
+  }
+
+  // A prefill replica's sequence leaves for a decode replica: its cache
+  // moves over the transfer links, queueing behind the sender's and the
+  // receiver's earlier caches.
+  void handed_off(uint32_t replica, uint32_t request, const Sequence& s, sim::Time t) override {
+    if (router_->needs_load()) {
+      for (size_t i = 0; i < decode_ids_.size(); ++i)
+        decode_load_[i] = replicas_[decode_ids_[i]]->outstanding_tokens();
+    }
+    const uint32_t dst = decode_ids_[decode_router_->route(decode_load_)];
+    const ReplicaSetup& from = setup_.replicas[replica];
+    const ReplicaSetup& to = setup_.replicas[dst];
+    const double per_chip = static_cast<double>(s.cached) * from.kv_bytes_per_token;
+    const double recv_per_chip = per_chip * from.chips / std::max<uint32_t>(to.chips, 1);
+    const double seconds =
+        std::max(per_chip, recv_per_chip) / setup_.kv_transfer.bytes_per_s_per_chip;
+    const sim::Time start = std::max({t, out_free_[replica], in_free_[dst]});
+    const sim::Time end = start + sim::Time::ps(static_cast<int64_t>(std::ceil(seconds * 1e12))) +
+                          setup_.kv_transfer.latency;
+    out_free_[replica] = in_free_[dst] = end - setup_.kv_transfer.latency;
+    uint32_t slot = 0;
+    if (!free_transfers_.empty()) {
+      slot = free_transfers_.back();
+      free_transfers_.pop_back();
+    } else {
+      slot = static_cast<uint32_t>(transfers_.size());
+      transfers_.emplace_back();
+    }
+    transfers_[slot] = Transfer{s, replica, dst, s.blocks};
+    RequestRecord& rec = out_.requests[request];
+    rec.decode_replica = dst;
+    rec.kv_transfer = end - t;
+    sim_.schedule_at(end, *this, kTransfer | slot);
   }
 
   void admitted(uint32_t request) override { out_.requests[request].admitted = sim_.now(); }
@@ -113,15 +170,16 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     ++in_system_;
     const auto id = static_cast<uint32_t>(out_.requests.size());
     if (router_->needs_load()) {
-      for (size_t i = 0; i < replicas_.size(); ++i)
-        load_[i] = replicas_[i]->outstanding_tokens();
+      for (size_t i = 0; i < entry_ids_.size(); ++i)
+        load_[i] = replicas_[entry_ids_[i]]->outstanding_tokens();
     }
-    const uint32_t r = router_->route(load_);
+    const uint32_t r = entry_ids_[router_->route(load_)];
     RequestRecord rec;
     rec.arrival = sim_.now();
     rec.prompt_tokens = a.prompt_tokens;
     rec.output_tokens = a.output_tokens;
     rec.replica = r;
+    rec.decode_replica = r;
     out_.requests.push_back(rec);
     replicas_[r]->enqueue(sim_, id, a.prompt_tokens, a.output_tokens);
   }
@@ -136,6 +194,13 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     last_done_ = std::max(last_done_, t);
     if (auto next = setup_.arrivals->finished(t))
       schedule_user(*next);
+  }
+
+  void land(uint32_t slot) {
+    const Transfer tr = transfers_[slot];
+    free_transfers_.push_back(slot);
+    replicas_[tr.from]->return_blocks(sim_, tr.blocks);
+    replicas_[tr.to]->enqueue_prefilled(sim_, tr.seq);
   }
 
   void sample(sim::Time now) {
@@ -153,7 +218,22 @@ class Fleet final : public sim::EventHandler, public RequestListener {
   FleetSetup setup_;
   sim::Simulation sim_;
   std::vector<std::unique_ptr<Replica>> replicas_;
+  struct Transfer {
+    Sequence seq;
+    uint32_t from = 0;
+    uint32_t to = 0;
+    uint64_t blocks = 0;
+  };
+
   std::unique_ptr<Router> router_;
+  std::unique_ptr<Router> decode_router_;
+  std::vector<uint32_t> entry_ids_;   // replicas that take new requests
+  std::vector<uint32_t> decode_ids_;  // decode replicas
+  std::vector<uint64_t> decode_load_;
+  std::vector<sim::Time> out_free_;  // per replica: its transfer links free from
+  std::vector<sim::Time> in_free_;
+  std::vector<Transfer> transfers_;
+  std::vector<uint32_t> free_transfers_;
   std::vector<uint64_t> load_;
   Arrival stream_next_;
   std::vector<Arrival> user_arrivals_;

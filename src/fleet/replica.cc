@@ -22,6 +22,19 @@ void Replica::enqueue(sim::Simulation& sim, uint32_t request, uint32_t prompt, u
     start_step(sim);
 }
 
+void Replica::enqueue_prefilled(sim::Simulation& sim, const Sequence& s) {
+  state_.enqueue_prefilled(s.request, s.prompt, s.output, s.cached, s.generated);
+  if (!busy_)
+    start_step(sim);
+}
+
+void Replica::return_blocks(sim::Simulation& sim, uint64_t blocks) {
+  account_kv(sim.now());
+  state_.return_blocks(blocks);
+  if (!busy_)
+    start_step(sim);
+}
+
 void Replica::account_kv(sim::Time now) {
   totals_.kv_block_seconds += static_cast<double>(state_.blocks_used()) * (now - kv_since_).to_s();
   kv_since_ = now;
@@ -85,7 +98,12 @@ void Replica::apply(sim::Time now) {
       ++totals_.decode_tokens;
     }
   }
-  state_.sweep_finished([&](uint32_t slot) { listener_.finished(state_.seq(slot).request, now); });
+  state_.sweep_finished([&](uint32_t slot) { listener_.finished(state_.seq(slot).request, now); },
+                        setup_.role == ReplicaRole::kPrefill,
+                        [&](uint32_t slot) {
+                          listener_.handed_off(index_, state_.seq(slot).request, state_.seq(slot),
+                                               now);
+                        });
 }
 
 void Replica::handle(sim::Simulation& sim, uint64_t payload) {

@@ -31,13 +31,24 @@ class RequestListener : public ReplicaListener {
   virtual void first_token(uint32_t request, sim::Time t) = 0;
   virtual void finished(uint32_t request, sim::Time t) = 0;
   virtual void rejected_at(uint32_t request, sim::Time t) = 0;
+  // A prefill replica's sequence finished its prefill at t: its cache of
+  // `cached` tokens (in `blocks` blocks, held until return_blocks()) moves
+  // to a decode replica.
+  virtual void handed_off(uint32_t replica, uint32_t request, const Sequence& s, sim::Time t) = 0;
 
  protected:
   ~RequestListener() = default;
 };
 
+enum class ReplicaRole {
+  kUnified,  // prefills and decodes its requests
+  kPrefill,  // prefills, then hands each sequence to a decode replica
+  kDecode,   // decodes sequences prefilled elsewhere (and recomputes its preempted ones)
+};
+
 struct ReplicaSetup {
   std::string name;
+  ReplicaRole role = ReplicaRole::kUnified;
   config::SchedulerKind scheduler = config::SchedulerKind::kContinuous;
   SchedulerLimits limits;
   uint64_t kv_blocks = 1;
@@ -46,6 +57,9 @@ struct ReplicaSetup {
   // Swap preemption: the time to copy one cached token between HBM and host
   // (its bytes per chip over the host bandwidth); recompute when 0.
   double swap_s_per_token = 0;
+  // KV-cache bytes of one cached token on each chip (disaggregation: what a
+  // handed-off sequence sends per chip).
+  double kv_bytes_per_token = 0;
   StepTimer* timer = nullptr;  // not owned; may be shared by identical copies
 };
 
@@ -69,6 +83,10 @@ class Replica final : public sim::EventHandler, private ReplicaListener {
 
   // A routed request arrives now; an idle replica starts a step.
   void enqueue(sim::Simulation& sim, uint32_t request, uint32_t prompt, uint32_t output);
+  // A sequence prefilled elsewhere arrives with its cache (disaggregation).
+  void enqueue_prefilled(sim::Simulation& sim, const Sequence& s);
+  // Blocks of sequences handed off earlier are free again.
+  void return_blocks(sim::Simulation& sim, uint64_t blocks);
   void handle(sim::Simulation& sim, uint64_t payload) override;  // a step ends
 
   uint32_t index() const { return index_; }

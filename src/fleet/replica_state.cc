@@ -25,7 +25,7 @@ uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t outpu
     slot = static_cast<uint32_t>(pool_.size());
     pool_.emplace_back();
   }
-  pool_[slot] = Sequence{request, prompt, output, prompt, 0, 0, 0, false, false};
+  pool_[slot] = Sequence{request, prompt, output, prompt, 0, 0, 0, false, false, false};
   waiting_.push_back(slot);
   outstanding_ += uint64_t{prompt} + output;
   return slot;
@@ -74,11 +74,25 @@ uint32_t ReplicaState::preempt_last() {
   return slot;
 }
 
+uint32_t ReplicaState::enqueue_prefilled(uint32_t request, uint32_t prompt, uint32_t output,
+                                         uint32_t cached, uint32_t generated) {
+  const uint32_t slot = enqueue(request, prompt, output);
+  Sequence& s = pool_[slot];
+  s.cached = cached;
+  s.generated = generated;
+  s.admitted_once = true;  // admitted by the prefill replica
+  s.swapped = true;
+  s.remote = true;
+  outstanding_ -= uint64_t{prompt} + generated;  // enqueue() counted the whole request
+  return slot;
+}
+
 bool ReplicaState::swap_in_front() {
   const uint32_t slot = waiting_.front();
   if (!reserve(slot, uint64_t{pool_[slot].cached} + 1))
     return false;
   pool_[slot].swapped = false;
+  pool_[slot].remote = false;
   admit_front();
   return true;
 }

@@ -27,6 +27,7 @@ struct Sequence {
   uint32_t blocks = 0;     // KV blocks held
   bool admitted_once = false;
   bool swapped = false;  // its KV cache is in host memory
+  bool remote = false;   // with swapped: its cache arrives from a prefill replica (no swap time)
 
   bool prefilling() const { return cached < target; }
   // Prompt tokens still to prefill plus output tokens still to produce.
@@ -87,20 +88,40 @@ class ReplicaState {
   void reject_front();
   // Removes every finished sequence (all output produced) from the running
   // batch, keeping the others' order, and frees them after calling
-  // on_finish(slot). O(batch).
-  template <class OnFinish>
-  void sweep_finished(OnFinish on_finish) {
+  // on_finish(slot). With `hand_off`, sequences past their prefill leave too
+  // (a prefill replica's): on_hand_off(slot) is called, their remaining
+  // tokens leave outstanding_tokens(), and their blocks stay held until
+  // return_blocks() (the cache is read out while it moves). O(batch).
+  template <class OnFinish, class OnHandOff>
+  void sweep_finished(OnFinish on_finish, bool hand_off, OnHandOff on_hand_off) {
     std::size_t kept = 0;
     for (const uint32_t slot : running_) {
-      if (pool_[slot].generated >= pool_[slot].output) {
+      Sequence& s = pool_[slot];
+      if (s.generated >= s.output) {
         on_finish(slot);
         release(slot);
+      } else if (hand_off && !s.prefilling()) {
+        on_hand_off(slot);
+        outstanding_ -= s.remaining_tokens();
+        s.blocks = 0;  // held until return_blocks()
+        free_slots_.push_back(slot);
       } else {
         running_[kept++] = slot;
       }
     }
     running_.resize(kept);
   }
+  template <class OnFinish>
+  void sweep_finished(OnFinish on_finish) {
+    sweep_finished(on_finish, false, [](uint32_t) {});
+  }
+  // Blocks of handed-off sequences, free again once their cache has moved.
+  void return_blocks(uint64_t blocks) { blocks_free_ += blocks; }
+  // A sequence whose prefill ran on another replica joins the back of the
+  // waiting queue with its cache in flight (it is admitted like a swapped
+  // sequence, without swap time). Returns its slot.
+  uint32_t enqueue_prefilled(uint32_t request, uint32_t prompt, uint32_t output, uint32_t cached,
+                             uint32_t generated);
 
   // Prompt and output tokens not yet processed, over every sequence here.
   uint64_t outstanding_tokens() const { return outstanding_; }

@@ -57,11 +57,20 @@ bool swap_in(ReplicaState& state, StepPlan& plan, uint32_t max_batch) {
       state.reject_front();  // grew to fill the whole cache: it can never go on
       continue;
     }
+    const bool remote = state.seq(slot).remote;
     if (!state.swap_in_front())
       return false;
-    plan.swap_tokens += state.seq(slot).cached;
+    if (!remote)
+      plan.swap_tokens += state.seq(slot).cached;
   }
   return true;
+}
+
+// A step that would hold no work although sequences run (every one just
+// resumed from host memory or another replica) decodes them instead.
+void decode_if_idle(ReplicaState& state, StepPlan& plan) {
+  if (plan.work.empty() && !state.running().empty())
+    plan_decodes(state, plan);
 }
 
 // Rejects waiting requests at the front that need more blocks than the pool
@@ -87,7 +96,7 @@ class ContinuousBatching final : public Scheduler {
     uint64_t budget =
         limits_.max_tokens_per_step > decodes ? limits_.max_tokens_per_step - decodes : 0;
     if (!swap_in(state, plan, limits_.max_batch))
-      return;
+      return decode_if_idle(state, plan);
     while (state.running().size() < limits_.max_batch && front_fits_at_all(state, 0)) {
       const uint32_t slot = state.waiting().front();
       const Sequence& s = state.seq(slot);
@@ -103,6 +112,7 @@ class ContinuousBatching final : public Scheduler {
       plan.add_prefill(state.seq(slot), slot, need);
       budget -= std::min<uint64_t>(need, budget);
     }
+    decode_if_idle(state, plan);
   }
 
  private:
@@ -121,29 +131,30 @@ class ChunkedPrefill final : public Scheduler {
     // Prompts already started, in admission order.
     for (const uint32_t slot : state.running()) {
       if (budget == 0)
-        return;
+        return decode_if_idle(state, plan);
       const Sequence& s = state.seq(slot);
       if (!s.prefilling())
         continue;
       const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - s.cached, budget));
       if (!state.reserve(slot, uint64_t{s.cached} + chunk))
-        return;  // wait for blocks; decodes free them as requests end
+        return decode_if_idle(state, plan);  // wait for blocks; decodes free them
       plan.add_prefill(s, slot, chunk);
       budget -= chunk;
     }
     if (!swap_in(state, plan, limits_.max_batch))
-      return;
+      return decode_if_idle(state, plan);
     while (budget > 0 && state.running().size() < limits_.max_batch &&
            front_fits_at_all(state, 0)) {
       const uint32_t slot = state.waiting().front();
       const Sequence& s = state.seq(slot);
       const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target, budget));
       if (!state.reserve(slot, chunk))
-        return;
+        return decode_if_idle(state, plan);
       state.admit_front();
       plan.add_prefill(state.seq(slot), slot, chunk);
       budget -= chunk;
     }
+    decode_if_idle(state, plan);
   }
 
  private:
