@@ -31,6 +31,7 @@ enum class RouterKind { kRoundRobin, kLeastOutstandingTokens };
 enum class ArrivalKind { kPoisson, kGamma, kClosedLoop, kTrace };
 enum class LengthKind { kFixed, kUniform, kExponential };
 enum class PreemptionKind { kRecompute, kSwap };
+enum class RoleKind { kUnified, kPrefill, kDecode };
 
 struct ServeReplicaSpec {
   std::string name;
@@ -44,6 +45,7 @@ struct ServeReplicaSpec {
   double kv_memory_fraction = 0.9;
   PreemptionKind preemption = PreemptionKind::kRecompute;
   double host_bandwidth_gbps = 0;  // swap: per chip, HBM <-> host
+  RoleKind role = RoleKind::kUnified;
 };
 
 // Request lengths of synthetic arrivals, in tokens (>= 1).
@@ -98,6 +100,9 @@ struct ServeSpec {
   BucketSpec buckets;
   std::string network = "analytical";
   sim::Time sample_interval = sim::Time::s(1);
+  // Disaggregation: per-chip bandwidth and latency of a KV-cache transfer.
+  double kv_transfer_gbps_per_chip = 0;
+  sim::Time kv_transfer_latency;
 };
 
 }  // namespace podsim::config

@@ -32,6 +32,10 @@ Server::Server(const config::ServeSpec& spec) : spec_(spec) {
       rs.kv_blocks = info.kv.blocks;
       rs.kv_block_tokens = r.kv_block_tokens;
       rs.chips = info.chips;
+      rs.role = r.role == config::RoleKind::kPrefill  ? ReplicaRole::kPrefill
+                : r.role == config::RoleKind::kDecode ? ReplicaRole::kDecode
+                                                      : ReplicaRole::kUnified;
+      rs.kv_bytes_per_token = info.kv.kv_bytes_per_token;
       if (r.preemption == config::PreemptionKind::kSwap)
         rs.swap_s_per_token = info.kv.kv_bytes_per_token / (r.host_bandwidth_gbps * 1e9);
       rs.timer = memos_.back().get();
@@ -54,6 +58,8 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   setup.max_requests = run.max_requests;
   setup.sample_interval = run.sample_interval;
   setup.record_steps = record_steps;
+  setup.kv_transfer.bytes_per_s_per_chip = spec_.kv_transfer_gbps_per_chip * 1e9;
+  setup.kv_transfer.latency = spec_.kv_transfer_latency;
   out.setups = setup.replicas;
   out.run = simulate(std::move(setup));
   out.summary = summarize(out.run, out.setups, run.slo);

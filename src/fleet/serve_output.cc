@@ -97,6 +97,7 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
   fill(s.tpot_s, *r.mutable_tpot_s());
   fill(s.e2e_s, *r.mutable_e2e_s());
   fill(s.queue_delay_s, *r.mutable_queue_delay_s());
+  fill(s.kv_transfer_s, *r.mutable_kv_transfer_s());
   r.set_slo_ttft_ms(s.slo_ttft_ms);
   r.set_slo_tpot_ms(s.slo_tpot_ms);
   r.set_slo_met(s.slo_met);
@@ -147,7 +148,7 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
 std::string requests_csv(const ServeOutput& out) {
   std::string s =
       "request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,"
-      "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions\n";
+      "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,kv_transfer_s\n";
   const auto& reqs = out.run.requests;
   for (size_t i = 0; i < reqs.size(); ++i) {
     const RequestRecord& r = reqs[i];
@@ -159,7 +160,7 @@ std::string requests_csv(const ServeOutput& out) {
     if (r.rejected || !r.done) {
       s += r.rejected ? ",rejected,,," : ",unfinished,,,";
       s += r.rejected ? format_double(r.finish.to_s()) : "";
-      s += ",,,," + std::to_string(r.preemptions) + "\n";
+      s += ",,,," + std::to_string(r.preemptions) + ",,\n";
       continue;
     }
     const double tpot =
@@ -170,7 +171,9 @@ std::string requests_csv(const ServeOutput& out) {
     s += ',' + format_double((r.first_token - r.arrival).to_s());
     s += ',' + (r.output_tokens > 1 ? format_double(tpot) : std::string());
     s += ',' + format_double((r.finish - r.arrival).to_s());
-    s += ',' + std::to_string(r.preemptions) + "\n";
+    s += ',' + std::to_string(r.preemptions);
+    s += ',' + report::csv_escape(out.setups[r.decode_replica].name);
+    s += ',' + format_double(r.kv_transfer.to_s()) + "\n";
   }
   return s;
 }

@@ -17,7 +17,8 @@ namespace podsim::fleet {
 podsim::output::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out);
 
 // request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,
-// first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions
+// first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,
+// kv_transfer_s
 std::string requests_csv(const ServeOutput& out);
 // time_s,replica,waiting,running,kv_blocks_used,kv_utilisation
 std::string timeseries_csv(const ServeOutput& out);

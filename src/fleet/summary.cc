@@ -38,6 +38,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   std::vector<double> tpot;
   std::vector<double> e2e;
   std::vector<double> queue;
+  std::vector<double> transfer;
   ttft.reserve(run.requests.size());
   e2e.reserve(run.requests.size());
   queue.reserve(run.requests.size());
@@ -60,6 +61,8 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
     ttft.push_back(t_ttft);
     e2e.push_back((r.finish - r.arrival).to_s());
     queue.push_back((r.admitted - r.arrival).to_s());
+    if (r.decode_replica != r.replica)
+      transfer.push_back(r.kv_transfer.to_s());
     double t_tpot = 0;
     if (r.output_tokens > 1) {
       t_tpot = (r.finish - r.first_token).to_s() / (r.output_tokens - 1);
@@ -74,6 +77,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   s.tpot_s = percentiles(tpot);
   s.e2e_s = percentiles(e2e);
   s.queue_delay_s = percentiles(queue);
+  s.kv_transfer_s = percentiles(transfer);
   if (s.duration_s > 0) {
     s.requests_per_s = static_cast<double>(s.completed) / s.duration_s;
     s.output_tokens_per_s = static_cast<double>(output_tokens) / s.duration_s;

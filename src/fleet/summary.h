@@ -66,6 +66,7 @@ struct ServeSummary {
   Percentiles tpot_s;
   Percentiles e2e_s;
   Percentiles queue_delay_s;
+  Percentiles kv_transfer_s;  // disaggregated: over the requests handed off
   double slo_ttft_ms = 0;
   double slo_tpot_ms = 0;
   uint64_t slo_met = 0;  // completed requests meeting every SLO given

@@ -69,6 +69,40 @@ TEST(ServeLoader, NamesEveryProblemWithItsField) {
     EXPECT_NE(e.find(want), std::string::npos) << want << "\n" << e;
 }
 
+TEST(ServeLoader, DisaggregationNeedsBothRolesAndATransfer) {
+  const std::string replica =
+      "topology: \"topologies/v5e-2x2.textproto\" workload: "
+      "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 "
+      "max_tokens_per_step: 512";
+  const std::string arrivals =
+      "arrivals { poisson { rate_per_s: 1 } prompt_tokens { fixed: 10 } output_tokens { fixed: 10 "
+      "} }\n"
+      "requests: 10\n";
+  const std::string e = error_of([&] {
+    parse_serve_text(
+        "replicas { " + replica + " role: ROLE_PREFILL scheduler: STATIC_BATCHING }\n" + arrivals,
+        "d.serve", source_dir());
+  });
+  EXPECT_NE(
+      e.find("replicas[0].scheduler: ROLE_PREFILL and ROLE_DECODE replicas batch continuously"),
+      std::string::npos)
+      << e;
+  EXPECT_NE(e.find("replicas: ROLE_PREFILL replicas need a ROLE_DECODE replica"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("kv_transfer.bandwidth_gbps_per_chip: ROLE_PREFILL replicas hand"),
+            std::string::npos)
+      << e;
+  const ServeSpec ok =
+      parse_serve_text("replicas { " + replica + " role: ROLE_PREFILL }\nreplicas { " + replica +
+                           " role: ROLE_DECODE }\n" + arrivals +
+                           "kv_transfer { bandwidth_gbps_per_chip: 2 latency_us: 5 }\n",
+                       "ok.serve", source_dir());
+  EXPECT_EQ(ok.replicas[0].role, RoleKind::kPrefill);
+  EXPECT_EQ(ok.replicas[1].role, RoleKind::kDecode);
+  EXPECT_EQ(ok.kv_transfer_gbps_per_chip, 2);
+  EXPECT_EQ(ok.kv_transfer_latency, sim::Time::us(5));
+}
+
 TEST(ServeLoader, RefusesARunOfMoreRequestsThanItMayHold) {
   const std::string base =
       "replicas { topology: \"topologies/v5e-2x2.textproto\" workload: "

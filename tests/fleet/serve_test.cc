@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,8 +17,8 @@
 #include "config/serve_loader.h"
 #include "fleet/serve_output.h"
 #include "fleet/serve_trace.h"
-#include "podsim/trace.pb.h"
 #include "fleet_fixture.h"
+#include "podsim/trace.pb.h"
 
 namespace podsim::fleet {
 namespace serve_test {
@@ -69,6 +70,31 @@ TEST(Serve, ContinuousBatchingBeatsStaticOnTheAzureConversationTrace) {
   }
 }
 
+TEST(Serve, ADisaggregatedFleetPaysEachCachesTransferOverTheDcn) {
+  const config::ServeSpec spec = shipped("llama3-70b-disaggregated.serve.textproto");
+  const ServeOutput out = serve(spec);
+  ASSERT_EQ(out.setups.size(), 3u);
+  const double bytes_per_token = out.replicas[0].kv.kv_bytes_per_token;  // per chip
+  EXPECT_NEAR(bytes_per_token, 40960, 1) << "one KV head of 128 x 2 x 80 layers x 2 B per chip";
+  uint64_t unqueued = 0;
+  for (const RequestRecord& q : out.run.requests) {
+    ASSERT_TRUE(q.done);
+    EXPECT_EQ(q.replica, 0u);
+    EXPECT_GE(q.decode_replica, 1u);
+    // The cache holds the prompt when the prefill hands it over: every chip
+    // sends its share at 3.125 GB/s, then 10 us.
+    const double seconds = q.prompt_tokens * bytes_per_token / 3.125e9;
+    const sim::Time alone =
+        sim::Time::ps(static_cast<int64_t>(std::ceil(seconds * 1e12))) + sim::Time::us(10);
+    EXPECT_GE(q.kv_transfer, alone);
+    unqueued += q.kv_transfer == alone;
+    EXPECT_GE(q.finish - q.first_token, q.kv_transfer) << "decoding starts after the cache lands";
+  }
+  EXPECT_GT(unqueued, 150u) << "most caches move on idle links";
+  EXPECT_EQ(out.summary.kv_transfer_s.count, 300u);
+  EXPECT_EQ(out.run.replicas[0].decode_tokens, 0u);
+}
+
 TEST(ServeTrace, OneTrackPerReplicaAndASlicePerStep) {
   config::ServeSpec spec = shipped("llama3-8b-poisson.serve.textproto");
   spec.duration = sim::Time::s(5);
@@ -110,9 +136,9 @@ TEST(ServeOutputs, EveryRequestRowHasEveryColumn) {
   std::istringstream in(csv);
   int rows = 0;
   for (std::string line; std::getline(in, line); ++rows)
-    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 12) << line;
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 14) << line;
   EXPECT_EQ(rows, 4);
-  EXPECT_NE(csv.find("\n1,0.5,r,400,3,rejected,,,0.5,,,,0\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,0.5,r,400,3,rejected,,,0.5,,,,0,,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n0,0,r,100,1,ok,0,"), std::string::npos) << csv;
   std::istringstream ts(timeseries_csv(out));
   std::string header;
@@ -141,7 +167,7 @@ TEST(ServeCommand, WritesEveryOutputAndRefusesBadInput) {
   std::getline(r, header);
   EXPECT_EQ(header,
             "request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,"
-            "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions");
+            "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,kv_transfer_s");
   int rows = 0;
   for (std::string line; std::getline(r, line);)
     ++rows;

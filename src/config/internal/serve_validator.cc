@@ -40,6 +40,7 @@ class ServeValidator {
       issues_.add(root_("duration_s"),
                   "synthetic arrivals need an end: set duration_s or requests (or both)");
     check_expected_requests();
+    check_roles();
     if (issues_.non_negative(root_("sample_interval_s"), s_.sample_interval_s()) &&
         s_.sample_interval_s() != 0 && s_.sample_interval_s() < 1e-6)
       issues_.add(root_("sample_interval_s"), "must be >= 1e-6 s (or 0 for 1 s)");
@@ -66,6 +67,38 @@ class ServeValidator {
                   "rate x duration_s makes about " + format_number(rate * s_.duration_s()) +
                       " requests, more than " + std::to_string(kMaxServeRequests) +
                       "; shorten it or set requests");
+  }
+
+  // Prefill replicas need decode replicas and a way to reach them, and the
+  // other way round; neither batches statically.
+  void check_roles() {
+    bool prefill = false;
+    bool decode = false;
+    for (int i = 0; i < s_.replicas_size(); ++i) {
+      const ServeReplica& r = s_.replicas(i);
+      known_value(*Role_descriptor(), r.role(), root_("replicas", i)("role"), issues_);
+      const bool split = r.role() == ROLE_PREFILL || r.role() == ROLE_DECODE;
+      prefill |= r.role() == ROLE_PREFILL;
+      decode |= r.role() == ROLE_DECODE;
+      if (split && r.scheduler() == STATIC_BATCHING)
+        issues_.add(
+            root_("replicas", i)("scheduler"),
+            "ROLE_PREFILL and ROLE_DECODE replicas batch continuously (CONTINUOUS_BATCHING or "
+            "CHUNKED_PREFILL), not STATIC_BATCHING");
+    }
+    if (prefill != decode)
+      issues_.add(root_("replicas"), prefill ? "ROLE_PREFILL replicas need a ROLE_DECODE replica"
+                                             : "ROLE_DECODE replicas need a ROLE_PREFILL replica");
+    const FieldPath kv = root_("kv_transfer");
+    if (issues_.non_negative(kv("bandwidth_gbps_per_chip"),
+                             s_.kv_transfer().bandwidth_gbps_per_chip()))
+      issues_.at_most(kv("bandwidth_gbps_per_chip"), s_.kv_transfer().bandwidth_gbps_per_chip(),
+                      1e6, "GB/s");
+    if (issues_.non_negative(kv("latency_us"), s_.kv_transfer().latency_us()))
+      issues_.at_most(kv("latency_us"), s_.kv_transfer().latency_us(), 1e9, "us");
+    if (prefill && !(s_.kv_transfer().bandwidth_gbps_per_chip() > 0))
+      issues_.add(kv("bandwidth_gbps_per_chip"),
+                  "ROLE_PREFILL replicas hand their KV caches over: give the bandwidth (> 0 GB/s)");
   }
 
   void check_steps(const FieldPath& at, uint32_t v) {
@@ -244,6 +277,9 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
     rs.kv_memory_fraction = r.kv_memory_fraction() == 0 ? 0.9 : r.kv_memory_fraction();
     rs.preemption = r.preemption() == SWAP ? PreemptionKind::kSwap : PreemptionKind::kRecompute;
     rs.host_bandwidth_gbps = r.host_bandwidth_gbps();
+    rs.role = r.role() == ROLE_PREFILL  ? RoleKind::kPrefill
+              : r.role() == ROLE_DECODE ? RoleKind::kDecode
+                                        : RoleKind::kUnified;
     spec.replicas.push_back(std::move(rs));
     files.topology.push_back(serve_path(base_dir, r.topology()).lexically_normal());
     files.workload.push_back(serve_path(base_dir, r.workload()).lexically_normal());
@@ -290,6 +326,8 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
     spec.network = s.network();
   if (s.sample_interval_s() != 0)
     spec.sample_interval = seconds(s.sample_interval_s());
+  spec.kv_transfer_gbps_per_chip = s.kv_transfer().bandwidth_gbps_per_chip();
+  spec.kv_transfer_latency = seconds(s.kv_transfer().latency_us() * 1e-6);
   return files;
 }
 
