@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "config/topology_loader.h"
 #include "config/trace_loader.h"
+#include "config/workload_loader.h"
 
 namespace podsim::config {
 namespace serve_loader_test {
@@ -47,6 +49,37 @@ TEST(ServeLoader, LoadsTheShippedExamples) {
   EXPECT_EQ(b.router, RouterKind::kLeastOutstandingTokens);
   EXPECT_EQ(b.arrivals.prompt.kind, LengthKind::kExponential);
   EXPECT_EQ(b.duration, sim::Time::s(60));
+}
+
+// workloads/serve/: serve files load; the replicas' workloads name their
+// topology in a "# topology:" header and load against it.
+TEST(ServeLoader, EveryShippedServeFileAndReplicaWorkloadLoads) {
+  size_t serve_files = 0;
+  size_t workloads = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(source_dir() / "workloads/serve")) {
+    SCOPED_TRACE(entry.path().string());
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".serve.textproto")) {
+      const ServeSpec s = load_serve_file(entry.path());
+      EXPECT_EQ(s.name + ".serve.textproto", name);
+      EXPECT_FALSE(s.description.empty());
+      ++serve_files;
+    } else if (entry.path().extension() == ".textproto") {
+      const std::string text = read_file_to_string(entry.path());
+      const std::string key = "# topology: ";
+      const size_t at = text.find(key);
+      ASSERT_NE(at, std::string::npos);
+      const std::string topology =
+          text.substr(at + key.size(), text.find('\n', at) - at - key.size());
+      const PodSpec pod = load_topology_file(source_dir() / topology);
+      const WorkloadSpec w = load_workload_file(entry.path(), pod);
+      EXPECT_TRUE(w.serving.has_value());
+      EXPECT_EQ(w.name + ".textproto", name);
+      ++workloads;
+    }
+  }
+  EXPECT_GE(serve_files, 3u);
+  EXPECT_GE(workloads, 2u);
 }
 
 TEST(ServeLoader, NamesEveryProblemWithItsField) {
