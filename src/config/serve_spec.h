@@ -83,7 +83,7 @@ struct SloSpec {
 struct BucketSpec {
   uint32_t batch_steps_per_octave = 8;
   uint32_t length_steps_per_octave = 8;
-  bool measure_error = false;
+  bool measure_error = true;
 };
 
 struct ServeSpec {

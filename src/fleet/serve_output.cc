@@ -236,7 +236,7 @@ void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {
            (r.buckets().error_measured()
                 ? "; step-time error <= " +
                       report::format_fixed(100 * r.buckets().step_time_error_bound(), 2) + "%"
-                : "; step-time error not measured (buckets.measure_error)")},
+                : "; step-time error not measured (--no-bucket-error)")},
   };
   report::render_key_values(os, kv);
 }

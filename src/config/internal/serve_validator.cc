@@ -321,7 +321,7 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
       s.buckets().batch_steps_per_octave() == 0 ? 8 : s.buckets().batch_steps_per_octave();
   spec.buckets.length_steps_per_octave =
       s.buckets().length_steps_per_octave() == 0 ? 8 : s.buckets().length_steps_per_octave();
-  spec.buckets.measure_error = s.buckets().measure_error();
+  spec.buckets.measure_error = !s.buckets().has_measure_error() || s.buckets().measure_error();
   if (!s.network().empty())
     spec.network = s.network();
   if (s.sample_interval_s() != 0)
