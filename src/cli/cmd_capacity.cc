@@ -1,5 +1,6 @@
 // podsim capacity SERVE_FILE [--ttft-ms X] [--tpot-ms Y] [--percentile P]
 //   [--tolerance T] [--format table|csv]
+// podsim capacity SERVE_FILE... --target-rate R [...]: the fewest chips
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <stdexcept>
@@ -16,6 +17,51 @@ namespace podsim::cli {
 
 namespace po = boost::program_options;
 
+namespace {
+
+// --target-rate: every configuration at the rate; the fewest chips that
+// meet the objectives.
+int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, double rate,
+                 const fleet::CapacityOptions& options, const std::string& format) {
+  if (!(rate > 0) || !std::isfinite(rate) || rate > config::kMaxArrivalRatePerS)
+    throw UsageError("--target-rate: expected a rate > 0 requests/s");
+  fleet::FewestChips result;
+  try {
+    result = fleet::fewest_chips(specs, rate, options);
+  } catch (const fleet::StepError& e) {
+    throw config::InputError(config::Diagnostic{"", "replicas", 0, 0, e.what()});
+  } catch (const std::invalid_argument& e) {
+    throw config::InputError(config::Diagnostic{"", "arrivals", 0, 0, e.what()});
+  }
+  std::string p = std::to_string(options.percentile);
+  p.insert(0, 1, 'p');
+  report::Table t({"config", "chips", "rate_per_s", "ttft_" + p + "_s", "tpot_" + p + "_s",
+                   "completed", "rejected", "meets_slo"});
+  for (const fleet::ConfigVerdict& v : result.configs)
+    t.add_row({v.name, std::to_string(v.chips), report::format_double(v.run.rate_per_s),
+               report::format_double(v.run.ttft_s), report::format_double(v.run.tpot_s),
+               std::to_string(v.run.completed), std::to_string(v.run.rejected),
+               v.run.ok ? "yes" : "no"});
+  if (format == "csv") {
+    t.render_csv(ctx.out);
+  } else {
+    t.render_text(ctx.out);
+    ctx.out << "\nfewest chips at " << report::format_double(rate) << " requests/s: ";
+    if (result.best >= 0) {
+      const fleet::ConfigVerdict& b = result.configs[static_cast<size_t>(result.best)];
+      ctx.out << "'" << b.name << "', " << b.chips << " chips";
+    } else {
+      ctx.out << "no configuration meets the objectives";
+    }
+    ctx.out << " (" << p << " TTFT <= " << report::format_double(options.ttft_ms) << " ms, " << p
+            << " TPOT <= " << report::format_double(options.tpot_ms) << " ms; 0 = none)\n";
+  }
+  ctx.out.flush();
+  return result.best >= 0 ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
 int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
   po::options_description opts("Usage: podsim capacity SERVE_FILE [options]\n\nOptions");
   opts.add_options()("help,h", "show this help")(
@@ -24,6 +70,9 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
       "percentile", po::value<uint32_t>()->default_value(99), "50, 90 or 99")(
       "tolerance", po::value<double>()->default_value(0.02),
       "stop when the bracket is narrower than this fraction of its top")(
+      "target-rate", po::value<double>(),
+      "instead: run every serve file given at this rate (requests/s) and name the one that "
+      "meets the objectives with the fewest chips")(
       "format,f", po::value<std::string>()->default_value("table"),
       "table, or csv (one row per serve run)");
   po::options_description hidden;
@@ -44,8 +93,10 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
   }
   const auto files = vm.count("serve") != 0 ? vm["serve"].as<std::vector<std::string>>()
                                             : std::vector<std::string>{};
-  if (files.size() != 1)
-    throw UsageError("capacity needs one serve file; got " + std::to_string(files.size()));
+  const bool target = vm.count("target-rate") != 0;
+  if (files.empty() || (files.size() != 1 && !target))
+    throw UsageError("capacity needs one serve file (or, with --target-rate, one or more); got " +
+                     std::to_string(files.size()));
   const std::string format = vm["format"].as<std::string>();
   if (format != "table" && format != "csv")
     throw UsageError("--format: expected table or csv, got '" + format + "'");
@@ -56,7 +107,10 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
   options.relative_tolerance = vm["tolerance"].as<double>();
   if (!(options.relative_tolerance >= 1e-4 && options.relative_tolerance < 1))
     throw UsageError("--tolerance: expected a fraction in [0.0001, 1)");
-  const config::ServeSpec spec = config::load_serve_file(files[0]);
+  std::vector<config::ServeSpec> specs;
+  for (const std::string& f : files)
+    specs.push_back(config::load_serve_file(f));
+  const config::ServeSpec& spec = specs.front();
   options.ttft_ms = vm.count("ttft-ms") != 0 ? vm["ttft-ms"].as<double>() : spec.slo.ttft_ms;
   options.tpot_ms = vm.count("tpot-ms") != 0 ? vm["tpot-ms"].as<double>() : spec.slo.tpot_ms;
   if (!(options.ttft_ms >= 0) || !(options.tpot_ms >= 0) || !std::isfinite(options.ttft_ms) ||
@@ -64,6 +118,8 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
     throw UsageError("--ttft-ms and --tpot-ms must be >= 0");
   if (options.ttft_ms == 0 && options.tpot_ms == 0)
     throw UsageError("capacity needs an objective: --ttft-ms, --tpot-ms or the file's slo");
+  if (target)
+    return fewest_chips(ctx, specs, vm["target-rate"].as<double>(), options, format);
   fleet::CapacityResult result;
   try {
     result = fleet::find_capacity(spec, options);

@@ -127,4 +127,22 @@ CapacityResult find_capacity(const config::ServeSpec& spec, const CapacityOption
       start, [&](double rate) { return server.run(at_rate(spec, rate)).summary; }, o);
 }
 
+FewestChips fewest_chips(const std::vector<config::ServeSpec>& specs, double rate,
+                         const CapacityOptions& options) {
+  FewestChips out;
+  for (const config::ServeSpec& spec : specs) {
+    ConfigVerdict v;
+    v.name = spec.name;
+    for (const config::ServeReplicaSpec& r : spec.replicas)
+      v.chips += static_cast<uint32_t>(r.pod.chip_count()) * r.count;
+    v.run.rate_per_s = rate;
+    meets(serve(at_rate(spec, rate)).summary, options, v.run);
+    out.configs.push_back(v);
+    const int i = static_cast<int>(out.configs.size()) - 1;
+    if (v.run.ok && (out.best < 0 || v.chips < out.configs[static_cast<size_t>(out.best)].chips))
+      out.best = i;
+  }
+  return out;
+}
+
 }  // namespace podsim::fleet

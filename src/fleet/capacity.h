@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "config/serve_spec.h"
@@ -63,5 +64,19 @@ config::ServeSpec at_rate(const config::ServeSpec& spec, double rate);
 // search_capacity over serve runs of `spec` (one Server: the step-time memo
 // is shared by every run).
 CapacityResult find_capacity(const config::ServeSpec& spec, const CapacityOptions& options);
+
+// Given a target rate: one serve run of each configuration at that rate,
+// and which meets the objectives with the fewest chips (ties: the first).
+struct ConfigVerdict {
+  std::string name;
+  uint32_t chips = 0;  // over every replica copy
+  CapacityRun run;
+};
+struct FewestChips {
+  std::vector<ConfigVerdict> configs;  // in the order given
+  int best = -1;                       // index of the fewest chips that meet them; -1: none
+};
+FewestChips fewest_chips(const std::vector<config::ServeSpec>& specs, double rate,
+                         const CapacityOptions& options);
 
 }  // namespace podsim::fleet

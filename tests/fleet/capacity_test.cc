@@ -102,5 +102,25 @@ TEST(Capacity, OnTheAzureExampleTheRateFoundMeetsItsSlo) {
   EXPECT_NE(out2.str().find("no rate tried meets the objectives"), std::string::npos);
 }
 
+TEST(Capacity, FewestChipsAtATargetRate) {
+  std::vector<config::ServeSpec> specs;
+  for (const char* f :
+       {"llama3-70b-disaggregated.serve.textproto", "llama3-70b-azure-conv.serve.textproto"})
+    specs.push_back(config::load_serve_file(source_dir() / "workloads/serve" / f));
+  CapacityOptions o;
+  o.ttft_ms = 1000;
+  o.tpot_ms = 100;
+  const FewestChips at2 = fewest_chips(specs, 2, o);
+  ASSERT_EQ(at2.configs.size(), 2u);
+  EXPECT_EQ(at2.configs[0].chips, 48u) << "three v5e 4x4 slices";
+  EXPECT_EQ(at2.configs[1].chips, 16u);
+  EXPECT_TRUE(at2.configs[0].run.ok);
+  EXPECT_TRUE(at2.configs[1].run.ok);
+  EXPECT_EQ(at2.best, 1) << "both meet the objectives at 2 requests/s; one slice is fewer chips";
+  o.tpot_ms = 20;  // only the disaggregated decode pool keeps p99 TPOT under 20 ms
+  const FewestChips strict = fewest_chips(specs, 2, o);
+  EXPECT_EQ(strict.best, 0);
+}
+
 }  // namespace capacity_test
 }  // namespace podsim::fleet
