@@ -204,6 +204,10 @@ class Fleet final : public sim::EventHandler, public RequestListener {
   }
 
   void sample(sim::Time now) {
+    if (out_.samples.size() + replicas_.size() > kMaxSamples) {
+      out_.samples_truncated = true;
+      return;
+    }
     for (const auto& r : replicas_) {
       const ReplicaState& s = r->state();
       out_.samples.push_back(TimeSample{now, r->index(), s.waiting().size(),

@@ -11,6 +11,7 @@
 // record's growth.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -68,6 +69,7 @@ struct FleetSetup {
 struct FleetRun {
   std::vector<RequestRecord> requests;  // in arrival order
   std::vector<TimeSample> samples;      // by time, then replica
+  bool samples_truncated = false;       // stopped at kMaxSamples
   std::vector<ReplicaTotals> replicas;
   std::vector<std::vector<StepRecord>> steps;  // per replica, with record_steps
   sim::Time end;                               // the last event (the last request's end)
@@ -77,6 +79,10 @@ struct FleetRun {
   uint64_t events = 0;
   uint64_t fingerprint = 0;  // of the event stream
 };
+
+// Rows of the time series at most (a month sampled every second over
+// thousands of replicas would not fit in memory); sampling stops there.
+inline constexpr std::size_t kMaxSamples = 4'000'000;
 
 FleetRun simulate(FleetSetup setup);
 

@@ -109,6 +109,7 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
   r.set_kv_utilisation(s.kv_utilisation);
   r.set_chips(s.chips);
   r.set_events(out.run.events);
+  r.set_timeseries_truncated(out.run.samples_truncated);
   podsim::output::ServeBuckets& b = *r.mutable_buckets();
   b.set_batch_steps_per_octave(s.buckets.batch_steps_per_octave);
   b.set_length_steps_per_octave(s.buckets.length_steps_per_octave);
