@@ -18,11 +18,13 @@
 #include "config/op_table_loader.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
+#include "report/generation_report.h"
 #include "report/op_list_report.h"
 #include "report/result_csv.h"
 #include "report/result_print.h"
 #include "report/step_report.h"
 #include "study/evaluate.h"
+#include "study/generation.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
 
@@ -137,6 +139,11 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
     in.allow_oom = options.allow_oom;
     in.compute_model = names.compute;
     in.mesh = mesh_label(run.mesh);
+    const bool generation = workload.serving->scenario.is_generation();
+    if (generation) {
+      // The breakdown below is the step `serving` describes.
+      in.serving.scenario = study::reported_step(workload.serving->scenario);
+    }
     if (result.status() == podsim::Result::oom) {
       if (table) {
         report::render_memory_only(in, run.summary, text);
@@ -154,6 +161,11 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
       ctx.log->warn("'{}' does not fit in HBM; simulated anyway (--allow-oom)", workload.name);
     }
     if (table) {
+      if (generation) {
+        report::render_generation(workload.serving->scenario, result.generation(),
+                                  pod.spec().chip.hbm_bytes, text);
+        text << (workload.serving->scenario.output_len > 1 ? "last decode step: " : "the step: ");
+      }
       report::render_step(in, run.step, run.summary, text);
     } else {
       text << print_result(result, oo.format);
@@ -199,6 +211,9 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "vs-healthy",
       "on a pod with faults, also run it repaired and report the slowdown (fault_slowdown)")(
       "no-fold", "simulate every chip, even replicas the engine could fold")(
+      "every-step", "GENERATION: simulate every decode step (default: bisection, interpolated)")(
+      "step-tolerance", po::value<double>()->default_value(1e-3),
+      "GENERATION: relative midpoint error under which decode steps are interpolated")(
       "link-stats", "json/textproto/binpb: add every link's bytes and utilisation (large)")(
       "quiet,q", "no progress line on stderr (shown only on a terminal, for long runs)")(
       "format,f", po::value<std::string>()->default_value("table"),
@@ -272,6 +287,12 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
   options.allow_oom = vm.count("allow-oom") != 0;
   options.vs_healthy = vm.count("vs-healthy") != 0;
   options.fold = vm.count("no-fold") == 0;
+  options.generation.every_step = vm.count("every-step") != 0;
+  options.generation.tolerance = vm["step-tolerance"].as<double>();
+  if (!(options.generation.tolerance >= 0 && options.generation.tolerance < 1)) {
+    throw UsageError("--step-tolerance: expected a relative error in [0, 1), such as 0.001, got " +
+                     std::to_string(options.generation.tolerance));
+  }
   options.link_stats = vm.count("link-stats") != 0;
   if (options.link_stats &&
       (oo.format == report::ResultFormat::kCsv || oo.format == report::ResultFormat::kTable)) {
