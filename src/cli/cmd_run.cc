@@ -171,6 +171,8 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
       text << print_result(result, oo.format);
     }
     if (oo.trace) {
+      if (generation)
+        ctx.log->info("the trace is of the generation's last decode step (serving)");
       write_step_trace(ctx, *oo.trace,
                        {pod, run.mesh, *run.program, *run.compute, run.step, names});
     }
@@ -341,6 +343,15 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       emit(ctx, oo.out_file, print_result(study::invalid_result(e, known), oo.format));
     }
     throw;
+  }
+  // Only a generation has decode steps to interpolate; ignoring these misleads.
+  if (!workload->serving || !workload->serving->scenario.is_generation()) {
+    for (const char* generation_only : {"every-step", "step-tolerance"}) {
+      if (vm.count(generation_only) != 0 && !vm[generation_only].defaulted())
+        throw UsageError(std::string("--") + generation_only +
+                         " applies to a scenario of phase GENERATION only, and '" + workload->name +
+                         "' is one " + (workload->serving ? "serving step" : "operation list"));
+    }
   }
   const topo::Pod pod(std::move(*pod_spec));
   oo.trace = parse_trace_request(

@@ -89,6 +89,12 @@ TEST(RunGeneration, BadToleranceAndInputsExitTwo) {
   EXPECT_EQ(past.code, kExitBadInput);
   EXPECT_THAT(past.err, HasSubstr("scenario.output_len: each sequence reaches 9047 tokens"));
   EXPECT_THAT(past.err, HasSubstr("at most 6145 output tokens fit"));
+  // The generation's flags on a single step would be ignored: refused.
+  const Result step =
+      run({"run", "-t", (root() / "topologies/v5e-4x4.textproto").string(), "-w",
+           (root() / "workloads/llama3-8b-decode-v5e.textproto").string(), "--every-step"});
+  EXPECT_EQ(step.code, kExitBadInput);
+  EXPECT_THAT(step.err, HasSubstr("--every-step applies to a scenario of phase GENERATION only"));
 }
 
 }  // namespace run_generation

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "config/workload_loader.h"
 #include "test_support.h"
 #include "workload_test_support.h"
