@@ -118,8 +118,11 @@ std::string faults_line(const topo::Pod& pod, const podsim::Result& result) {
 int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& workload,
                study::RunOptions options, const OutputOptions& oo, const report::RunInputs& names) {
   const bool table = oo.format == report::ResultFormat::kTable;
+  // A generation reports its decode steps simulated, at most all of them.
   ProgressLine progress(ctx.err, oo.progress, "simulating",
-                        workload.serving ? "instructions" : "operation runs");
+                        !workload.serving                            ? "operation runs"
+                        : workload.serving->scenario.is_generation() ? "decode steps"
+                                                                     : "instructions");
   options.progress = [&progress](uint64_t done, uint64_t total) { progress.update(done, total); };
   study::Evaluation ev = study::evaluate_in_detail(pod, workload, options);
   progress.finish();
@@ -157,7 +160,7 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
       }
       return kExitCheckFailed;
     }
-    if (!run.summary.fits) {
+    if (generation ? !result.generation().fits() : !run.summary.fits) {
       ctx.log->warn("'{}' does not fit in HBM; simulated anyway (--allow-oom)", workload.name);
     }
     if (table) {

@@ -163,7 +163,8 @@ namespace {
 // A step that stops the generation: its result is the generation's status.
 struct StepStopped {
   Evaluation step;
-  std::string what;  // "the prefill step", "decode step 255 (context 2302)"
+  std::string what;  // "prefill step", "decode step 255 (context 2302)"
+  bool prefill = false;
 };
 
 // Runs the generation's steps with the limits the earlier steps left.
@@ -187,7 +188,7 @@ class StepRunner {
     Evaluation e = evaluate_in_detail(pod_, w, o);
     events_ += e.result.serving().events();
     if (e.result.status() != podsim::Result::ok)
-      throw StepStopped{std::move(e), what};
+      throw StepStopped{std::move(e), what, scenario.phase == config::Phase::kPrefill};
     return e;
   }
 
@@ -279,15 +280,26 @@ void fill_figures(const config::ServingSpec& serving, const config::PodSpec& pod
   out.set_max_midpoint_error(samples.max_midpoint_error);
 }
 
+// The generation ends at step `s`: invalid (its diagnostics, nothing else
+// filled) or oom (its memory, in `serving` and the generation's columns).
 void stop(StepStopped& s, Evaluation& ev) {
   ev.result.set_status(s.step.result.status());
   if (s.step.result.status() == podsim::Result::invalid) {
     ev.error = std::move(s.step.error);
     ev.result.set_reason(s.step.result.reason());
     ev.result.clear_serving();
+    ev.result.clear_generation();
     return;
   }
   ev.result.set_reason("the generation's " + s.what + ": " + s.step.result.reason());
+  const uint64_t used = s.step.result.serving().memory().hbm_used_bytes();
+  podsim::GenerationResult& g = *ev.result.mutable_generation();
+  if (s.prefill) {
+    g.set_prefill_hbm_used_bytes(used);
+  } else {
+    g.set_last_hbm_used_bytes(used);
+  }
+  g.set_fits(false);
   *ev.result.mutable_serving() = s.step.result.serving();
   ev.serving = std::move(s.step.serving);
 }

@@ -174,6 +174,15 @@ TEST(Generation, LastDecodeStepThatDoesNotFitIsOom) {
   EXPECT_FALSE(r.generation().fits());
   EXPECT_GT(r.generation().prefill_hbm_used_bytes(), 0u);
   EXPECT_FALSE(r.serving().memory().fits());
+  EXPECT_GT(r.generation().last_hbm_used_bytes(), in.pod.spec().chip.hbm_bytes);
+  // Prompts whose cache alone does not fit stop at the prefill.
+  testing::Loaded longer = llama();
+  as_generation(longer, 256, 16000, 8);
+  const podsim::Result p = evaluate(longer.pod, longer.workload, analytical());
+  ASSERT_EQ(p.status(), podsim::Result::oom) << p.reason();
+  EXPECT_THAT(p.reason(), HasSubstr("the generation's prefill step: "));
+  EXPECT_GT(p.generation().prefill_hbm_used_bytes(), in.pod.spec().chip.hbm_bytes);
+  EXPECT_FALSE(p.generation().fits());
   RunOptions allow = analytical();
   allow.allow_oom = true;
   testing::Loaded shorter = llama();
