@@ -242,8 +242,10 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
                "reports the step time and where it went; an operation list reports, per\n"
                "collective, its time, algorithm and bus bandwidth (NCCL-tests convention)\n"
                "and link utilisation, and per compute operation its time, FLOPs, HBM bytes\n"
-               "and bound (on the --compute model). Without --workload: the embedded default, "
-               "LLaMA-3-70B\n"
+               "and bound (on the --compute model). A scenario of phase GENERATION plays the\n"
+               "prefill and every decode step and reports TTFT, time per output token, total\n"
+               "latency, tokens/s and MFU over the generation.\n"
+               "Without --workload: the embedded default, LLaMA-3-70B\n"
                "decode on the default pod (TPU v5e 16x16).\n\n"
             << opts;
     return kExitOk;
