@@ -124,6 +124,9 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
                         : workload.serving->scenario.is_generation() ? "decode steps"
                                                                      : "instructions");
   options.progress = [&progress](uint64_t done, uint64_t total) { progress.update(done, total); };
+  options.on_estimate = [&ctx, &options](uint64_t min_events) {
+    warn_if_long(ctx.err, min_events, options.limits);
+  };
   study::Evaluation ev = study::evaluate_in_detail(pod, workload, options);
   progress.finish();
   const podsim::Result& result = ev.result;

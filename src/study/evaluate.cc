@@ -1,5 +1,7 @@
 #include "study/evaluate.h"
 
+#include <algorithm>
+
 #include "engine/workload_mesh.h"
 #include "report/link_report.h"
 #include "report/result_inputs.h"
@@ -117,6 +119,9 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   sim::WorkBudget budget(options.limits);
   const WorkEstimate estimate = estimate_step(*run->program);
   budget.check_estimate(estimate.events, estimate.memory_bytes);
+  if (options.on_estimate) {
+    options.on_estimate(estimate.events);
+  }
   engine::StepOptions step_options;
   step_options.network = network;
   step_options.fold_replicas = options.fold;
@@ -163,6 +168,14 @@ void evaluate_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload
   engine::OpListOptions run_options;
   run_options.budget = &budget;
   run_options.progress = options.progress;
+  // Once the collectives are lowered their transfers are known: a tighter
+  // bound than the one above, checked before the first event.
+  run_options.before_start = [&](uint64_t min_events) {
+    budget.check_estimate(std::max(min_events, estimate.events), estimate.memory_bytes);
+    if (options.on_estimate) {
+      options.on_estimate(std::max(min_events, estimate.events));
+    }
+  };
   ev.op_list = engine::run_op_list(pod, workload, network, *compute, run_options);
   report::fill_op_list_result(*ev.op_list, *ev.result.mutable_op_list());
   if (options.link_stats) {

@@ -64,6 +64,11 @@ struct RunOptions {
   // serving step (engine::StepOptions::progress), runs of an operation list
   // (engine::OpListOptions::progress). Optional.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Called once before the simulation starts with a lower bound on the
+  // events it will execute (study/work_estimate.h; for an operation list,
+  // counted from the lowered collectives), so a caller can warn before a
+  // long run. Optional.
+  std::function<void(uint64_t min_events)> on_estimate;
   // Limits on the run's work (sim/work_budget.h): a run past one throws
   // sim::WorkLimitExceeded out of evaluate() and gives no result. The run's
   // work is estimated first (study/work_estimate.h), so a run whose lower
