@@ -202,6 +202,19 @@ TEST(Generation, WorkLimitsBoundTheWholeGeneration) {
   EXPECT_THROW(evaluate(in.pod, in.workload, o), sim::WorkLimitExceeded);
 }
 
+TEST(Generation, EstimateIsAnnouncedOnce) {
+  testing::Loaded in = llama();
+  as_generation(in, 16, 8, 100);
+  RunOptions o = analytical();
+  int calls = 0;
+  o.on_estimate = [&calls](uint64_t events) {
+    ++calls;
+    EXPECT_GT(events, 0u);
+  };
+  ASSERT_EQ(evaluate(in.pod, in.workload, o).status(), podsim::Result::ok);
+  EXPECT_EQ(calls, 1);
+}
+
 // The bisection on functions of the context whose sums are known.
 double sum_of(const std::vector<double>& v) {
   double s = 0;
