@@ -282,6 +282,8 @@ void fill_figures(const config::ServingSpec& serving, const config::PodSpec& pod
   out.set_simulated_steps(step_ranges(samples.contexts, first_decode_context(g)));
   for (uint32_t c : samples.contexts)
     out.add_simulated_contexts(c);
+  for (double t : samples.times_us)
+    out.add_simulated_step_times_us(t);
   out.set_max_midpoint_error(samples.max_midpoint_error);
 }
 

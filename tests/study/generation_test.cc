@@ -137,6 +137,8 @@ TEST(Generation, FiguresComeFromItsSteps) {
   ASSERT_GE(g.simulated_contexts_size(), 3);
   EXPECT_EQ(g.simulated_contexts(0), 64u);
   EXPECT_EQ(g.simulated_contexts(g.simulated_contexts_size() - 1), 102u);
+  ASSERT_EQ(g.simulated_step_times_us_size(), g.simulated_contexts_size());
+  EXPECT_EQ(g.simulated_step_times_us(0), g.tpot_first_us());
   EXPECT_THAT(g.simulated_steps(), ::testing::StartsWith("1;"));
   EXPECT_THAT(g.simulated_steps(), ::testing::EndsWith(";39"));
 }
