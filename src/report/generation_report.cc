@@ -24,8 +24,8 @@ std::string percent(double fraction, int digits) {
 
 void render_generation(const config::ScenarioSpec& sc, const podsim::GenerationResult& g,
                        uint64_t hbm_capacity_bytes, std::ostream& out) {
-  out << "generation: " << g.output_len() << " tokens per sequence after a " << sc.prompt_len
-      << "-token prompt"
+  out << "generation: " << g.output_len() << (g.output_len() == 1 ? " token" : " tokens")
+      << " per sequence after a " << sc.prompt_len << "-token prompt"
       << (sc.context_len > 0 ? " (" + std::to_string(sc.context_len) + " tokens already cached)"
                              : std::string())
       << ", batch " << sc.batch << "\n";
@@ -45,18 +45,22 @@ void render_generation(const config::ScenarioSpec& sc, const podsim::GenerationR
   } else if (g.decode_steps() > 0) {
     simulated = "every step (" + std::to_string(g.simulated_decode_steps()) + ")";
   }
-  render_key_values(
-      out, {{"time to first token", ms(g.ttft_us()) + " (the prefill step)"},
-            {"time per output token", tpot},
-            {"total latency", ms(g.total_us())},
-            {"tokens/s",
-             format_fixed(g.tokens_per_s(), 1) + " (" + format_fixed(g.tokens_per_s_per_chip(), 2) +
-                 " per chip); decode alone " + format_fixed(g.decode_tokens_per_s(), 1)},
-            {"MFU over the generation", percent(g.mfu(), 2)},
-            {"HBM per chip", "prefill " + gib(g.prefill_hbm_used_bytes()) + ", last decode step " +
-                                 gib(g.last_hbm_used_bytes()) + " of " + gib(hbm_capacity_bytes) +
-                                 " GiB" + (g.fits() ? "" : "  DOES NOT FIT")},
-            {"decode steps simulated", simulated}});
+  const bool decodes = g.decode_steps() > 0;
+  std::string tokens_per_s = format_fixed(g.tokens_per_s(), 1) + " (" +
+                             format_fixed(g.tokens_per_s_per_chip(), 2) + " per chip)";
+  std::string hbm = "prefill " + gib(g.prefill_hbm_used_bytes());
+  if (decodes) {
+    tokens_per_s += "; decode alone " + format_fixed(g.decode_tokens_per_s(), 1);
+    hbm += ", last decode step " + gib(g.last_hbm_used_bytes());
+  }
+  hbm += " of " + gib(hbm_capacity_bytes) + " GiB" + (g.fits() ? "" : "  DOES NOT FIT");
+  render_key_values(out, {{"time to first token", ms(g.ttft_us()) + " (the prefill step)"},
+                          {"time per output token", tpot},
+                          {"total latency", ms(g.total_us())},
+                          {"tokens/s", tokens_per_s},
+                          {"MFU over the generation", percent(g.mfu(), 2)},
+                          {"HBM per chip", hbm},
+                          {"decode steps simulated", simulated}});
   out << '\n';
 }
 
