@@ -40,8 +40,10 @@ void render_generation(const config::ScenarioSpec& sc, const podsim::GenerationR
   if (g.steps_mode() == "bisection") {
     simulated = std::to_string(g.simulated_decode_steps()) + " of " +
                 std::to_string(g.decode_steps()) + " by bisection (steps " + g.simulated_steps() +
-                "); largest midpoint error " + percent(g.max_midpoint_error(), 3) + ", bound " +
-                percent(g.step_tolerance(), 3);
+                "); largest midpoint error " +
+                (g.max_midpoint_error() < 5e-6 ? std::string("< 0.001%")
+                                               : percent(g.max_midpoint_error(), 3)) +
+                ", bound " + percent(g.step_tolerance(), 3);
   } else if (g.decode_steps() > 0) {
     simulated = "every step (" + std::to_string(g.simulated_decode_steps()) + ")";
   }
