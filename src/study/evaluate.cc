@@ -9,6 +9,7 @@
 #include "sim/time.h"
 #include "study/collective_matmul.h"
 #include "study/faults.h"
+#include "study/generation.h"
 #include "study/prefill_chunks.h"
 #include "study/work_estimate.h"
 
@@ -195,6 +196,8 @@ void fill_run_options(const RunOptions& options, podsim::RunOptions& out) {
   out.set_fold(options.fold);
   out.set_allow_oom(options.allow_oom);
   out.set_vs_healthy(options.vs_healthy);
+  out.set_every_step(options.generation.every_step);
+  out.set_step_tolerance(options.generation.tolerance);
 }
 
 namespace {
@@ -239,7 +242,9 @@ Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& 
     return ev;
   }
   try {
-    if (workload.serving) {
+    if (workload.serving && workload.serving->scenario.is_generation()) {
+      evaluate_generation(pod, workload, options, ev);
+    } else if (workload.serving) {
       evaluate_serving(pod, workload, options, ev);
     } else {
       evaluate_op_list(pod, workload, options, ev);
@@ -256,6 +261,7 @@ Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& 
     ev.result.clear_serving();
     ev.result.clear_op_list();
     ev.result.clear_link_stats();
+    ev.result.clear_generation();
     ev.error = config::InputError(config::Diagnostic{
         workload.source_file, workload.serving ? "scenario" : "operations", 0, 0,
         std::string("the run needs more simulated time than podsim's clock holds (2^63 ps, "
