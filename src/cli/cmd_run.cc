@@ -18,11 +18,13 @@
 #include "config/op_table_loader.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
+#include "report/generation_report.h"
 #include "report/op_list_report.h"
 #include "report/result_csv.h"
 #include "report/result_print.h"
 #include "report/step_report.h"
 #include "study/evaluate.h"
+#include "study/generation.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
 
@@ -116,9 +118,15 @@ std::string faults_line(const topo::Pod& pod, const podsim::Result& result) {
 int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& workload,
                study::RunOptions options, const OutputOptions& oo, const report::RunInputs& names) {
   const bool table = oo.format == report::ResultFormat::kTable;
+  // A generation reports its decode steps simulated, at most all of them.
   ProgressLine progress(ctx.err, oo.progress, "simulating",
-                        workload.serving ? "instructions" : "operation runs");
+                        !workload.serving                            ? "operation runs"
+                        : workload.serving->scenario.is_generation() ? "decode steps"
+                                                                     : "instructions");
   options.progress = [&progress](uint64_t done, uint64_t total) { progress.update(done, total); };
+  options.on_estimate = [&ctx, &options](uint64_t min_events) {
+    warn_if_long(ctx.err, min_events, options.limits);
+  };
   study::Evaluation ev = study::evaluate_in_detail(pod, workload, options);
   progress.finish();
   const podsim::Result& result = ev.result;
@@ -137,6 +145,11 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
     in.allow_oom = options.allow_oom;
     in.compute_model = names.compute;
     in.mesh = mesh_label(run.mesh);
+    const bool generation = workload.serving->scenario.is_generation();
+    if (generation) {
+      // The breakdown below is the step `serving` describes.
+      in.serving.scenario = study::reported_step(workload.serving->scenario);
+    }
     if (result.status() == podsim::Result::oom) {
       if (table) {
         report::render_memory_only(in, run.summary, text);
@@ -150,15 +163,22 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
       }
       return kExitCheckFailed;
     }
-    if (!run.summary.fits) {
+    if (generation ? !result.generation().fits() : !run.summary.fits) {
       ctx.log->warn("'{}' does not fit in HBM; simulated anyway (--allow-oom)", workload.name);
     }
     if (table) {
+      if (generation) {
+        report::render_generation(workload.serving->scenario, result.generation(),
+                                  pod.spec().chip.hbm_bytes, text);
+        text << (workload.serving->scenario.output_len > 1 ? "last decode step: " : "the step: ");
+      }
       report::render_step(in, run.step, run.summary, text);
     } else {
       text << print_result(result, oo.format);
     }
     if (oo.trace) {
+      if (generation)
+        ctx.log->info("the trace is of the generation's last decode step (serving)");
       write_step_trace(ctx, *oo.trace,
                        {pod, run.mesh, *run.program, *run.compute, run.step, names});
     }
@@ -199,6 +219,9 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "vs-healthy",
       "on a pod with faults, also run it repaired and report the slowdown (fault_slowdown)")(
       "no-fold", "simulate every chip, even replicas the engine could fold")(
+      "every-step", "GENERATION: simulate every decode step (default: bisection, interpolated)")(
+      "step-tolerance", po::value<double>()->default_value(1e-3),
+      "GENERATION: relative midpoint error under which decode steps are interpolated")(
       "link-stats", "json/textproto/binpb: add every link's bytes and utilisation (large)")(
       "quiet,q", "no progress line on stderr (shown only on a terminal, for long runs)")(
       "format,f", po::value<std::string>()->default_value("table"),
@@ -222,8 +245,10 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
                "reports the step time and where it went; an operation list reports, per\n"
                "collective, its time, algorithm and bus bandwidth (NCCL-tests convention)\n"
                "and link utilisation, and per compute operation its time, FLOPs, HBM bytes\n"
-               "and bound (on the --compute model). Without --workload: the embedded default, "
-               "LLaMA-3-70B\n"
+               "and bound (on the --compute model). A scenario of phase GENERATION plays the\n"
+               "prefill and every decode step and reports TTFT, time per output token, total\n"
+               "latency, tokens/s and MFU over the generation.\n"
+               "Without --workload: the embedded default, LLaMA-3-70B\n"
                "decode on the default pod (TPU v5e 16x16).\n\n"
             << opts;
     return kExitOk;
@@ -272,6 +297,12 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
   options.allow_oom = vm.count("allow-oom") != 0;
   options.vs_healthy = vm.count("vs-healthy") != 0;
   options.fold = vm.count("no-fold") == 0;
+  options.generation.every_step = vm.count("every-step") != 0;
+  options.generation.tolerance = vm["step-tolerance"].as<double>();
+  if (!(options.generation.tolerance >= 0 && options.generation.tolerance < 1)) {
+    throw UsageError("--step-tolerance: expected a relative error in [0, 1), such as 0.001, got " +
+                     std::to_string(options.generation.tolerance));
+  }
   options.link_stats = vm.count("link-stats") != 0;
   if (options.link_stats &&
       (oo.format == report::ResultFormat::kCsv || oo.format == report::ResultFormat::kTable)) {
@@ -320,6 +351,15 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       emit(ctx, oo.out_file, print_result(study::invalid_result(e, known), oo.format));
     }
     throw;
+  }
+  // Only a generation has decode steps to interpolate; ignoring these misleads.
+  if (!workload->serving || !workload->serving->scenario.is_generation()) {
+    for (const char* generation_only : {"every-step", "step-tolerance"}) {
+      if (vm.count(generation_only) != 0 && !vm[generation_only].defaulted())
+        throw UsageError(std::string("--") + generation_only +
+                         " applies to a scenario of phase GENERATION only, and '" + workload->name +
+                         "' is one " + (workload->serving ? "serving step" : "operation list"));
+    }
   }
   const topo::Pod pod(std::move(*pod_spec));
   oo.trace = parse_trace_request(

@@ -112,6 +112,8 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   for (const config::Override& o : set_overrides(vm))
     spec.set.push_back(config::to_string(o));
   point_options.allow_oom = spec.allow_oom;
+  point_options.generation.every_step = spec.every_step;
+  point_options.generation.tolerance = spec.step_tolerance;
   point_options.limits = limit_options(vm);
 
   std::optional<report::AtomicFile> file;

@@ -42,8 +42,12 @@ void validate_file(Context& ctx, const std::string& file,
     if (workload.serving) {
       const auto& sc = workload.serving->scenario;
       ctx.out << workload.serving->model.name << ' '
-              << (sc.phase == config::Phase::kPrefill ? "prefill" : "decode") << ", batch "
-              << sc.batch << ")\n";
+              << (sc.is_generation()                    ? "generation"
+                  : sc.phase == config::Phase::kPrefill ? "prefill"
+                                                        : "decode")
+              << ", batch " << sc.batch
+              << (sc.is_generation() ? ", " + std::to_string(sc.output_len) + " output tokens" : "")
+              << ")\n";
     } else {
       ctx.out << workload.operations.size()
               << (workload.operations.size() == 1 ? " operation" : " operations") << ")\n";

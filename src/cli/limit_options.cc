@@ -37,4 +37,24 @@ sim::WorkLimits limit_options(const po::variables_map& vm) {
   return l;
 }
 
+void warn_if_long(std::ostream& err, uint64_t min_events, const sim::WorkLimits& limits) {
+  if (min_events < kLongRunEvents) {
+    return;
+  }
+  err << "podsim: note: this run is estimated at " << min_events
+      << " events or more (the largest shipped workload runs 14 million); it stops at ";
+  if (limits.max_events == 0 && limits.max_wall_seconds == 0) {
+    err << "no limit (--max-events 0 --max-wall-seconds 0)\n";
+    return;
+  }
+  if (limits.max_events != 0) {
+    err << limits.max_events << " events (--max-events)";
+  }
+  if (limits.max_wall_seconds != 0) {
+    err << (limits.max_events != 0 ? " or " : "") << limits.max_wall_seconds
+        << " s of wall time (--max-wall-seconds)";
+  }
+  err << ", whichever comes first\n";
+}
+
 }  // namespace podsim::cli

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <cstdint>
+#include <ostream>
 
 #include "sim/work_budget.h"
 
@@ -15,5 +17,15 @@ void add_limit_options(boost::program_options::options_description& opts);
 
 // The limits given; throws UsageError for a negative or non-finite value.
 sim::WorkLimits limit_options(const boost::program_options::variables_map& vm);
+
+// A run estimated at this many events or more is announced before it starts:
+// 70 times the largest shipped workload's 14 M (LLaMA-3-405B decode on the
+// 4096-chip v4 pod, sim/work_budget.h), so no shipped run meets it.
+inline constexpr uint64_t kLongRunEvents = 1'000'000'000;
+
+// Writes a note to `err` when `min_events` (a run's estimate before it
+// starts, study::RunOptions::on_estimate) reaches kLongRunEvents: the
+// estimate and the limits that will stop the run.
+void warn_if_long(std::ostream& err, uint64_t min_events, const sim::WorkLimits& limits);
 
 }  // namespace podsim::cli

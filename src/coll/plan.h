@@ -141,6 +141,14 @@ Plan lower(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::Col
 std::vector<Plan> candidate_plans(const topo::Pod& pod, const topo::DeviceMesh& mesh,
                                   const config::CollectiveSpec& c);
 
+// At least how many point-to-point transfers one run of `plan` makes,
+// counted from the plan before it runs (coll/plan_count.cc gives the rule per
+// pattern; exact for rings, lines and direct schedules without route ties).
+// Every transfer is at least one event on every network model, so callers
+// bound a run's work with it (study/work_estimate.h). Saturates at
+// UINT64_MAX.
+uint64_t min_transfers(const Plan& plan);
+
 // NCCL-tests' bus-bandwidth factor for a collective over n chips: the fraction
 // of V each chip's links must carry, so busbw = algbw x factor is comparable
 // across sizes (AG/RS/A2A: (n-1)/n, AR: 2(n-1)/n, broadcast, permute and send: 1).

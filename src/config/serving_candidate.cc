@@ -15,7 +15,8 @@ using internal::FieldPath;
 
 Scenario to_message(const ScenarioSpec& spec) {
   Scenario s;
-  s.set_phase(spec.phase == Phase::kPrefill ? PREFILL : DECODE);
+  s.set_phase(spec.is_generation() ? GENERATION : spec.phase == Phase::kPrefill ? PREFILL : DECODE);
+  s.set_output_len(spec.output_len);
   s.set_batch(spec.batch);
   s.set_prompt_len(spec.prompt_len);
   s.set_context_len(spec.context_len);

@@ -65,6 +65,8 @@ struct ModelSpec {
   bool parallel_block = false;
   std::optional<MoeSpec> moe;
   std::optional<MlaSpec> mla;  // multi-head latent attention instead of GQA
+  // The longest sequence the model serves, in tokens; 0: not given.
+  uint32_t max_context_len = 0;
   DType weight_dtype = DType::kBf16;
   DType activation_dtype = DType::kBf16;
   DType kv_dtype = DType::kBf16;
@@ -83,6 +85,10 @@ struct ModelSpec {
   friend bool operator==(const ModelSpec&, const ModelSpec&) = default;
 };
 
+// The phase of one serving step. A whole generation (workload.proto's phase
+// GENERATION) is not a step: it is a prefill scenario with output_len > 0,
+// which the study layer plays as that prefill and then output_len - 1
+// decode steps (study/generation.h); the lowering sees only its steps.
 enum class Phase { kPrefill, kDecode };
 
 struct ScenarioSpec {
@@ -94,6 +100,11 @@ struct ScenarioSpec {
   // Sequential chunks of each replica's prefill batch; 0: one pass unless the
   // activations do not fit (the study layer then picks the fewest that fit).
   uint32_t prefill_chunks = 0;
+  // A whole generation (phase kPrefill): tokens generated per sequence, the
+  // first by this prefill, each other by a decode step; 0: the single step.
+  uint32_t output_len = 0;
+
+  bool is_generation() const { return output_len > 0; }
 
   friend bool operator==(const ScenarioSpec&, const ScenarioSpec&) = default;
 };

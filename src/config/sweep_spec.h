@@ -40,7 +40,9 @@ struct SweepSpec {
   std::string network = "flow";      // analytical, flow or packet
   std::string compute = "roofline";  // roofline or systolic
   bool allow_oom = false;
-  uint64_t points = 1;  // how many points the parameters make (checked <= kMaxSweepPoints)
+  bool every_step = false;       // generations: every decode step simulated
+  double step_tolerance = 1e-3;  // generations: the bisection's bound
+  uint64_t points = 1;           // how many points the parameters make (checked <= kMaxSweepPoints)
 
   friend bool operator==(const SweepSpec&, const SweepSpec&) = default;
 };

@@ -1,6 +1,7 @@
 #include "engine/op_list.h"
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <set>
 #include <stdexcept>
@@ -26,6 +27,7 @@ class OpListRun {
         network_(net::make_network(pod, options)),
         sim_(sim::Simulation::Options::charging(run_options.budget)),
         progress_(run_options.progress),
+        before_start_(run_options.before_start),
         state_(w.operations.size()) {
     for (size_t i = 0; i < w.operations.size(); ++i) {
       runs_total_ += w.operations[i].repeat;
@@ -43,12 +45,30 @@ class OpListRun {
       }
       const auto& c = std::get<config::CollectiveSpec>(w.operations[i].op);
       state_[i].plan = coll::lower(pod_, mesh_, c, options);
+      state_[i].min_transfers = coll::min_transfers(state_[i].plan);
       state_[i].link_bytes.assign(pod.links().size(), 0);
     }
     exec_options_.reduce_bandwidth = pod.spec().chip.hbm_bandwidth;
   }
 
+  // At least how many events the run executes (OpListOptions::before_start).
+  uint64_t min_events() const {
+    uint64_t total = 0;
+    for (size_t i = 0; i < state_.size(); ++i) {
+      const uint64_t per_run = is_compute(i) ? 1 : std::max<uint64_t>(1, state_[i].min_transfers);
+      uint64_t runs = 0;
+      if (__builtin_mul_overflow(per_run, workload_.operations[i].repeat, &runs) ||
+          __builtin_add_overflow(total, runs, &total)) {
+        return std::numeric_limits<uint64_t>::max();
+      }
+    }
+    return total;
+  }
+
   OpListResult run() {
+    if (before_start_) {
+      before_start_(min_events());
+    }
     for (size_t i = 0; i < state_.size(); ++i) {
       if (state_[i].deps_left == 0) {
         ready(i);
@@ -81,6 +101,7 @@ class OpListRun {
     size_t deps_left = 0;
     std::vector<size_t> dependents;
     coll::Plan plan;                       // collectives
+    uint64_t min_transfers = 0;            // coll::min_transfers(plan)
     std::optional<chip::OpTiming> timing;  // compute operations: one run
     std::unique_ptr<coll::CollectiveRun> current;
     uint32_t runs_done = 0;
@@ -263,6 +284,7 @@ class OpListRun {
   std::unique_ptr<net::Network> network_;
   sim::Simulation sim_;
   ProgressFn progress_;
+  std::function<void(uint64_t)> before_start_;
   uint64_t runs_total_ = 0;
   uint64_t runs_done_ = 0;
   coll::ExecutorOptions exec_options_;

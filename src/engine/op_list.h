@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +94,12 @@ struct OpListOptions {
   // and the total (the sum of the repeats): every kProgressInterval
   // completions and once at the end. For progress reports only. Optional.
   ProgressFn progress;
+  // Called once, after every collective is lowered and before the first
+  // event, with a lower bound on the events the run will execute: one per
+  // run of a compute operation, coll::min_transfers per run of a collective.
+  // A caller may refuse the run here by throwing (study/evaluate.cc checks
+  // its work limits). Optional.
+  std::function<void(uint64_t min_events)> before_start;
 };
 
 // Runs every operation of `workload` on `pod`, compute operations on

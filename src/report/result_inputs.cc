@@ -48,6 +48,10 @@ std::string_view phase_name(config::Phase p) {
   return p == config::Phase::kPrefill ? "prefill" : "decode";
 }
 
+std::string_view scenario_phase_name(const config::ScenarioSpec& s) {
+  return s.is_generation() ? "generation" : phase_name(s.phase);
+}
+
 podsim::Result new_result() {
   podsim::Result r;
   r.set_schema_version(kResultSchemaVersion);
@@ -137,6 +141,7 @@ void fill_serving_inputs(const config::ServingSpec& serving, podsim::ServingInpu
   model.set_vocab(m.vocab);
   model.set_tied_embeddings(m.tied_embeddings);
   model.set_parallel_block(m.parallel_block);
+  model.set_max_context_len(m.max_context_len);
   podsim::MoeInputs& moe = *model.mutable_moe();
   if (m.moe) {
     moe.set_experts(m.moe->experts);
@@ -159,12 +164,13 @@ void fill_serving_inputs(const config::ServingSpec& serving, podsim::ServingInpu
   model.set_kv_dtype(std::string(dtype_name(m.kv_dtype)));
   const config::ScenarioSpec& s = serving.scenario;
   podsim::ScenarioInputs& sc = *out.mutable_scenario();
-  sc.set_phase(std::string(phase_name(s.phase)));
+  sc.set_phase(std::string(scenario_phase_name(s)));
   sc.set_batch(s.batch);
   sc.set_prompt_len(s.prompt_len);
   sc.set_context_len(s.context_len);
   sc.set_micro_batches(s.micro_batches);
   sc.set_prefill_chunks(s.prefill_chunks);
+  sc.set_output_len(s.output_len);
   const config::ShardingSpec& h = serving.sharding;
   podsim::ShardingInputs& sh = *out.mutable_sharding();
   copy_strings(h.tensor_axes, sh.mutable_tensor_axes());

@@ -14,7 +14,7 @@
 namespace podsim::report {
 
 // The schema_version every result carries (docs/outputs.md lists the changes).
-inline constexpr uint32_t kResultSchemaVersion = 7;
+inline constexpr uint32_t kResultSchemaVersion = 8;
 
 // podsim's version, "0.2.0".
 std::string_view podsim_version();
@@ -37,5 +37,7 @@ void fill_serving_inputs(const config::ServingSpec& serving, podsim::ServingInpu
 // Names of the spec enums as the result writes them.
 std::string_view dtype_name(config::DType t);
 std::string_view phase_name(config::Phase p);
+// "generation" for a whole generation, else the step's phase_name.
+std::string_view scenario_phase_name(const config::ScenarioSpec& s);
 
 }  // namespace podsim::report

@@ -13,8 +13,10 @@ std::string mb(uint64_t bytes) {
 }
 
 std::string seconds(double s) {
+  // Whole seconds from 100 s on, three digits below (a limit of 0.5 s is
+  // not "0 s").
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f s", s);
+  std::snprintf(buf, sizeof buf, s >= 100 ? "%.0f s" : "%.3g s", s);
   return buf;
 }
 

@@ -1,5 +1,7 @@
 #include "study/evaluate.h"
 
+#include <algorithm>
+
 #include "engine/workload_mesh.h"
 #include "report/link_report.h"
 #include "report/result_inputs.h"
@@ -7,6 +9,7 @@
 #include "sim/time.h"
 #include "study/collective_matmul.h"
 #include "study/faults.h"
+#include "study/generation.h"
 #include "study/prefill_chunks.h"
 #include "study/work_estimate.h"
 
@@ -116,6 +119,9 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   sim::WorkBudget budget(options.limits);
   const WorkEstimate estimate = estimate_step(*run->program);
   budget.check_estimate(estimate.events, estimate.memory_bytes);
+  if (options.on_estimate) {
+    options.on_estimate(estimate.events);
+  }
   engine::StepOptions step_options;
   step_options.network = network;
   step_options.fold_replicas = options.fold;
@@ -162,6 +168,14 @@ void evaluate_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload
   engine::OpListOptions run_options;
   run_options.budget = &budget;
   run_options.progress = options.progress;
+  // Once the collectives are lowered their transfers are known: a tighter
+  // bound than the one above, checked before the first event.
+  run_options.before_start = [&](uint64_t min_events) {
+    budget.check_estimate(std::max(min_events, estimate.events), estimate.memory_bytes);
+    if (options.on_estimate) {
+      options.on_estimate(std::max(min_events, estimate.events));
+    }
+  };
   ev.op_list = engine::run_op_list(pod, workload, network, *compute, run_options);
   report::fill_op_list_result(*ev.op_list, *ev.result.mutable_op_list());
   if (options.link_stats) {
@@ -182,6 +196,8 @@ void fill_run_options(const RunOptions& options, podsim::RunOptions& out) {
   out.set_fold(options.fold);
   out.set_allow_oom(options.allow_oom);
   out.set_vs_healthy(options.vs_healthy);
+  out.set_every_step(options.generation.every_step);
+  out.set_step_tolerance(options.generation.tolerance);
 }
 
 namespace {
@@ -226,7 +242,9 @@ Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& 
     return ev;
   }
   try {
-    if (workload.serving) {
+    if (workload.serving && workload.serving->scenario.is_generation()) {
+      evaluate_generation(pod, workload, options, ev);
+    } else if (workload.serving) {
       evaluate_serving(pod, workload, options, ev);
     } else {
       evaluate_op_list(pod, workload, options, ev);
@@ -243,6 +261,7 @@ Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& 
     ev.result.clear_serving();
     ev.result.clear_op_list();
     ev.result.clear_link_stats();
+    ev.result.clear_generation();
     ev.error = config::InputError(config::Diagnostic{
         workload.source_file, workload.serving ? "scenario" : "operations", 0, 0,
         std::string("the run needs more simulated time than podsim's clock holds (2^63 ps, "

@@ -39,6 +39,14 @@
 
 namespace podsim::study {
 
+// How a whole generation's decode steps are simulated (study/generation.h).
+struct GenerationOptions {
+  bool every_step = false;  // simulate each decode step, interpolate none
+  // Relative bound on the error of a linear prediction at a midpoint below
+  // which the decode steps between two simulated ones are interpolated.
+  double tolerance = 1e-3;
+};
+
 struct RunOptions {
   // Model, packet size and switching; the pod's calibration supplies the
   // ICI and DCN efficiencies (engine::network_options).
@@ -56,6 +64,11 @@ struct RunOptions {
   // serving step (engine::StepOptions::progress), runs of an operation list
   // (engine::OpListOptions::progress). Optional.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Called once before the simulation starts with a lower bound on the
+  // events it will execute (study/work_estimate.h; for an operation list,
+  // counted from the lowered collectives), so a caller can warn before a
+  // long run. Optional.
+  std::function<void(uint64_t min_events)> on_estimate;
   // Limits on the run's work (sim/work_budget.h): a run past one throws
   // sim::WorkLimitExceeded out of evaluate() and gives no result. The run's
   // work is estimated first (study/work_estimate.h), so a run whose lower
@@ -64,6 +77,7 @@ struct RunOptions {
   // Lowered programs shared by the calls given the same cache (a sweep's
   // points); optional. Results are the same with or without it.
   std::shared_ptr<workload::ProgramCache> programs;
+  GenerationOptions generation;  // scenarios of phase GENERATION only
 };
 
 // A serving step as the engine ran it, for traces and the terminal table.
@@ -82,6 +96,8 @@ struct Evaluation {
   // Set when status is invalid: the diagnostics the reason was made from.
   std::optional<config::InputError> error;
   // Set for a serving workload that was lowered (ok, or oom with summary only).
+  // For a generation: its last decode step (the prefill when output_len is
+  // 1), or the step that did not fit.
   std::unique_ptr<ServingRun> serving;
   // Set for an operation-list workload.
   std::optional<engine::OpListResult> op_list;

@@ -13,6 +13,10 @@
 //    least (k-1)/k of V to a receiving chip), so ceil(V / 2 / packet) packets;
 //  - serving step: every instruction of every stage is at least one event
 //    and one span on one chip.
+// Once an operation list's collectives are lowered, the engine counts their
+// transfers (coll::min_transfers, at least one event each) and the run is
+// checked again before its first event (engine::OpListOptions::before_start):
+// a tighter bound, nearly exact for ring schedules.
 #pragma once
 
 #include <cstdint>

@@ -26,6 +26,7 @@ study::RunOptions run_options(const Point& point, const PointOptions& options) {
   o.network.model = *model;
   o.compute = *compute;
   o.allow_oom = options.allow_oom;
+  o.generation = options.generation;
   o.limits = options.limits;
   return o;
 }

@@ -16,13 +16,15 @@
 #include "config/workload_loader.h"
 #include "podsim/result.pb.h"
 #include "sim/work_budget.h"
+#include "study/evaluate.h"
 #include "sweep/points.h"
 #include "workload/program_cache.h"
 
 namespace podsim::sweep {
 
 struct PointOptions {
-  bool allow_oom = false;  // simulate points that do not fit (flagged), as --allow-oom
+  bool allow_oom = false;               // simulate points that do not fit (flagged), as --allow-oom
+  study::GenerationOptions generation;  // the sweep's every_step and step_tolerance
   // Applied to every point's pod (--calibration; config/calibration_loader.h):
   // a point whose pod has another chip, or whose overrides set
   // topology.calibration.*, is invalid, with the reason.

@@ -1,7 +1,8 @@
 // podsim sweep end to end, in-process: one row per point in point order, the
 // same bytes for any --jobs, each point's row equal to `podsim run` with the
 // same overrides, invalid and oom points as rows, every shipped example
-// valid, and bad sweeps refused with exit 2 and no output file.
+// valid, bad sweeps refused with exit 2 and no output file, and generations
+// with the sweep's step options.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -217,6 +218,47 @@ TEST(SweepCommand, BadUsageExitsTwo) {
   EXPECT_EQ(r.code, kExitBadInput);
   EXPECT_THAT(r.err, HasSubstr("parameters[0].values[0]"));
   EXPECT_EQ(run({"sweep", f.path(), "--set", "chip.hbm_bytes=1"}).code, kExitBadInput);
+}
+
+}  // namespace
+}  // namespace podsim::cli
+
+namespace podsim::cli {
+namespace {
+
+// Generations in a sweep: the sweep file's every_step and step_tolerance
+// reach every point, whose rows carry the generation columns.
+TEST(SweepCommand, GenerationsTakeTheSweepsStepOptions) {
+  const SweepFile f("generation",
+                    "topology: \"" + (root() / "topologies/v5e-4x4.textproto").string() + "\"\n" +
+                        "workload: \"" +
+                        (root() / "workloads/llama3-8b-generation-v5e.textproto").string() +
+                        "\"\n" + R"(
+    network: "analytical"
+    step_tolerance: 0.01
+    parameters { path: "workload.scenario.output_len" values: ["1", "40"] }
+  )");
+  const Result r = run({"sweep", f.path()});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const report::CsvDocument d = csv(r.out);
+  ASSERT_EQ(d.rows.size(), 2U);
+  EXPECT_EQ(cell(d, 0, "generation.decode_steps"), "0");
+  EXPECT_EQ(cell(d, 1, "generation.decode_steps"), "39");
+  EXPECT_EQ(cell(d, 1, "generation.steps_mode"), "bisection");
+  EXPECT_EQ(cell(d, 1, "generation.step_tolerance"), "0.01");
+  EXPECT_EQ(cell(d, 1, "inputs.run.step_tolerance"), "0.01");
+  const SweepFile every(
+      "generation_every",
+      "topology: \"" + (root() / "topologies/v5e-4x4.textproto").string() + "\"\nworkload: \"" +
+          (root() / "workloads/llama3-8b-generation-v5e.textproto").string() + "\"\n" + R"(
+    network: "analytical"
+    every_step: true
+    parameters { path: "workload.scenario.output_len" values: ["40"] }
+  )");
+  const Result e = run({"sweep", every.path()});
+  ASSERT_EQ(e.code, kExitOk) << e.err;
+  EXPECT_EQ(cell(csv(e.out), 0, "generation.simulated_steps"), "1-39");
+  EXPECT_EQ(cell(csv(e.out), 0, "inputs.run.every_step"), "true");
 }
 
 }  // namespace

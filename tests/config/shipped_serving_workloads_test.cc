@@ -34,6 +34,7 @@ const std::map<std::string, Expected>& expected() {
   static const std::map<std::string, Expected> kExpected = {
       {"llama3-8b-decode-v5e", {"LLaMA-3-8B", 8.03e9, "tpu-v5e-4x4"}},
       {"llama3-8b-prefill-v5e", {"LLaMA-3-8B", 8.03e9, "tpu-v5e-4x4"}},
+      {"llama3-8b-generation-v5e", {"LLaMA-3-8B", 8.03e9, "tpu-v5e-4x4"}},
       {"llama3-70b-decode-v5e", {"LLaMA-3-70B", 70.6e9, "tpu-v5e-16x16"}},
       {"llama3-70b-prefill-v5e", {"LLaMA-3-70B", 70.6e9, "tpu-v5e-16x16"}},
       {"llama3-8b-decode-v6e", {"LLaMA-3-8B", 8.03e9, "tpu-v6e-16x16"}},
@@ -153,7 +154,9 @@ double bytes_per_chip(const ShippedWorkload& s) {
     bytes += std::max(lp.attention + lp.dense_ffn, table) * bytes_of(m.weight_dtype);
 
   const ScenarioSpec& sc = sv.scenario;
-  const double tokens = sc.context_len + (sc.phase == Phase::kPrefill ? sc.prompt_len : 1.0);
+  // A generation's cache is largest at its last decode step.
+  const double tokens = sc.context_len + (sc.phase == Phase::kPrefill ? sc.prompt_len : 1.0) +
+                        (sc.is_generation() ? sc.output_len - 1.0 : 0.0);
   const double sequences = sc.batch / d;
   const bool by_batch = sv.sharding.kv_layout == KvLayout::kByBatch || sv.sharding.weight_gathered;
   const double kv_bytes =
@@ -201,6 +204,8 @@ TEST(ShippedServingWorkloadsTest, ModelsAreAsPublished) {
     EXPECT_NEAR(total_params(s.workload.serving->model) / want.total_params, 1.0, 0.01);
     EXPECT_EQ(s.workload.serving->scenario.phase,
               name.find("-decode-") != std::string::npos ? Phase::kDecode : Phase::kPrefill);
+    EXPECT_EQ(s.workload.serving->scenario.is_generation(),
+              name.find("-generation-") != std::string::npos);
     // Every model number cites where it comes from.
     EXPECT_NE(read_file_to_string(testing::source_dir() / "workloads" / (name + ".textproto"))
                   .find("  source: \""),

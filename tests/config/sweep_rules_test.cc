@@ -131,6 +131,20 @@ TEST(SweepRulesTest, RunOptionsAndSetAreChecked) {
               ElementsAre(IsDiagnostic("set[0]", "topology. or workload.")));
 }
 
+TEST(SweepRulesTest, GenerationOptionsAreCheckedAndKept) {
+  const SweepSpec plain = parse(R"(parameters { path: "network" values: "flow" })");
+  EXPECT_FALSE(plain.every_step);
+  EXPECT_DOUBLE_EQ(plain.step_tolerance, 1e-3);  // as podsim run's default
+  const SweepSpec s = parse(
+      R"(every_step: true step_tolerance: 0.01 parameters { path: "network" values: "flow" })");
+  EXPECT_TRUE(s.every_step);
+  EXPECT_DOUBLE_EQ(s.step_tolerance, 0.01);
+  EXPECT_THAT(errors(R"(step_tolerance: 1 parameters { path: "network" values: "flow" })"),
+              ElementsAre(IsDiagnostic("step_tolerance", "in [0, 1), such as 0.001, got 1")));
+  EXPECT_THAT(errors(R"(step_tolerance: -0.5 parameters { path: "network" values: "flow" })"),
+              ElementsAre(IsDiagnostic("step_tolerance", "got -0.5")));
+}
+
 TEST(SweepRulesTest, BaseFilesMustExistRelativeToTheSweep) {
   EXPECT_THAT(
       errors(R"(topology: "no/such.textproto" parameters { path: "network" values: "flow" })"),

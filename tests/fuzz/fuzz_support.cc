@@ -70,6 +70,10 @@ bool within_work_bound(const config::WorkloadSpec& workload) {
     if (layers > 64 || micro > 64 || chunks > 64 || layers * micro * chunks > 1024) {
       return false;
     }
+    // A generation simulates up to output_len steps (study/generation.h).
+    if (s.scenario.output_len > 64) {
+      return false;
+    }
     if (s.model.moe && (s.model.moe->experts > 256 || s.model.moe->shared_experts > 64)) {
       return false;
     }

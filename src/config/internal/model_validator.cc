@@ -8,8 +8,7 @@ namespace {
 
 // value in [1, max], one issue otherwise.
 bool in_range(const FieldPath& path, uint64_t value, uint64_t max, IssueList& issues) {
-  return issues.at_least(path, value, 1) &&
-         issues.at_most(path, value, max, "");
+  return issues.at_least(path, value, 1) && issues.at_most(path, value, max, "");
 }
 
 void validate_moe(const Moe& moe, uint32_t layers, const FieldPath& path, IssueList& issues) {
@@ -104,6 +103,7 @@ void validate_model(const Model& model, const FieldPath& path, IssueList& issues
                    std::to_string(model.ffn_dim()));
   }
   in_range(path("vocab"), model.vocab(), kMaxWidth, issues);
+  issues.at_most(path("max_context_len"), model.max_context_len(), kMaxTokens, "");
   if (model.has_moe())
     validate_moe(model.moe(), model.layers(), path("moe"), issues);
   if (model.parallel_block() && model.has_moe())
@@ -115,11 +115,49 @@ void validate_model(const Model& model, const FieldPath& path, IssueList& issues
   known_value(*DType_descriptor(), model.kv_dtype(), path("kv_dtype"), issues);
 }
 
+// Tokens in each sequence's KV cache once the scenario has run: a
+// prefill's prompt after its context, a decode step's new token after its
+// context, and a generation's every token but the last (which is sampled,
+// never fed back). 0 when the counts are still missing.
+uint64_t final_context(const Scenario& scenario) {
+  const uint64_t context = scenario.context_len();
+  switch (scenario.phase()) {
+    case PREFILL:
+      return context + scenario.prompt_len();
+    case DECODE:
+      return context + 1;
+    case GENERATION:
+      return scenario.output_len() == 0
+                 ? 0
+                 : context + scenario.prompt_len() + scenario.output_len() - 1;
+    default:
+      return 0;
+  }
+}
+
 void validate_scenario(const Scenario& scenario, const FieldPath& path, IssueList& issues) {
   const bool phase_ok = set_and_known(*Phase_descriptor(), scenario.phase(), path("phase"), issues);
   in_range(path("batch"), scenario.batch(), kMaxTokens, issues);
+  const bool generation = phase_ok && scenario.phase() == GENERATION;
   if (phase_ok && scenario.phase() == PREFILL && scenario.prompt_len() == 0) {
     issues.add(path("prompt_len"), "must be >= 1: PREFILL processes each sequence's prompt, got 0");
+  }
+  if (generation && scenario.prompt_len() == 0) {
+    issues.add(path("prompt_len"),
+               "must be >= 1: GENERATION starts with the prefill of each sequence's prompt, "
+               "whose LM head samples the first output token, got 0");
+  }
+  if (generation && scenario.output_len() == 0) {
+    issues.add(path("output_len"),
+               "must be >= 1: GENERATION generates output_len tokens per sequence (1: the "
+               "prefill's token alone), got 0");
+  }
+  if (phase_ok && !generation && scenario.output_len() != 0) {
+    issues.add(path("output_len"),
+               "only GENERATION generates several tokens; a " +
+                   std::string(scenario.phase() == PREFILL ? "PREFILL" : "DECODE") +
+                   " scenario is one step and would ignore it (use phase: GENERATION), got " +
+                   std::to_string(scenario.output_len()));
   }
   if (phase_ok && scenario.phase() == DECODE) {
     if (scenario.context_len() == 0) {
@@ -145,6 +183,46 @@ void validate_scenario(const Scenario& scenario, const FieldPath& path, IssueLis
     issues.add(path("context_len"),
                "prompt_len + context_len must be <= " + std::to_string(kMaxTokens) +
                    " tokens per sequence, got " + std::to_string(tokens));
+  } else if (generation && final_context(scenario) > kMaxTokens) {
+    issues.add(path("output_len"),
+               "context_len + prompt_len + output_len - 1 (the tokens in the KV cache after the "
+               "last decode step) must be <= " +
+                   std::to_string(kMaxTokens) + " per sequence, got " +
+                   std::to_string(final_context(scenario)));
+  }
+}
+
+void validate_context_limit(const Model& model, const Scenario& scenario, const FieldPath& path,
+                            IssueList& issues) {
+  const uint64_t limit = model.max_context_len();
+  const uint64_t tokens = final_context(scenario);
+  if (limit == 0 || tokens <= limit)
+    return;
+  const uint64_t before = tokens - (scenario.phase() == GENERATION ? scenario.output_len() - 1
+                                    : scenario.phase() == PREFILL  ? scenario.prompt_len()
+                                                                   : 1);
+  switch (scenario.phase()) {
+    case GENERATION:
+      issues.add(path("output_len"),
+                 "each sequence reaches " + std::to_string(tokens) +
+                     " tokens (context_len + prompt_len + output_len - 1), past the model's "
+                     "max_context_len of " +
+                     std::to_string(limit) +
+                     (before <= limit ? "; at most " + std::to_string(limit - before + 1) +
+                                            " output tokens fit after this prompt"
+                                      : "; the prompt alone already does not fit"));
+      return;
+    case PREFILL:
+      issues.add(path("prompt_len"), "each sequence reaches " + std::to_string(tokens) +
+                                         " tokens (context_len + prompt_len), past the model's "
+                                         "max_context_len of " +
+                                         std::to_string(limit));
+      return;
+    default:
+      issues.add(path("context_len"), "the new token is at position " + std::to_string(tokens) +
+                                          " of its sequence, past the model's max_context_len "
+                                          "of " +
+                                          std::to_string(limit));
   }
 }
 

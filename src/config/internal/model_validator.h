@@ -37,4 +37,10 @@ void validate_model(const podsim::Model& model, const FieldPath& path, IssueList
 // are the sharding validator's. O(1).
 void validate_scenario(const podsim::Scenario& scenario, const FieldPath& path, IssueList& issues);
 
+// The model's max_context_len (when given) against the longest sequence the
+// scenario makes, blaming the scenario field that grows it past the limit
+// under `path` ("scenario"). O(1).
+void validate_context_limit(const podsim::Model& model, const podsim::Scenario& scenario,
+                            const FieldPath& path, IssueList& issues);
+
 }  // namespace podsim::config::internal

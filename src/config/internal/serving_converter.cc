@@ -43,6 +43,7 @@ ModelSpec to_model_spec(const Model& m) {
     spec.kv_heads = spec.heads;
     spec.head_dim = static_cast<uint32_t>(spec.mla->qk_dim());
   }
+  spec.max_context_len = m.max_context_len();
   spec.weight_dtype = to_dtype(m.weight_dtype());
   spec.activation_dtype = to_dtype(m.activation_dtype());
   spec.kv_dtype = to_dtype(m.kv_dtype());
@@ -51,12 +52,14 @@ ModelSpec to_model_spec(const Model& m) {
 
 ScenarioSpec to_scenario_spec(const Scenario& s) {
   ScenarioSpec spec;
-  spec.phase = s.phase() == PREFILL ? Phase::kPrefill : Phase::kDecode;
+  // A generation starts with its prefill (config/serving_spec.h).
+  spec.phase = s.phase() == DECODE ? Phase::kDecode : Phase::kPrefill;
   spec.batch = s.batch();
   spec.prompt_len = s.prompt_len();
   spec.context_len = s.context_len();
   spec.micro_batches = std::max(1u, s.micro_batches());
   spec.prefill_chunks = s.prefill_chunks();
+  spec.output_len = s.phase() == GENERATION ? s.output_len() : 0;
   return spec;
 }
 

@@ -340,7 +340,32 @@ class ShapeValidator {
 }  // namespace
 
 void validate_shapes(const Workload& workload, const ShardingGroups& groups, IssueList& issues) {
-  ShapeValidator(workload, groups, issues).run();
+  if (workload.scenario().phase() != GENERATION) {
+    ShapeValidator(workload, groups, issues).run();
+    return;
+  }
+  // A generation runs a prefill step and decode steps with one sharding:
+  // each must lower. A rule both break is reported once.
+  Workload prefill = workload;
+  prefill.mutable_scenario()->set_phase(PREFILL);
+  prefill.mutable_scenario()->set_output_len(0);
+  ShapeValidator(prefill, groups, issues).run();
+  Workload decode = prefill;
+  Scenario& d = *decode.mutable_scenario();
+  d.set_phase(DECODE);
+  d.set_context_len(d.context_len() + d.prompt_len());
+  d.set_prompt_len(0);
+  d.set_prefill_chunks(0);
+  IssueList decode_issues;
+  ShapeValidator(decode, groups, decode_issues).run();
+  for (const FieldIssue& issue : decode_issues.issues()) {
+    const bool reported =
+        std::any_of(issues.issues().begin(), issues.issues().end(), [&](const FieldIssue& i) {
+          return i.path.to_string() == issue.path.to_string() && i.message == issue.message;
+        });
+    if (!reported)
+      issues.add(issue.path, issue.message + " (in the generation's decode steps)");
+  }
 }
 
 }  // namespace podsim::config::internal

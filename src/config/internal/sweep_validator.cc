@@ -76,6 +76,10 @@ class SweepValidator {
     if (!s_.compute().empty() && !one_of(kComputes, s_.compute()))
       issues_.add(root_("compute"),
                   "must be one of " + listed(kComputes) + ", got \"" + s_.compute() + "\"");
+    if (s_.has_step_tolerance() && !(s_.step_tolerance() >= 0 && s_.step_tolerance() < 1))
+      issues_.add(root_("step_tolerance"),
+                  "must be a relative error in [0, 1), such as 0.001, got " +
+                      format_number(s_.step_tolerance()));
     known_value(*Combine_descriptor(), s_.combine(), root_("combine"), issues_);
     for (int i = 0; i < s_.set_size(); ++i)
       check_set(i);
@@ -272,6 +276,9 @@ SweepSpec to_sweep_spec(const Sweep& sweep, const std::filesystem::path& base_di
   if (!sweep.compute().empty())
     spec.compute = sweep.compute();
   spec.allow_oom = sweep.allow_oom();
+  spec.every_step = sweep.every_step();
+  if (sweep.has_step_tolerance())
+    spec.step_tolerance = sweep.step_tolerance();
   for (const Parameter& p : sweep.parameters()) {
     SweepParameter param{p.path(), values_of(p), {p.also().begin(), p.also().end()}};
     if (input_file(p.path())) {
