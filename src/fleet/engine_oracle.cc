@@ -63,6 +63,7 @@ EngineReplica::KvCapacity EngineReplica::kv_capacity() const {
   decode.scenario.prompt_len = 0;
   decode.scenario.context_len = kKvProbeContext;
   decode.scenario.prefill_chunks = 0;
+  decode.scenario.output_len = 0;  // one step, whatever the workload file's scenario
   config::ServingSpec prefill = decode;
   prefill.scenario.phase = config::Phase::kPrefill;
   prefill.scenario.batch = quantum_;

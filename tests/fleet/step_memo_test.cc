@@ -12,6 +12,7 @@
 #include "config/serve_loader.h"
 #include "fleet/engine_oracle.h"
 #include "fleet/serve.h"
+#include "study/evaluate.h"
 
 namespace podsim::fleet {
 namespace step_memo_test {
@@ -127,6 +128,39 @@ TEST_F(RealPod, WithNoQueueALatencyIsItsOwnStepsSimulated) {
       want += engine_->step_time(d);
     }
     EXPECT_EQ(q.finish - q.arrival, want);
+  }
+}
+
+// Issue 14 point 6: with no queue, every request's latency is the study
+// layer's whole-generation figure (every decode step simulated).
+TEST_F(RealPod, WithNoQueueALatencyIsTheWholeGenerationFigure) {
+  config::ServeSpec spec = spec_;
+  spec.replicas.resize(1);
+  spec.replicas[0].count = 1;
+  spec.buckets.batch_steps_per_octave = 1u << 16;  // unbucketed
+  spec.buckets.length_steps_per_octave = 1u << 16;
+  spec.duration = sim::Time::max();
+  spec.arrivals = config::ArrivalSpec{};
+  spec.arrivals.kind = config::ArrivalKind::kTrace;
+  spec.arrivals.trace = {{sim::Time::s(0), 900, 12}, {sim::Time::s(60), 33, 40}};
+  const ServeOutput out = serve(spec);
+  ASSERT_EQ(out.run.requests.size(), 2u);
+  for (const RequestRecord& q : out.run.requests) {
+    config::WorkloadSpec w = spec.replicas[0].workload;
+    config::ScenarioSpec& s = w.serving->scenario;
+    s.phase = config::Phase::kPrefill;
+    s.batch = 1;
+    s.prompt_len = q.prompt_tokens;
+    s.context_len = 0;
+    s.output_len = q.output_tokens;
+    study::RunOptions options;
+    options.network.model = net::Model::kAnalytical;
+    options.allow_oom = true;
+    options.generation.every_step = true;
+    const podsim::Result r = study::evaluate(topo::Pod(spec.replicas[0].pod), w, options);
+    ASSERT_EQ(r.status(), podsim::Result::ok) << r.reason();
+    EXPECT_NEAR((q.first_token - q.arrival).to_us(), r.generation().ttft_us(), 1e-6);
+    EXPECT_NEAR((q.finish - q.arrival).to_us(), r.generation().total_us(), 1e-6);
   }
 }
 
