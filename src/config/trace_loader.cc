@@ -16,6 +16,14 @@ constexpr size_t kMaxErrors = 20;  // a wholly wrong file is not worth a million
 
 enum class Format { kAzure, kPlain };
 
+// A row's time: whole seconds (since 1970 for Azure timestamps, since the
+// trace's zero for plain ones) and picoseconds within the second.
+struct Stamp {
+  int64_t seconds = 0;
+  int64_t frac_ps = 0;
+  auto operator<=>(const Stamp&) const = default;
+};
+
 // Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (the
 // era-based civil-date arithmetic: 400-year eras of 146097 days).
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
@@ -58,8 +66,8 @@ bool expect(std::string_view s, size_t& pos, char c) {
   return true;
 }
 
-// "YYYY-MM-DD HH:MM:SS[.f{1,7}]" as picoseconds since 1970-01-01.
-std::optional<int64_t> azure_time_ps(std::string_view s) {
+// "YYYY-MM-DD HH:MM:SS[.f{1,7}]": seconds since 1970-01-01 and picoseconds.
+std::optional<Stamp> azure_time(std::string_view s) {
   size_t pos = 0;
   const auto y = digits(s, pos, 4);
   if (!y || !expect(s, pos, '-'))
@@ -98,13 +106,13 @@ std::optional<int64_t> azure_time_ps(std::string_view s) {
     frac_ps = *f * scale;
   }
   const int64_t days = days_from_civil(*y, static_cast<unsigned>(*mo), static_cast<unsigned>(*d));
-  const int64_t secs = days * 86400 + *h * 3600 + *mi * 60 + *sec;
-  return secs * kPsPerS + frac_ps;
+  return Stamp{days * 86400 + *h * 3600 + *mi * 60 + *sec, frac_ps};
 }
 
-// "12" or "12.5" (up to 12 fraction digits), seconds >= 0, as picoseconds;
+// "12" or "12.5" (up to 12 fraction digits), seconds >= 0, as whole seconds
+// and picoseconds;
 // at most kMaxServeDurationS.
-std::optional<int64_t> seconds_ps(std::string_view s) {
+std::optional<Stamp> plain_time(std::string_view s) {
   size_t pos = 0;
   int64_t whole = 0;
   size_t n = 0;
@@ -132,7 +140,7 @@ std::optional<int64_t> seconds_ps(std::string_view s) {
   }
   if (static_cast<double>(whole) > kMaxServeDurationS)
     return std::nullopt;
-  return whole * kPsPerS + frac_ps;
+  return Stamp{whole, frac_ps};
 }
 
 std::optional<uint32_t> tokens(std::string_view s) {
@@ -150,7 +158,7 @@ std::string_view strip_cr(std::string_view line) {
 }
 
 struct Row {
-  int64_t time_ps = 0;
+  Stamp time;
   uint32_t prompt = 0;
   uint32_t output = 0;
 };
@@ -218,7 +226,7 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
       fail(line_no, 1, "expected 3 comma-separated cells");
       continue;
     }
-    const auto t = format == Format::kAzure ? azure_time_ps(cells[0]) : seconds_ps(cells[0]);
+    const auto t = format == Format::kAzure ? azure_time(cells[0]) : plain_time(cells[0]);
     if (!t) {
       fail(line_no, columns[0],
            format == Format::kAzure
@@ -249,17 +257,26 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
   if (!errors.empty())
     throw InputError(std::move(errors));
   std::stable_sort(rows.begin(), rows.end(),
-                   [](const Row& a, const Row& b) { return a.time_ps < b.time_ps; });
-  const int64_t t0 = rows.front().time_ps;
-  if (static_cast<double>(rows.back().time_ps - t0) / kPsPerS > kMaxServeDurationS)
+                   [](const Row& a, const Row& b) { return a.time < b.time; });
+  // Relative to the earliest row, in whole seconds first: an Azure
+  // timestamp is about 1.7e9 s after 1970, 1.7e21 ps, past int64.
+  const Stamp t0 = rows.front().time;
+  const auto span_s = [&t0, speedup](const Stamp& t) {
+    return (static_cast<double>(t.seconds - t0.seconds) +
+            static_cast<double>(t.frac_ps - t0.frac_ps) / kPsPerS) /
+           speedup;
+  };
+  if (span_s(rows.back().time) > kMaxServeDurationS)
     throw InputError(Diagnostic{source_name, "", 0, 0,
                                 "the trace spans more than " +
                                     std::to_string(static_cast<int64_t>(kMaxServeDurationS)) +
-                                    " s"});
+                                    " s" + (speedup != 1 ? " after its speed-up" : "")});
   std::vector<TraceRequest> out;
   out.reserve(rows.size());
   for (const Row& r : rows) {
-    int64_t rel = r.time_ps - t0;
+    // At most 30 days and a second before the speed-up, 2.6e18 ps, and 30
+    // days after it: within int64.
+    int64_t rel = (r.time.seconds - t0.seconds) * kPsPerS + (r.time.frac_ps - t0.frac_ps);
     if (speedup != 1)
       rel = static_cast<int64_t>(std::llround(static_cast<double>(rel) / speedup));
     out.push_back(TraceRequest{sim::Time::ps(rel), r.prompt, r.output});

@@ -169,6 +169,30 @@ TEST(TraceLoader, ReadsBothFormatsAndSortsByTime) {
   EXPECT_EQ(azure[1].arrival, sim::Time::ms(375)) << "0.75 s across the new year, halved";
 }
 
+// Azure timestamps are about 1.7e9 s after 1970, 1.7e21 ps: past int64, so
+// times are taken relative to the earliest row in whole seconds first (the
+// trace_csv fuzzer's first finding: signed overflow under UBSan). A slowed
+// trace is bounded after its speed-up, however small.
+TEST(TraceLoader, TimesPastInt64PicosecondsAndSlowedTraces) {
+  const std::string two_rows =
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,44\n"
+      "2023-11-16 18:15:48.6805900,396,109\n";
+  const auto trace = parse_trace_csv(two_rows, "a.csv");
+  ASSERT_EQ(trace.size(), 2u);
+  EXPECT_EQ(trace[0].arrival, sim::Time());
+  EXPECT_EQ(trace[1].arrival, sim::Time::s(2));
+  // Slowed a million times: 2e6 s, within the 30-day bound.
+  EXPECT_EQ(parse_trace_csv(two_rows, "a.csv", 1e-6)[1].arrival, sim::Time::s(2'000'000));
+  // Slowed ten million times, or by 1e-300: past it, refused.
+  for (const double slow : {1e-7, 1e-300}) {
+    EXPECT_NE(error_of([&] {
+                parse_trace_csv(two_rows, "a.csv", slow);
+              }).find("the trace spans more than 2592000 s after its speed-up"),
+              std::string::npos)
+        << slow;
+  }
+}
+
 TEST(TraceLoader, NamesTheLineAndColumnOfEveryBadCell) {
   const std::string e = error_of([] {
     parse_trace_csv(
