@@ -18,6 +18,10 @@
 
 namespace podsim::fuzz {
 
+std::string source_path(const std::string& relative_path) {
+  return std::string(PODSIM_SOURCE_DIR) + "/" + relative_path;
+}
+
 std::string source_file(const std::string& relative_path) {
   const std::string path = std::string(PODSIM_SOURCE_DIR) + "/" + relative_path;
   std::ifstream in(path, std::ios::binary);

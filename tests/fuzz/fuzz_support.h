@@ -31,6 +31,9 @@ inline std::string_view as_text(const uint8_t* data, size_t size) {
 // harness is broken, not the input.
 std::string source_file(const std::string& relative_path);
 
+// The path of a file or folder of the source tree, e.g. "workloads/serve".
+std::string source_path(const std::string& relative_path);
+
 // Small pods built once from shipped topologies shrunk with overrides: a
 // v5e 2x2, a v4 2x2x2 and two v5e 2x2 slices joined by DCN (every
 // dimension a line: a wrap needs 3 chips, and 3 divides no shipped
