@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,16 @@ struct BucketSpec {
   bool measure_error = true;
 };
 
+// Disaggregation: the pod the KV caches move over. Every ROLE_PREFILL and
+// ROLE_DECODE copy, in spec order (copies of a replica one after another), is
+// one slice of `pod`: their common slice (torus and chip of their topology
+// files, faults left out) times the copies, joined by the file's DCN.
+struct KvTransferSpec {
+  DcnSpec dcn;
+  std::string model = "flow";  // net model of the transfers
+  std::optional<PodSpec> pod;  // set when there are prefill replicas
+};
+
 struct ServeSpec {
   std::string name;
   std::string description;
@@ -100,9 +111,7 @@ struct ServeSpec {
   BucketSpec buckets;
   std::string network = "analytical";
   sim::Time sample_interval = sim::Time::s(1);
-  // Disaggregation: per-chip bandwidth and latency of a KV-cache transfer.
-  double kv_transfer_gbps_per_chip = 0;
-  sim::Time kv_transfer_latency;
+  KvTransferSpec kv_transfer;
 };
 
 }  // namespace podsim::config
