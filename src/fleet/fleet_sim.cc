@@ -112,13 +112,12 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     }
     RequestRecord& rec = out_.requests[request];
     rec.decode_replica = dst;
-    transfers_[slot] = Transfer{s, replica, dst, s.blocks, request, t, 0};
-    transfers_[slot].handle =
-        mover_->start(sim_, setup_.kv_transfer.slice[replica], setup_.kv_transfer.slice[dst], bytes,
-                      [this, slot](sim::Simulation& sim) {
-                        // Landed: free the run from the fleet's own event.
-                        sim.schedule_at(sim.now(), *this, kTransfer | slot);
-                      });
+    transfers_[slot] = Transfer{s, replica, dst, s.blocks, request, t};
+    mover_->start(sim_, setup_.kv_transfer.slice[replica], setup_.kv_transfer.slice[dst], bytes,
+                  [this, slot](sim::Simulation& sim) {
+                    // Landed: the decode replica takes it in the fleet's own event.
+                    sim.schedule_at(sim.now(), *this, kTransfer | slot);
+                  });
   }
 
   void admitted(uint32_t request) override { out_.requests[request].admitted = sim_.now(); }
@@ -200,7 +199,6 @@ class Fleet final : public sim::EventHandler, public RequestListener {
   void land(uint32_t slot) {
     const Transfer tr = transfers_[slot];
     free_transfers_.push_back(slot);
-    mover_->release(tr.handle);
     out_.requests[tr.request].kv_transfer = sim_.now() - tr.start;
     replicas_[tr.from]->return_blocks(sim_, tr.blocks);
     replicas_[tr.to]->enqueue_prefilled(sim_, tr.seq);
@@ -232,7 +230,6 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     uint64_t blocks = 0;
     uint32_t request = 0;
     sim::Time start;
-    uint32_t handle = 0;  // of mover_
   };
 
   std::unique_ptr<Router> router_;

@@ -2,7 +2,6 @@
 
 #include <stdexcept>
 
-#include "coll/executor.h"
 #include "coll/plan.h"
 #include "engine/op_list.h"
 #include "topo/mesh.h"
@@ -29,39 +28,59 @@ KvMover::KvMover(const KvTransferSetup& setup) : pod_(setup.pod) {
   network_ = net::make_network(*pod_, engine::network_options(*pod_, setup.model));
 }
 
-KvMover::~KvMover() = default;
-
-uint32_t KvMover::start(sim::Simulation& sim, uint32_t from_slice, uint32_t to_slice,
-                        uint64_t bytes_per_chip, std::function<void(sim::Simulation&)> done) {
-  const config::CollectiveSpec send = kv_send(*pod_, from_slice, to_slice, bytes_per_chip);
-  std::vector<topo::ChipId> joiners;
-  joiners.reserve(2 * send.pairs.size());
-  for (const config::ChipPair& p : send.pairs) {
-    joiners.push_back(pod_->chip_at(p.src.slice, p.src.coords));
-    joiners.push_back(pod_->chip_at(p.dst.slice, p.dst.coords));
+const std::vector<KvMover::Route>& KvMover::routes(uint32_t from, uint32_t to) {
+  auto [it, fresh] = routes_.try_emplace({from, to});
+  if (!fresh)
+    return it->second;
+  // The SEND's plan as `podsim run` lowers it: each pair's routes in a row.
+  const coll::Plan plan =
+      coll::lower(*pod_, topo::DeviceMesh(*pod_, {}), kv_send(*pod_, from, to, 1));
+  std::vector<Route>& out = it->second;
+  for (const coll::Share& share : plan.shares)
+    for (const coll::Phase& phase : share.phases)
+      for (const coll::SendPath& p : phase.paths)
+        out.push_back(Route{p.src, p.dst, 0, 1, p.route});
+  // Number each pair's routes (they come in a row) and tell each how many.
+  for (size_t first = 0; first < out.size();) {
+    size_t end = first + 1;
+    while (end < out.size() && out[end].src == out[first].src && out[end].dst == out[first].dst)
+      ++end;
+    for (size_t i = first; i < end; ++i) {
+      out[i].index = static_cast<uint32_t>(i - first);
+      out[i].of = static_cast<uint32_t>(end - first);
+    }
+    first = end;
   }
-  const topo::DeviceMesh mesh(*pod_, {});
-  auto run = std::make_unique<coll::CollectiveRun>(*pod_, *network_, coll::lower(*pod_, mesh, send),
-                                                   coll::ExecutorOptions{}, joiners);
-  run->set_participants(static_cast<uint32_t>(joiners.size()));
-  run->set_on_done(std::move(done));
-  uint32_t handle = 0;
-  if (!free_.empty()) {
-    handle = free_.back();
-    free_.pop_back();
-    runs_[handle] = std::move(run);
-  } else {
-    handle = static_cast<uint32_t>(runs_.size());
-    runs_.push_back(std::move(run));
-  }
-  for (const topo::ChipId c : joiners)
-    runs_[handle]->join(sim, c);
-  return handle;
+  return out;
 }
 
-void KvMover::release(uint32_t handle) {
-  runs_[handle].reset();
-  free_.push_back(handle);
+void KvMover::start(sim::Simulation& sim, uint32_t from_slice, uint32_t to_slice,
+                    uint64_t bytes_per_chip, std::function<void(sim::Simulation&)> done) {
+  const std::vector<Route>& rs = routes(from_slice, to_slice);
+  uint32_t slot = 0;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(moving_.size());
+    moving_.emplace_back();
+  }
+  moving_[slot] = Moving{static_cast<uint32_t>(rs.size()), std::move(done)};
+  for (const Route& r : rs) {
+    // coll/'s split: equal parts, the first routes one byte more.
+    const uint64_t bytes = bytes_per_chip / r.of + (r.index < bytes_per_chip % r.of ? 1 : 0);
+    network_->start(sim, net::Transfer{r.src, r.dst, bytes, r.links}, *this, slot);
+  }
+}
+
+void KvMover::delivered(sim::Simulation& sim, uint64_t tag) {
+  const auto slot = static_cast<uint32_t>(tag);
+  Moving& m = moving_[slot];
+  if (--m.left != 0)
+    return;
+  const std::function<void(sim::Simulation&)> done = std::move(m.done);
+  free_.push_back(slot);
+  done(sim);
 }
 
 }  // namespace podsim::fleet

@@ -3,28 +3,27 @@
 // pod joined by DCN (config::KvTransferSpec); a cache moves as a SEND from
 // every chip of its prefill slice to the same chip of its decode slice (the
 // two sides are slices of one shape), lowered by coll/ as `podsim run` lowers
-// a SEND and played by a coll::CollectiveRun on one net::Network driven by the
-// fleet's Simulation. Caches in flight at once share the links as the network
-// model says (flow: max-min fair), so there is no hand-written queue.
+// a SEND (the pairs' link-disjoint routes, bytes split over them) and started
+// as net transfers on one net::Network driven by the fleet's Simulation.
+// Caches in flight at once share the links as the network model says (flow:
+// max-min fair), so there is no hand-written queue.
 //
-// Cost per cache: a plan of `chips` paths and a CollectiveRun (O(pod chips +
-// links) of counters, routes for its 2 x chips chips only); one network
-// transfer per chip.
+// Cost: the routes between two slices are lowered once per (prefill slice,
+// decode slice) pair (O(pod chips), the lowering's setup) and kept; a cache
+// then costs one network transfer per route, O(chips of a slice) in all.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "config/workload_spec.h"
 #include "net/network.h"
 #include "sim/simulation.h"
 #include "topo/pod.h"
-
-namespace podsim::coll {
-class CollectiveRun;
-}
 
 namespace podsim::fleet {
 
@@ -43,26 +42,42 @@ struct KvTransferSetup {
 config::CollectiveSpec kv_send(const topo::Pod& pod, uint32_t from, uint32_t to,
                                uint64_t bytes_per_chip);
 
-class KvMover {
+class KvMover final : public net::TransferSink {
  public:
   // Throws std::invalid_argument without a pod of several slices.
   explicit KvMover(const KvTransferSetup& setup);
-  ~KvMover();
   KvMover(const KvMover&) = delete;
   KvMover& operator=(const KvMover&) = delete;
+  ~KvMover() = default;
 
-  // Starts moving a cache now; `done(sim)` is called (from an event) when its
-  // last byte has arrived. Returns a handle for release().
-  uint32_t start(sim::Simulation& sim, uint32_t from_slice, uint32_t to_slice,
-                 uint64_t bytes_per_chip, std::function<void(sim::Simulation&)> done);
-  // Frees a finished transfer's run (not from within its done callback).
-  void release(uint32_t handle);
+  // Starts moving a cache now; `done(sim)` is called when its last byte has
+  // arrived (from the network's delivery event).
+  void start(sim::Simulation& sim, uint32_t from_slice, uint32_t to_slice, uint64_t bytes_per_chip,
+             std::function<void(sim::Simulation&)> done);
   uint64_t in_flight() const { return network_->in_flight(); }
 
+  void delivered(sim::Simulation& sim, uint64_t tag) override;
+
  private:
+  // One route of a pair: its chips, its links, and which of the pair's k
+  // routes it is (the SEND's bytes split over them as coll/ splits them).
+  struct Route {
+    topo::ChipId src = 0;
+    topo::ChipId dst = 0;
+    uint32_t index = 0;
+    uint32_t of = 1;
+    std::vector<topo::LinkId> links;
+  };
+  struct Moving {
+    uint32_t left = 0;  // transfers not yet delivered
+    std::function<void(sim::Simulation&)> done;
+  };
+  const std::vector<Route>& routes(uint32_t from, uint32_t to);
+
   std::shared_ptr<const topo::Pod> pod_;
   std::unique_ptr<net::Network> network_;
-  std::vector<std::unique_ptr<coll::CollectiveRun>> runs_;
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<Route>> routes_;
+  std::vector<Moving> moving_;
   std::vector<uint32_t> free_;
 };
 
