@@ -39,8 +39,8 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     if (prefill && decode_ids_.empty())
       throw std::invalid_argument("prefill replicas need a decode replica to hand off to");
     if (prefill) {
-      if (setup_.kv_transfer.slice.size() != replicas_.size())
-        throw std::invalid_argument("prefill replicas need a KV transfer slice per replica");
+      if (setup_.kv_transfer.place.size() != replicas_.size())
+        throw std::invalid_argument("prefill replicas need a KV transfer placement per replica");
       mover_ = std::make_unique<KvMover>(setup_.kv_transfer);
     }
     decode_load_.assign(decode_ids_.size(), 0);
@@ -113,11 +113,10 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     RequestRecord& rec = out_.requests[request];
     rec.decode_replica = dst;
     transfers_[slot] = Transfer{s, replica, dst, s.blocks, request, t};
-    mover_->start(sim_, setup_.kv_transfer.slice[replica], setup_.kv_transfer.slice[dst], bytes,
-                  [this, slot](sim::Simulation& sim) {
-                    // Landed: the decode replica takes it in the fleet's own event.
-                    sim.schedule_at(sim.now(), *this, kTransfer | slot);
-                  });
+    mover_->start(sim_, replica, dst, bytes, [this, slot](sim::Simulation& sim) {
+      // Landed: the decode replica takes it in the fleet's own event.
+      sim.schedule_at(sim.now(), *this, kTransfer | slot);
+    });
   }
 
   void admitted(uint32_t request) override { out_.requests[request].admitted = sim_.now(); }

@@ -8,24 +8,44 @@
 
 namespace podsim::fleet {
 
-config::CollectiveSpec kv_send(const topo::Pod& pod, uint32_t from, uint32_t to,
+config::CollectiveSpec kv_send(const topo::Pod& pod, std::span<const uint32_t> shape,
+                               const config::KvPlacement& from, const config::KvPlacement& to,
                                uint64_t bytes_per_chip) {
   config::CollectiveSpec c;
   c.kind = config::CollectiveKind::kSend;
   c.bytes = bytes_per_chip;
-  const uint32_t per_slice = pod.chip_count() / pod.slice_count();
-  c.pairs.reserve(per_slice);
-  for (topo::ChipId chip = 0; chip < per_slice; ++chip) {
-    const std::vector<uint32_t> coords = pod.coords(chip);
-    c.pairs.push_back(config::ChipPair{{from, coords}, {to, coords}});
+  std::vector<uint32_t> sizes(shape.begin(), shape.end());
+  if (sizes.empty())
+    for (const uint32_t last : pod.coords(pod.chip_count() / pod.slice_count() - 1))
+      sizes.push_back(last + 1);
+  uint64_t chips = 1;
+  for (const uint32_t n : sizes)
+    chips *= n;
+  c.pairs.reserve(chips);
+  for (uint64_t i = 0; i < chips; ++i) {
+    config::ChipPair p{{from.slice, {}}, {to.slice, {}}};
+    uint64_t rest = i;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      const auto x = static_cast<uint32_t>(rest % sizes[d]);
+      rest /= sizes[d];
+      p.src.coords.push_back((d < from.origin.size() ? from.origin[d] : 0) + x);
+      p.dst.coords.push_back((d < to.origin.size() ? to.origin[d] : 0) + x);
+    }
+    c.pairs.push_back(std::move(p));
   }
   return c;
 }
 
-KvMover::KvMover(const KvTransferSetup& setup) : pod_(setup.pod) {
-  if (!pod_ || pod_->slice_count() < 2)
-    throw std::invalid_argument("KV transfers need a pod of at least two slices joined by DCN");
-  network_ = net::make_network(*pod_, engine::network_options(*pod_, setup.model));
+KvMover::KvMover(const KvTransferSetup& setup) : setup_(setup) {
+  if (!setup_.pod)
+    throw std::invalid_argument("KV transfers need a pod");
+  const topo::Pod& pod = *setup_.pod;
+  for (const config::KvPlacement& p : setup_.place) {
+    // A placement off the pod throws here (std::out_of_range), not mid-run.
+    for (const config::ChipPair& pair : kv_send(pod, setup_.shape, p, p, 0).pairs)
+      (void)pod.chip_at(pair.src.slice, pair.src.coords);
+  }
+  network_ = net::make_network(pod, engine::network_options(pod, setup_.model));
 }
 
 const std::vector<KvMover::Route>& KvMover::routes(uint32_t from, uint32_t to) {
@@ -33,8 +53,10 @@ const std::vector<KvMover::Route>& KvMover::routes(uint32_t from, uint32_t to) {
   if (!fresh)
     return it->second;
   // The SEND's plan as `podsim run` lowers it: each pair's routes in a row.
+  const topo::Pod& pod = *setup_.pod;
   const coll::Plan plan =
-      coll::lower(*pod_, topo::DeviceMesh(*pod_, {}), kv_send(*pod_, from, to, 1));
+      coll::lower(pod, topo::DeviceMesh(pod, {}),
+                  kv_send(pod, setup_.shape, setup_.place.at(from), setup_.place.at(to), 1));
   std::vector<Route>& out = it->second;
   for (const coll::Share& share : plan.shares)
     for (const coll::Phase& phase : share.phases)
@@ -54,9 +76,9 @@ const std::vector<KvMover::Route>& KvMover::routes(uint32_t from, uint32_t to) {
   return out;
 }
 
-void KvMover::start(sim::Simulation& sim, uint32_t from_slice, uint32_t to_slice,
-                    uint64_t bytes_per_chip, std::function<void(sim::Simulation&)> done) {
-  const std::vector<Route>& rs = routes(from_slice, to_slice);
+void KvMover::start(sim::Simulation& sim, uint32_t from, uint32_t to, uint64_t bytes_per_chip,
+                    std::function<void(sim::Simulation&)> done) {
+  const std::vector<Route>& rs = routes(from, to);
   uint32_t slot = 0;
   if (!free_.empty()) {
     slot = free_.back();

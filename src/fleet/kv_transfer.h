@@ -2,14 +2,13 @@
 // network layer. The prefill and decode copies are slices of one multi-slice
 // pod joined by DCN (config::KvTransferSpec); a cache moves as a SEND from
 // every chip of its prefill slice to the same chip of its decode slice (the
-// two sides are slices of one shape), lowered by coll/ as `podsim run` lowers
-// a SEND (the pairs' link-disjoint routes, bytes split over them) and started
-// as net transfers on one net::Network driven by the fleet's Simulation.
-// Caches in flight at once share the links as the network model says (flow:
-// max-min fair), so there is no hand-written queue.
+// two sides are slices of one shape; over ICI, parts of one slice), lowered by coll/ as `podsim
+// run` lowers a SEND (the pairs' link-disjoint routes, bytes split over them) and started as net
+// transfers on one net::Network driven by the fleet's Simulation. Caches in flight at once share
+// the links as the network model says (flow: max-min fair), so there is no hand-written queue.
 //
-// Cost: the routes between two slices are lowered once per (prefill slice,
-// decode slice) pair (O(pod chips), the lowering's setup) and kept; a cache
+// Cost: the routes between two copies are lowered once per (prefill copy,
+// decode copy) pair (O(pod chips), the lowering's setup) and kept; a cache
 // then costs one network transfer per route, O(chips of a slice) in all.
 #pragma once
 
@@ -17,9 +16,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
+#include "config/serve_spec.h"
 #include "config/workload_spec.h"
 #include "net/network.h"
 #include "sim/simulation.h"
@@ -28,23 +29,30 @@
 namespace podsim::fleet {
 
 struct KvTransferSetup {
-  // The slices joined by DCN; shared by the runs of one Server.
+  // The pod the caches cross: the copies' slices joined by DCN, or the one
+  // slice they are parts of (ICI). Shared by the runs of one Server.
   std::shared_ptr<const topo::Pod> pod;
   net::Model model = net::Model::kFlow;
-  // Per replica copy of the fleet: its slice of `pod` (prefill and decode
+  // A copy's dimension sizes; empty: a whole slice of `pod`.
+  std::vector<uint32_t> shape;
+  // Per replica copy of the fleet: where it sits in `pod` (prefill and decode
   // copies; unified ones are never read).
-  std::vector<uint32_t> slice;
+  std::vector<config::KvPlacement> place;
 };
 
-// The SEND that moves `bytes_per_chip` from every chip of slice `from` to the
-// same chip (same coordinates) of slice `to`: the operation a `podsim run`
-// operation list would give for one cache.
-config::CollectiveSpec kv_send(const topo::Pod& pod, uint32_t from, uint32_t to,
+// The SEND that moves `bytes_per_chip` from every chip of the copy at `from`
+// to the chip at the same place in the copy at `to` (copies of `shape`, empty
+// for a whole slice): the operation a `podsim run` operation list would give
+// for one cache. Chips are taken in the order of their coordinates, the
+// first dimension fastest.
+config::CollectiveSpec kv_send(const topo::Pod& pod, std::span<const uint32_t> shape,
+                               const config::KvPlacement& from, const config::KvPlacement& to,
                                uint64_t bytes_per_chip);
 
 class KvMover final : public net::TransferSink {
  public:
-  // Throws std::invalid_argument without a pod of several slices.
+  // Throws std::invalid_argument without a pod, std::out_of_range with a
+  // placement or shape outside it.
   explicit KvMover(const KvTransferSetup& setup);
   KvMover(const KvMover&) = delete;
   KvMover& operator=(const KvMover&) = delete;
@@ -52,7 +60,8 @@ class KvMover final : public net::TransferSink {
 
   // Starts moving a cache now; `done(sim)` is called when its last byte has
   // arrived (from the network's delivery event).
-  void start(sim::Simulation& sim, uint32_t from_slice, uint32_t to_slice, uint64_t bytes_per_chip,
+  // `from` and `to` index the setup's placements.
+  void start(sim::Simulation& sim, uint32_t from, uint32_t to, uint64_t bytes_per_chip,
              std::function<void(sim::Simulation&)> done);
   uint64_t in_flight() const { return network_->in_flight(); }
 
@@ -74,7 +83,7 @@ class KvMover final : public net::TransferSink {
   };
   const std::vector<Route>& routes(uint32_t from, uint32_t to);
 
-  std::shared_ptr<const topo::Pod> pod_;
+  KvTransferSetup setup_;
   std::unique_ptr<net::Network> network_;
   std::map<std::pair<uint32_t, uint32_t>, std::vector<Route>> routes_;
   std::vector<Moving> moving_;

@@ -43,13 +43,15 @@ Server::Server(const config::ServeSpec& spec) : spec_(spec) {
     }
     info_.push_back(std::move(info));
   }
-  // The prefill and decode copies, in order, are the slices of the KV pod.
+  // The prefill and decode copies, in order, take the KV pod's placements.
   if (spec.kv_transfer.pod) {
     kv_.pod = std::make_shared<const topo::Pod>(*spec.kv_transfer.pod);
     kv_.model = net::parse_model(spec.kv_transfer.model).value_or(net::Model::kFlow);
-    uint32_t slice = 0;
+    kv_.shape = spec.kv_transfer.shape;
+    size_t next = 0;
     for (const ReplicaSetup& rs : setups_)
-      kv_.slice.push_back(rs.role == ReplicaRole::kUnified ? 0 : slice++);
+      kv_.place.push_back(rs.role == ReplicaRole::kUnified ? config::KvPlacement{}
+                                                           : spec.kv_transfer.placement.at(next++));
   }
 }
 

@@ -1,6 +1,6 @@
 // Disaggregated prefill and decode replicas (issue 14 points 2 and 6: "a
-// disaggregated configuration pays the KV transfer it should", over "DCN
-// (using the point-to-point transfers of the network layer)"). A cache's move
+// disaggregated configuration pays the KV transfer it should", over "ICI or
+// DCN (using the point-to-point transfers of the network layer)"). A cache's move
 // is checked against `podsim run` (study::evaluate_in_detail) of the SEND
 // operation list that moves the same bytes on the same multi-slice pod.
 #include <gtest/gtest.h>
@@ -56,7 +56,7 @@ FleetSetup pools(StepTimer& timer, uint32_t prefills, uint32_t decodes,
     r.chips = 4;
     r.kv_bytes_per_token = kKvBytesPerToken;
     setup.replicas.push_back(r);
-    setup.kv_transfer.slice.push_back(i);
+    setup.kv_transfer.place.push_back(config::KvPlacement{i, {}});
   }
   setup.kv_transfer.pod = std::make_shared<const topo::Pod>(slices_over_dcn(prefills + decodes));
   setup.kv_transfer.model = model;
@@ -72,8 +72,11 @@ std::vector<sim::Time> podsim_run(const std::vector<uint64_t>& tokens,
   config::WorkloadSpec w;
   w.name = "kv-sends";
   for (size_t i = 0; i < tokens.size(); ++i)
-    w.operations.push_back(config::OperationSpec{
-        "cache" + std::to_string(i), {}, 1, kv_send(pod, 0, 1, tokens[i] * kKvBytesPerToken)});
+    w.operations.push_back(
+        config::OperationSpec{"cache" + std::to_string(i),
+                              {},
+                              1,
+                              kv_send(pod, {}, {0, {}}, {1, {}}, tokens[i] * kKvBytesPerToken)});
   study::RunOptions options;
   options.network.model = model;
   const study::Evaluation e = study::evaluate_in_detail(pod, w, options);
@@ -154,6 +157,42 @@ TEST(Disaggregation, CachesOnDisjointLinksDoNotWaitForEachOther) {
   EXPECT_NE(r.requests[0].decode_replica, r.requests[1].decode_replica);
   EXPECT_EQ(r.requests[0].kv_transfer.count_ps(), podsim_run({500})[0].count_ps());
   EXPECT_EQ(r.requests[1].kv_transfer.count_ps(), podsim_run({500})[0].count_ps());
+}
+
+// Over ICI: a 4x4 slice (lines, 50 GB/s links) whose left half (x 0-1) is
+// the prefill replica and right half (x 2-3) the decode replica, both 2x2.
+TEST(Disaggregation, OverIciACacheCrossesTheSlicesLinksAsPodsimRunSays) {
+  config::PodSpec ici = slices_over_dcn(1);
+  ici.dcn.reset();
+  ici.torus.dims[0].size = 4;
+  ici.torus.dims[1].size = 4;
+  const std::vector<uint32_t> shape = {2, 2};
+  const config::KvPlacement left{0, {0, 0}};
+  const config::KvPlacement right{0, {2, 0}};
+  LinearTimer timer;
+  FleetSetup setup = pools(timer, 1, 1);
+  setup.kv_transfer.pod = std::make_shared<const topo::Pod>(ici);
+  setup.kv_transfer.shape = shape;
+  setup.kv_transfer.place = {left, right};
+  setup.arrivals = make_arrival_process(testing::trace_of({{0, 500, 2}}), 0);
+  const FleetRun r = simulate(std::move(setup));
+  ASSERT_EQ(r.requests.size(), 1u);
+
+  const topo::Pod pod(ici);
+  config::WorkloadSpec w;
+  w.name = "kv-ici";
+  const config::CollectiveSpec send = kv_send(pod, shape, left, right, 500 * kKvBytesPerToken);
+  ASSERT_EQ(send.pairs.size(), 4u);
+  EXPECT_EQ(send.pairs[1].src.coords, (std::vector<uint32_t>{1, 0}));
+  EXPECT_EQ(send.pairs[1].dst.coords, (std::vector<uint32_t>{3, 0}));
+  w.operations.push_back(config::OperationSpec{"cache", {}, 1, send});
+  const study::Evaluation e = study::evaluate_in_detail(pod, w, study::RunOptions{});
+  ASSERT_TRUE(e.op_list.has_value());
+  const sim::Time run = e.op_list->operations[0].end - e.op_list->operations[0].start;
+  EXPECT_EQ(r.requests[0].kv_transfer.count_ps(), run.count_ps());
+  // Each row's two pairs, (0,y)->(2,y) and (1,y)->(3,y), both cross the link
+  // (1,y)->(2,y): 0.5 MB each at half of 50 GB/s, then two 1 us hops.
+  EXPECT_NEAR(run.to_s(), 0.5e6 / 25e9 + 2e-6, 0.1e-6);
 }
 
 TEST(Disaggregation, RunsAreDeterministic) {

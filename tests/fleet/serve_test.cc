@@ -94,7 +94,9 @@ TEST(Serve, ADisaggregatedFleetPaysEachCachesTransferOverTheDcn) {
           "cache",
           {},
           1,
-          kv_send(pod, 0, slice, static_cast<uint64_t>(std::ceil(tokens * bytes_per_token)))});
+          kv_send(pod, spec.kv_transfer.shape, spec.kv_transfer.placement.at(0),
+                  spec.kv_transfer.placement.at(slice),
+                  static_cast<uint64_t>(std::ceil(tokens * bytes_per_token)))});
       const study::Evaluation e = study::evaluate_in_detail(pod, w, study::RunOptions{});
       it->second = e.op_list->operations.at(0).end - e.op_list->operations.at(0).start;
     }

@@ -90,6 +90,19 @@ class ServeValidator {
       issues_.add(root_("replicas"), prefill ? "ROLE_PREFILL replicas need a ROLE_DECODE replica"
                                              : "ROLE_DECODE replicas need a ROLE_PREFILL replica");
     const FieldPath kv = root_("kv_transfer");
+    if (!s_.kv_transfer().ici_topology().empty()) {
+      check_file(kv("ici_topology"), s_.kv_transfer().ici_topology(), "topology");
+      if (s_.kv_transfer().bandwidth_gbps_per_chip() != 0)
+        issues_.add(kv("bandwidth_gbps_per_chip"),
+                    "over ICI the topology's links carry the caches; give no DCN bandwidth");
+      if (s_.kv_transfer().latency_us() != 0)
+        issues_.add(kv("latency_us"),
+                    "over ICI the topology's hop latencies apply; give no DCN latency");
+      const std::string& model = s_.kv_transfer().model();
+      if (!model.empty() && model != "flow" && model != "analytical" && model != "packet")
+        issues_.add(kv("model"), "must be flow, analytical or packet, got \"" + model + "\"");
+      return;
+    }
     if (issues_.non_negative(kv("bandwidth_gbps_per_chip"),
                              s_.kv_transfer().bandwidth_gbps_per_chip()))
       issues_.at_most(kv("bandwidth_gbps_per_chip"), s_.kv_transfer().bandwidth_gbps_per_chip(),
@@ -335,6 +348,10 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
   spec.kv_transfer.dcn.latency = seconds(s.kv_transfer().latency_us() * 1e-6);
   if (!s.kv_transfer().model().empty())
     spec.kv_transfer.model = s.kv_transfer().model();
+  if (!s.kv_transfer().ici_topology().empty()) {
+    files.kv_ici_topology = serve_path(base_dir, s.kv_transfer().ici_topology()).lexically_normal();
+    spec.kv_transfer.ici_topology = files.kv_ici_topology.string();
+  }
   return files;
 }
 
