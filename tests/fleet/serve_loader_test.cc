@@ -174,6 +174,53 @@ TEST(ServeLoader, KvTransferNamesItsModelAndJoinsSlicesOfOneShape) {
   EXPECT_NE(shapes.find("is not the slice of"), std::string::npos) << shapes;
 }
 
+TEST(ServeLoader, OverIciTheCopiesTileTheNamedSlice) {
+  const std::string arrivals =
+      "arrivals { poisson { rate_per_s: 1 } prompt_tokens { fixed: 10 } output_tokens { fixed: 10 "
+      "} }\n"
+      "requests: 10\n";
+  auto replicas = [](uint32_t prefills, uint32_t decodes) {
+    const std::string r =
+        "topology: \"topologies/v5e-2x2.textproto\" workload: "
+        "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 max_tokens_per_step: 512";
+    return "replicas { " + r + " role: ROLE_PREFILL count: " + std::to_string(prefills) +
+           " }\nreplicas { " + r + " role: ROLE_DECODE count: " + std::to_string(decodes) + " }\n";
+  };
+  const ServeSpec ok =
+      parse_serve_text(replicas(1, 2) + arrivals +
+                           "kv_transfer { ici_topology: \"topologies/v5e-4x4.textproto\" }\n",
+                       "ici.serve", source_dir());
+  ASSERT_TRUE(ok.kv_transfer.pod.has_value());
+  EXPECT_EQ(ok.kv_transfer.pod->torus.chip_count(), 16u);
+  EXPECT_EQ(ok.kv_transfer.shape, (std::vector<uint32_t>{2, 2}));
+  ASSERT_EQ(ok.kv_transfer.placement.size(), 3u);
+  EXPECT_EQ(ok.kv_transfer.placement[0].origin, (std::vector<uint32_t>{0, 0}));
+  EXPECT_EQ(ok.kv_transfer.placement[1].origin, (std::vector<uint32_t>{2, 0}));
+  EXPECT_EQ(ok.kv_transfer.placement[2].origin, (std::vector<uint32_t>{0, 2}));
+
+  const std::string full = error_of([&] {
+    parse_serve_text(replicas(2, 3) + arrivals +
+                         "kv_transfer { ici_topology: \"topologies/v5e-4x4.textproto\" }\n",
+                     "full.serve", source_dir());
+  });
+  EXPECT_NE(full.find("full.serve"), std::string::npos) << full;
+  EXPECT_NE(full.find("kv_transfer.ici_topology: "), std::string::npos) << full;
+  EXPECT_NE(full.find("holds 4 copies"), std::string::npos) << full;
+  const std::string both = error_of([&] {
+    parse_serve_text(replicas(1, 1) + arrivals +
+                         "kv_transfer { ici_topology: \"topologies/v5e-4x4.textproto\" "
+                         "bandwidth_gbps_per_chip: 3 }\n",
+                     "both.serve", source_dir());
+  });
+  EXPECT_NE(both.find("kv_transfer.bandwidth_gbps_per_chip: over ICI"), std::string::npos) << both;
+  const std::string missing = error_of([&] {
+    parse_serve_text(
+        replicas(1, 1) + arrivals + "kv_transfer { ici_topology: \"nope.textproto\" }\n",
+        "missing.serve", source_dir());
+  });
+  EXPECT_NE(missing.find("kv_transfer.ici_topology: no such file"), std::string::npos) << missing;
+}
+
 TEST(ServeLoader, RefusesARunOfMoreRequestsThanItMayHold) {
   const std::string base =
       "replicas { topology: \"topologies/v5e-2x2.textproto\" workload: "
