@@ -2,6 +2,7 @@
 
 #include "config/internal/input_parser.h"
 #include "config/internal/serve_validator.h"
+#include "config/internal/topology_validator.h"
 #include "config/topology_loader.h"
 #include "config/trace_loader.h"
 #include "config/workload_loader.h"
@@ -22,6 +23,95 @@ void check_serving(const WorkloadSpec& w, const internal::ParsedInput& parsed, i
                                    "(model, sharding, scenario)"}));
 }
 
+// Disaggregation: the pod the prefill and decode copies' KV caches move
+// over (config::KvTransferSpec), and where each copy sits in it. Each copy
+// must be one slice, all of the same torus.
+void place_kv_copies(ServeSpec& spec, const internal::ServeFiles& files,
+                     const internal::ParsedInput& parsed) {
+  auto fail = [&](internal::FieldPath at, const std::string& why) {
+    throw InputError(parsed.diagnostic(internal::FieldIssue{std::move(at), why}));
+  };
+  const ServeReplicaSpec* first = nullptr;
+  uint32_t copies = 0;
+  bool prefill = false;
+  for (size_t i = 0; i < spec.replicas.size(); ++i) {
+    const ServeReplicaSpec& r = spec.replicas[i];
+    if (r.role == RoleKind::kUnified)
+      continue;
+    prefill |= r.role == RoleKind::kPrefill;
+    const internal::FieldPath at =
+        internal::FieldPath()("replicas", static_cast<int>(i))("topology");
+    if (r.pod.slices != 1)
+      fail(at, "'" + r.pod.source_file + "' has " + std::to_string(r.pod.slices) +
+                   " slices; a ROLE_PREFILL or ROLE_DECODE replica is one slice (its KV caches "
+                   "move chip i to chip i between copies)");
+    if (first == nullptr)
+      first = &r;
+    else if (!(r.pod.torus == first->pod.torus))
+      fail(at, "'" + r.pod.source_file + "' is not the slice of '" + first->pod.source_file +
+                   "' (same dimensions, links and twists): KV caches move chip i to chip i "
+                   "between copies of one shape");
+    copies += r.count;
+  }
+  if (!prefill)
+    return;
+  KvTransferSpec& kv = spec.kv_transfer;
+  for (const DimensionSpec& d : first->pod.torus.dims)
+    kv.shape.push_back(d.size);
+  if (kv.ici_topology.empty()) {
+    if (copies * first->pod.torus.chip_count() > internal::kMaxChips)
+      fail(internal::FieldPath()("replicas"),
+           "the ROLE_PREFILL and ROLE_DECODE copies make a pod of " +
+               std::to_string(copies * first->pod.torus.chip_count()) +
+               " chips joined over DCN for their KV transfers; at most " +
+               std::to_string(internal::kMaxChips));
+    PodSpec pod = first->pod.without_faults();
+    pod.name = spec.name + "-kv-transfer";
+    pod.description = "the prefill and decode slices of " + spec.source_file + " joined by DCN";
+    pod.slices = copies;
+    pod.dcn = kv.dcn;
+    kv.pod = std::move(pod);
+    for (uint32_t k = 0; k < copies; ++k)
+      kv.placement.push_back(KvPlacement{k, std::vector<uint32_t>(kv.shape.size(), 0)});
+    return;
+  }
+  // Over ICI: the copies tile the one slice, row-major over the tiles.
+  const internal::FieldPath at = internal::FieldPath()("kv_transfer")("ici_topology");
+  PodSpec pod = load_topology_file(files.kv_ici_topology);
+  if (pod.slices != 1)
+    fail(at, "'" + pod.source_file + "' has " + std::to_string(pod.slices) +
+                 " slices; over ICI the prefill and decode copies are parts of one slice");
+  if (pod.torus.dims.size() != kv.shape.size())
+    fail(at, "'" + pod.source_file + "' has " + std::to_string(pod.torus.dims.size()) +
+                 " dimensions, the replicas' slices " + std::to_string(kv.shape.size()));
+  uint64_t tiles = 1;
+  std::vector<uint32_t> across;
+  for (size_t d = 0; d < kv.shape.size(); ++d) {
+    if (pod.torus.dims[d].size % kv.shape[d] != 0)
+      fail(at, "'" + pod.source_file + "' dimension " + pod.torus.dims[d].name + " (" +
+                   std::to_string(pod.torus.dims[d].size) +
+                   ") is not a multiple of the replicas' (" + std::to_string(kv.shape[d]) +
+                   "): the copies tile the slice");
+    across.push_back(pod.torus.dims[d].size / kv.shape[d]);
+    tiles *= across.back();
+  }
+  if (tiles < copies)
+    fail(at, "'" + pod.source_file + "' holds " + std::to_string(tiles) +
+                 " copies of the replicas' slice; the ROLE_PREFILL and ROLE_DECODE replicas "
+                 "have " +
+                 std::to_string(copies));
+  for (uint32_t k = 0; k < copies; ++k) {
+    KvPlacement p;
+    uint32_t rest = k;
+    for (size_t d = 0; d < kv.shape.size(); ++d) {
+      p.origin.push_back(rest % across[d] * kv.shape[d]);
+      rest /= across[d];
+    }
+    kv.placement.push_back(std::move(p));
+  }
+  kv.pod = std::move(pod);
+}
+
 ServeSpec parse_serve(internal::InputFormat format, std::string_view contents,
                       std::string source_name, const std::filesystem::path& base_dir) {
   ServeConfig message;
@@ -36,6 +126,7 @@ ServeSpec parse_serve(internal::InputFormat format, std::string_view contents,
     r.workload = load_workload_file(files.workload[i], r.pod);
     check_serving(r.workload, parsed, static_cast<int>(i));
   }
+  place_kv_copies(spec, files, parsed);
   if (spec.arrivals.kind == ArrivalKind::kTrace)
     spec.arrivals.trace = load_trace_file(spec.arrivals.trace_file, files.trace_speedup);
   return spec;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,27 @@ struct BucketSpec {
   bool measure_error = true;
 };
 
+// Disaggregation: the pod the KV caches move over, and where each
+// ROLE_PREFILL and ROLE_DECODE copy (in spec order, copies of a replica one
+// after another) sits in it. Over DCN, `pod` is their common slice (torus and
+// chip of their topology files, faults left out) times the copies, joined by
+// the file's DCN, copy k on slice k. Over ICI, `pod` is the ici_topology
+// file's slice, tiled by the copies' common shape in row-major order of the
+// tiles (the first dimension fastest), copy k on tile k.
+struct KvPlacement {
+  uint32_t slice = 0;
+  std::vector<uint32_t> origin;  // coordinates of the copy's chip 0 in the pod
+};
+
+struct KvTransferSpec {
+  DcnSpec dcn;
+  std::string model = "flow";          // net model of the transfers
+  std::string ici_topology;            // as resolved; empty: over DCN
+  std::optional<PodSpec> pod;          // set when there are prefill replicas
+  std::vector<uint32_t> shape;         // a copy's dimension sizes
+  std::vector<KvPlacement> placement;  // per prefill or decode copy
+};
+
 struct ServeSpec {
   std::string name;
   std::string description;
@@ -100,9 +122,7 @@ struct ServeSpec {
   BucketSpec buckets;
   std::string network = "analytical";
   sim::Time sample_interval = sim::Time::s(1);
-  // Disaggregation: per-chip bandwidth and latency of a KV-cache transfer.
-  double kv_transfer_gbps_per_chip = 0;
-  sim::Time kv_transfer_latency;
+  KvTransferSpec kv_transfer;
 };
 
 }  // namespace podsim::config

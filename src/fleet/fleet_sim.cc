@@ -38,10 +38,11 @@ class Fleet final : public sim::EventHandler, public RequestListener {
       throw std::invalid_argument("a fleet needs a replica that takes new requests");
     if (prefill && decode_ids_.empty())
       throw std::invalid_argument("prefill replicas need a decode replica to hand off to");
-    if (prefill && !(setup_.kv_transfer.bytes_per_s_per_chip > 0))
-      throw std::invalid_argument("prefill replicas need a KV transfer bandwidth");
-    out_free_.assign(replicas_.size(), sim::Time());
-    in_free_.assign(replicas_.size(), sim::Time());
+    if (prefill) {
+      if (setup_.kv_transfer.place.size() != replicas_.size())
+        throw std::invalid_argument("prefill replicas need a KV transfer placement per replica");
+      mover_ = std::make_unique<KvMover>(setup_.kv_transfer);
+    }
     decode_load_.assign(decode_ids_.size(), 0);
     if (setup_.record_steps) {
       out_.steps.resize(replicas_.size());
@@ -86,9 +87,9 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     free_user_slots_.push_back(slot);
   }
 
-  // A prefill replica's sequence leaves for a decode replica: its cache
-  // moves over the transfer links, queueing behind the sender's and the
-  // receiver's earlier caches.
+  // A prefill replica's sequence leaves for a decode replica: every chip of
+  // its slice sends its share of the cache to the same chip of the decode
+  // replica's slice, over the network (fleet/kv_transfer.h).
   void handed_off(uint32_t replica, uint32_t request, const Sequence& s, sim::Time t) override {
     if (router_->needs_load()) {
       for (size_t i = 0; i < decode_ids_.size(); ++i)
@@ -97,14 +98,10 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     const uint32_t dst = decode_ids_[decode_router_->route(decode_load_)];
     const ReplicaSetup& from = setup_.replicas[replica];
     const ReplicaSetup& to = setup_.replicas[dst];
-    const double per_chip = static_cast<double>(s.cached) * from.kv_bytes_per_token;
-    const double recv_per_chip = per_chip * from.chips / std::max<uint32_t>(to.chips, 1);
-    const double seconds =
-        std::max(per_chip, recv_per_chip) / setup_.kv_transfer.bytes_per_s_per_chip;
-    const sim::Time start = std::max({t, out_free_[replica], in_free_[dst]});
-    const sim::Time end = start + sim::Time::ps(static_cast<int64_t>(std::ceil(seconds * 1e12))) +
-                          setup_.kv_transfer.latency;
-    out_free_[replica] = in_free_[dst] = end - setup_.kv_transfer.latency;
+    // The same slice shape on both sides; when the workloads shard the cache
+    // differently, each pair moves the larger of the two per-chip shares.
+    const double per_token = std::max(from.kv_bytes_per_token, to.kv_bytes_per_token);
+    const auto bytes = static_cast<uint64_t>(std::ceil(static_cast<double>(s.cached) * per_token));
     uint32_t slot = 0;
     if (!free_transfers_.empty()) {
       slot = free_transfers_.back();
@@ -113,11 +110,13 @@ class Fleet final : public sim::EventHandler, public RequestListener {
       slot = static_cast<uint32_t>(transfers_.size());
       transfers_.emplace_back();
     }
-    transfers_[slot] = Transfer{s, replica, dst, s.blocks};
     RequestRecord& rec = out_.requests[request];
     rec.decode_replica = dst;
-    rec.kv_transfer = end - t;
-    sim_.schedule_at(end, *this, kTransfer | slot);
+    transfers_[slot] = Transfer{s, replica, dst, s.blocks, request, t};
+    mover_->start(sim_, replica, dst, bytes, [this, slot](sim::Simulation& sim) {
+      // Landed: the decode replica takes it in the fleet's own event.
+      sim.schedule_at(sim.now(), *this, kTransfer | slot);
+    });
   }
 
   void admitted(uint32_t request) override { out_.requests[request].admitted = sim_.now(); }
@@ -199,6 +198,7 @@ class Fleet final : public sim::EventHandler, public RequestListener {
   void land(uint32_t slot) {
     const Transfer tr = transfers_[slot];
     free_transfers_.push_back(slot);
+    out_.requests[tr.request].kv_transfer = sim_.now() - tr.start;
     replicas_[tr.from]->return_blocks(sim_, tr.blocks);
     replicas_[tr.to]->enqueue_prefilled(sim_, tr.seq);
   }
@@ -227,6 +227,8 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     uint32_t from = 0;
     uint32_t to = 0;
     uint64_t blocks = 0;
+    uint32_t request = 0;
+    sim::Time start;
   };
 
   std::unique_ptr<Router> router_;
@@ -234,8 +236,7 @@ class Fleet final : public sim::EventHandler, public RequestListener {
   std::vector<uint32_t> entry_ids_;   // replicas that take new requests
   std::vector<uint32_t> decode_ids_;  // decode replicas
   std::vector<uint64_t> decode_load_;
-  std::vector<sim::Time> out_free_;  // per replica: its transfer links free from
-  std::vector<sim::Time> in_free_;
+  std::unique_ptr<KvMover> mover_;  // with prefill replicas
   std::vector<Transfer> transfers_;
   std::vector<uint32_t> free_transfers_;
   std::vector<uint64_t> load_;

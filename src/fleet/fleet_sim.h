@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fleet/arrivals.h"
+#include "fleet/kv_transfer.h"
 #include "fleet/replica.h"
 
 namespace podsim::fleet {
@@ -30,7 +31,7 @@ struct RequestRecord {
   uint32_t output_tokens = 0;
   uint32_t replica = 0;         // the replica routed to (its prefill replica, disaggregated)
   uint32_t decode_replica = 0;  // where it decoded (the same, unless disaggregated)
-  sim::Time kv_transfer;        // disaggregated: its cache's move, queueing included
+  sim::Time kv_transfer;  // disaggregated: its cache's move over the network, contention included
   uint32_t preemptions = 0;
   bool rejected = false;  // needs more KV blocks than its replica has
   bool done = false;      // finished or rejected
@@ -45,16 +46,6 @@ struct TimeSample {
   uint64_t kv_blocks_used = 0;
 };
 
-// Disaggregation: how a prefill replica's KV cache reaches a decode replica.
-// Every chip of the sender sends its share to the receiver's chips, each
-// link at `bytes_per_s_per_chip`; a sender sends one cache at a time and a
-// receiver takes one at a time (first come, first served), so caches queue
-// behind each other as they would on the links.
-struct KvTransferSetup {
-  double bytes_per_s_per_chip = 0;
-  sim::Time latency;
-};
-
 struct FleetSetup {
   std::vector<ReplicaSetup> replicas;  // one per copy
   config::RouterKind router = config::RouterKind::kRoundRobin;
@@ -63,7 +54,7 @@ struct FleetSetup {
   uint64_t max_requests = 0;              // 0: no limit
   sim::Time sample_interval;              // 0: no time series
   bool record_steps = false;              // fill FleetRun::steps
-  KvTransferSetup kv_transfer;            // with prefill and decode replicas
+  KvTransferSetup kv_transfer;            // with prefill and decode replicas (fleet/kv_transfer.h)
 };
 
 struct FleetRun {

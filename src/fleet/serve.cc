@@ -43,6 +43,16 @@ Server::Server(const config::ServeSpec& spec) : spec_(spec) {
     }
     info_.push_back(std::move(info));
   }
+  // The prefill and decode copies, in order, take the KV pod's placements.
+  if (spec.kv_transfer.pod) {
+    kv_.pod = std::make_shared<const topo::Pod>(*spec.kv_transfer.pod);
+    kv_.model = net::parse_model(spec.kv_transfer.model).value_or(net::Model::kFlow);
+    kv_.shape = spec.kv_transfer.shape;
+    size_t next = 0;
+    for (const ReplicaSetup& rs : setups_)
+      kv_.place.push_back(rs.role == ReplicaRole::kUnified ? config::KvPlacement{}
+                                                           : spec.kv_transfer.placement.at(next++));
+  }
 }
 
 Server::~Server() = default;
@@ -58,8 +68,7 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   setup.max_requests = run.max_requests;
   setup.sample_interval = run.sample_interval;
   setup.record_steps = record_steps;
-  setup.kv_transfer.bytes_per_s_per_chip = spec_.kv_transfer_gbps_per_chip * 1e9;
-  setup.kv_transfer.latency = spec_.kv_transfer_latency;
+  setup.kv_transfer = kv_;
   out.setups = setup.replicas;
   out.run = simulate(std::move(setup));
   out.summary = summarize(out.run, out.setups, run.slo);

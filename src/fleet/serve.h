@@ -55,6 +55,7 @@ class Server {
   std::vector<std::unique_ptr<StepMemo>> memos_;
   std::vector<ReplicaSetup> setups_;
   std::vector<ReplicaInfo> info_;
+  KvTransferSetup kv_;  // disaggregated: the slices the caches move between
 };
 
 // Server(spec).run(spec, record_steps).

@@ -132,8 +132,93 @@ TEST(ServeLoader, DisaggregationNeedsBothRolesAndATransfer) {
                        "ok.serve", source_dir());
   EXPECT_EQ(ok.replicas[0].role, RoleKind::kPrefill);
   EXPECT_EQ(ok.replicas[1].role, RoleKind::kDecode);
-  EXPECT_EQ(ok.kv_transfer_gbps_per_chip, 2);
-  EXPECT_EQ(ok.kv_transfer_latency, sim::Time::us(5));
+  EXPECT_EQ(ok.kv_transfer.dcn.bandwidth_per_chip, sim::Bandwidth::from_gbps(2));
+  EXPECT_EQ(ok.kv_transfer.dcn.latency, sim::Time::us(5));
+  EXPECT_EQ(ok.kv_transfer.model, "flow");
+  // The two slices joined by that DCN: the pod the caches move over.
+  ASSERT_TRUE(ok.kv_transfer.pod.has_value());
+  EXPECT_EQ(ok.kv_transfer.pod->slices, 2u);
+  EXPECT_EQ(ok.kv_transfer.pod->torus, ok.replicas[0].pod.torus);
+  EXPECT_EQ(ok.kv_transfer.pod->dcn, ok.kv_transfer.dcn);
+}
+
+TEST(ServeLoader, KvTransferNamesItsModelAndJoinsSlicesOfOneShape) {
+  const std::string arrivals =
+      "arrivals { poisson { rate_per_s: 1 } prompt_tokens { fixed: 10 } output_tokens { fixed: 10 "
+      "} }\n"
+      "requests: 10\n";
+  auto replica = [](const std::string& topology, const std::string& role) {
+    const std::string workload =
+        topology == "v5e-2x2.textproto" ? "llama3-8b-v5e-2x2" : "llama3-70b-v5e-4x4";
+    return "replicas { topology: \"topologies/" + topology + "\" workload: \"workloads/serve/" +
+           workload + ".textproto\" max_batch: 8 max_tokens_per_step: 512 role: " + role + " }\n";
+  };
+  const std::string bad_model = error_of([&] {
+    parse_serve_text(replica("v5e-2x2.textproto", "ROLE_PREFILL") +
+                         replica("v5e-2x2.textproto", "ROLE_DECODE") + arrivals +
+                         "kv_transfer { bandwidth_gbps_per_chip: 2 model: \"fluid\" }\n",
+                     "m.serve", source_dir());
+  });
+  EXPECT_NE(bad_model.find("m.serve"), std::string::npos) << bad_model;
+  EXPECT_NE(bad_model.find("kv_transfer.model: must be flow, analytical or packet, got \"fluid\""),
+            std::string::npos)
+      << bad_model;
+  const std::string shapes = error_of([&] {
+    parse_serve_text(replica("v5e-2x2.textproto", "ROLE_PREFILL") +
+                         replica("v5e-4x4.textproto", "ROLE_DECODE") + arrivals +
+                         "kv_transfer { bandwidth_gbps_per_chip: 2 }\n",
+                     "s.serve", source_dir());
+  });
+  EXPECT_NE(shapes.find("s.serve"), std::string::npos) << shapes;
+  EXPECT_NE(shapes.find("replicas[1].topology: "), std::string::npos) << shapes;
+  EXPECT_NE(shapes.find("is not the slice of"), std::string::npos) << shapes;
+}
+
+TEST(ServeLoader, OverIciTheCopiesTileTheNamedSlice) {
+  const std::string arrivals =
+      "arrivals { poisson { rate_per_s: 1 } prompt_tokens { fixed: 10 } output_tokens { fixed: 10 "
+      "} }\n"
+      "requests: 10\n";
+  auto replicas = [](uint32_t prefills, uint32_t decodes) {
+    const std::string r =
+        "topology: \"topologies/v5e-2x2.textproto\" workload: "
+        "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 max_tokens_per_step: 512";
+    return "replicas { " + r + " role: ROLE_PREFILL count: " + std::to_string(prefills) +
+           " }\nreplicas { " + r + " role: ROLE_DECODE count: " + std::to_string(decodes) + " }\n";
+  };
+  const ServeSpec ok =
+      parse_serve_text(replicas(1, 2) + arrivals +
+                           "kv_transfer { ici_topology: \"topologies/v5e-4x4.textproto\" }\n",
+                       "ici.serve", source_dir());
+  ASSERT_TRUE(ok.kv_transfer.pod.has_value());
+  EXPECT_EQ(ok.kv_transfer.pod->torus.chip_count(), 16u);
+  EXPECT_EQ(ok.kv_transfer.shape, (std::vector<uint32_t>{2, 2}));
+  ASSERT_EQ(ok.kv_transfer.placement.size(), 3u);
+  EXPECT_EQ(ok.kv_transfer.placement[0].origin, (std::vector<uint32_t>{0, 0}));
+  EXPECT_EQ(ok.kv_transfer.placement[1].origin, (std::vector<uint32_t>{2, 0}));
+  EXPECT_EQ(ok.kv_transfer.placement[2].origin, (std::vector<uint32_t>{0, 2}));
+
+  const std::string full = error_of([&] {
+    parse_serve_text(replicas(2, 3) + arrivals +
+                         "kv_transfer { ici_topology: \"topologies/v5e-4x4.textproto\" }\n",
+                     "full.serve", source_dir());
+  });
+  EXPECT_NE(full.find("full.serve"), std::string::npos) << full;
+  EXPECT_NE(full.find("kv_transfer.ici_topology: "), std::string::npos) << full;
+  EXPECT_NE(full.find("holds 4 copies"), std::string::npos) << full;
+  const std::string both = error_of([&] {
+    parse_serve_text(replicas(1, 1) + arrivals +
+                         "kv_transfer { ici_topology: \"topologies/v5e-4x4.textproto\" "
+                         "bandwidth_gbps_per_chip: 3 }\n",
+                     "both.serve", source_dir());
+  });
+  EXPECT_NE(both.find("kv_transfer.bandwidth_gbps_per_chip: over ICI"), std::string::npos) << both;
+  const std::string missing = error_of([&] {
+    parse_serve_text(
+        replicas(1, 1) + arrivals + "kv_transfer { ici_topology: \"nope.textproto\" }\n",
+        "missing.serve", source_dir());
+  });
+  EXPECT_NE(missing.find("kv_transfer.ici_topology: no such file"), std::string::npos) << missing;
 }
 
 TEST(ServeLoader, RefusesARunOfMoreRequestsThanItMayHold) {

@@ -90,6 +90,19 @@ class ServeValidator {
       issues_.add(root_("replicas"), prefill ? "ROLE_PREFILL replicas need a ROLE_DECODE replica"
                                              : "ROLE_DECODE replicas need a ROLE_PREFILL replica");
     const FieldPath kv = root_("kv_transfer");
+    if (!s_.kv_transfer().ici_topology().empty()) {
+      check_file(kv("ici_topology"), s_.kv_transfer().ici_topology(), "topology");
+      if (s_.kv_transfer().bandwidth_gbps_per_chip() != 0)
+        issues_.add(kv("bandwidth_gbps_per_chip"),
+                    "over ICI the topology's links carry the caches; give no DCN bandwidth");
+      if (s_.kv_transfer().latency_us() != 0)
+        issues_.add(kv("latency_us"),
+                    "over ICI the topology's hop latencies apply; give no DCN latency");
+      const std::string& model = s_.kv_transfer().model();
+      if (!model.empty() && model != "flow" && model != "analytical" && model != "packet")
+        issues_.add(kv("model"), "must be flow, analytical or packet, got \"" + model + "\"");
+      return;
+    }
     if (issues_.non_negative(kv("bandwidth_gbps_per_chip"),
                              s_.kv_transfer().bandwidth_gbps_per_chip()))
       issues_.at_most(kv("bandwidth_gbps_per_chip"), s_.kv_transfer().bandwidth_gbps_per_chip(),
@@ -98,7 +111,11 @@ class ServeValidator {
       issues_.at_most(kv("latency_us"), s_.kv_transfer().latency_us(), 1e9, "us");
     if (prefill && !(s_.kv_transfer().bandwidth_gbps_per_chip() > 0))
       issues_.add(kv("bandwidth_gbps_per_chip"),
-                  "ROLE_PREFILL replicas hand their KV caches over: give the bandwidth (> 0 GB/s)");
+                  "ROLE_PREFILL replicas hand their KV caches over DCN: give its bandwidth per "
+                  "chip (> 0 GB/s)");
+    const std::string& model = s_.kv_transfer().model();
+    if (!model.empty() && model != "flow" && model != "analytical" && model != "packet")
+      issues_.add(kv("model"), "must be flow, analytical or packet, got \"" + model + "\"");
   }
 
   void check_steps(const FieldPath& at, uint32_t v) {
@@ -326,8 +343,15 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
     spec.network = s.network();
   if (s.sample_interval_s() != 0)
     spec.sample_interval = seconds(s.sample_interval_s());
-  spec.kv_transfer_gbps_per_chip = s.kv_transfer().bandwidth_gbps_per_chip();
-  spec.kv_transfer_latency = seconds(s.kv_transfer().latency_us() * 1e-6);
+  spec.kv_transfer.dcn.bandwidth_per_chip =
+      sim::Bandwidth::from_gbps(s.kv_transfer().bandwidth_gbps_per_chip());
+  spec.kv_transfer.dcn.latency = seconds(s.kv_transfer().latency_us() * 1e-6);
+  if (!s.kv_transfer().model().empty())
+    spec.kv_transfer.model = s.kv_transfer().model();
+  if (!s.kv_transfer().ici_topology().empty()) {
+    files.kv_ici_topology = serve_path(base_dir, s.kv_transfer().ici_topology()).lexically_normal();
+    spec.kv_transfer.ici_topology = files.kv_ici_topology.string();
+  }
   return files;
 }
 

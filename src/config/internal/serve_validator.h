@@ -27,6 +27,7 @@ struct ServeFiles {
   std::vector<std::filesystem::path> topology;  // per replica
   std::vector<std::filesystem::path> workload;
   double trace_speedup = 1;
+  std::filesystem::path kv_ici_topology;  // empty: the caches move over DCN
 };
 
 ServeFiles to_serve_spec(const podsim::ServeConfig& serve, const std::filesystem::path& base_dir,

@@ -1,0 +1,108 @@
+#include "fleet/kv_transfer.h"
+
+#include <stdexcept>
+
+#include "coll/plan.h"
+#include "engine/op_list.h"
+#include "topo/mesh.h"
+
+namespace podsim::fleet {
+
+config::CollectiveSpec kv_send(const topo::Pod& pod, std::span<const uint32_t> shape,
+                               const config::KvPlacement& from, const config::KvPlacement& to,
+                               uint64_t bytes_per_chip) {
+  config::CollectiveSpec c;
+  c.kind = config::CollectiveKind::kSend;
+  c.bytes = bytes_per_chip;
+  std::vector<uint32_t> sizes(shape.begin(), shape.end());
+  if (sizes.empty())
+    for (const uint32_t last : pod.coords(pod.chip_count() / pod.slice_count() - 1))
+      sizes.push_back(last + 1);
+  uint64_t chips = 1;
+  for (const uint32_t n : sizes)
+    chips *= n;
+  c.pairs.reserve(chips);
+  for (uint64_t i = 0; i < chips; ++i) {
+    config::ChipPair p{{from.slice, {}}, {to.slice, {}}};
+    uint64_t rest = i;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      const auto x = static_cast<uint32_t>(rest % sizes[d]);
+      rest /= sizes[d];
+      p.src.coords.push_back((d < from.origin.size() ? from.origin[d] : 0) + x);
+      p.dst.coords.push_back((d < to.origin.size() ? to.origin[d] : 0) + x);
+    }
+    c.pairs.push_back(std::move(p));
+  }
+  return c;
+}
+
+KvMover::KvMover(const KvTransferSetup& setup) : setup_(setup) {
+  if (!setup_.pod)
+    throw std::invalid_argument("KV transfers need a pod");
+  const topo::Pod& pod = *setup_.pod;
+  for (const config::KvPlacement& p : setup_.place) {
+    // A placement off the pod throws here (std::out_of_range), not mid-run.
+    for (const config::ChipPair& pair : kv_send(pod, setup_.shape, p, p, 0).pairs)
+      (void)pod.chip_at(pair.src.slice, pair.src.coords);
+  }
+  network_ = net::make_network(pod, engine::network_options(pod, setup_.model));
+}
+
+const std::vector<KvMover::Route>& KvMover::routes(uint32_t from, uint32_t to) {
+  auto [it, fresh] = routes_.try_emplace({from, to});
+  if (!fresh)
+    return it->second;
+  // The SEND's plan as `podsim run` lowers it: each pair's routes in a row.
+  const topo::Pod& pod = *setup_.pod;
+  const coll::Plan plan =
+      coll::lower(pod, topo::DeviceMesh(pod, {}),
+                  kv_send(pod, setup_.shape, setup_.place.at(from), setup_.place.at(to), 1));
+  std::vector<Route>& out = it->second;
+  for (const coll::Share& share : plan.shares)
+    for (const coll::Phase& phase : share.phases)
+      for (const coll::SendPath& p : phase.paths)
+        out.push_back(Route{p.src, p.dst, 0, 1, p.route});
+  // Number each pair's routes (they come in a row) and tell each how many.
+  for (size_t first = 0; first < out.size();) {
+    size_t end = first + 1;
+    while (end < out.size() && out[end].src == out[first].src && out[end].dst == out[first].dst)
+      ++end;
+    for (size_t i = first; i < end; ++i) {
+      out[i].index = static_cast<uint32_t>(i - first);
+      out[i].of = static_cast<uint32_t>(end - first);
+    }
+    first = end;
+  }
+  return out;
+}
+
+void KvMover::start(sim::Simulation& sim, uint32_t from, uint32_t to, uint64_t bytes_per_chip,
+                    std::function<void(sim::Simulation&)> done) {
+  const std::vector<Route>& rs = routes(from, to);
+  uint32_t slot = 0;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(moving_.size());
+    moving_.emplace_back();
+  }
+  moving_[slot] = Moving{static_cast<uint32_t>(rs.size()), std::move(done)};
+  for (const Route& r : rs) {
+    // coll/'s split: equal parts, the first routes one byte more.
+    const uint64_t bytes = bytes_per_chip / r.of + (r.index < bytes_per_chip % r.of ? 1 : 0);
+    network_->start(sim, net::Transfer{r.src, r.dst, bytes, r.links}, *this, slot);
+  }
+}
+
+void KvMover::delivered(sim::Simulation& sim, uint64_t tag) {
+  const auto slot = static_cast<uint32_t>(tag);
+  Moving& m = moving_[slot];
+  if (--m.left != 0)
+    return;
+  const std::function<void(sim::Simulation&)> done = std::move(m.done);
+  free_.push_back(slot);
+  done(sim);
+}
+
+}  // namespace podsim::fleet
