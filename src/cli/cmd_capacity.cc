@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/limit_options.h"
 #include "config/serve_loader.h"
 #include "fleet/capacity.h"
 #include "fleet/engine_oracle.h"
@@ -75,6 +76,7 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
       "meets the objectives with the fewest chips")(
       "format,f", po::value<std::string>()->default_value("table"),
       "table, or csv (one row per serve run)");
+  add_limit_options(opts);
   po::options_description hidden;
   hidden.add_options()("serve", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -104,6 +106,7 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
   options.percentile = vm["percentile"].as<uint32_t>();
   if (options.percentile != 50 && options.percentile != 90 && options.percentile != 99)
     throw UsageError("--percentile: expected 50, 90 or 99");
+  options.limits = limit_options(vm);
   options.relative_tolerance = vm["tolerance"].as<double>();
   if (!(options.relative_tolerance >= 1e-4 && options.relative_tolerance < 1))
     throw UsageError("--tolerance: expected a fraction in [0.0001, 1)");

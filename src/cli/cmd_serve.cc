@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/limit_options.h"
 #include "cli/output.h"
 #include "config/serve_loader.h"
 #include "fleet/engine_oracle.h"
@@ -43,6 +44,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
       "no-bucket-error",
       "do not simulate each step bucket's lower edge (the bucketing's error bound is then not "
       "reported; half the pod simulations)");
+  add_limit_options(opts);
   po::options_description hidden;
   hidden.add_options()("serve", po::value<std::vector<std::string>>());
   po::options_description all;
@@ -80,7 +82,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
     spec.buckets.measure_error = false;
   fleet::ServeOutput out;
   try {
-    out = fleet::serve(spec, vm.count("trace") != 0);
+    out = fleet::serve(spec, vm.count("trace") != 0, limit_options(vm));
   } catch (const fleet::StepError& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
   }

@@ -122,7 +122,7 @@ CapacityResult find_capacity(const config::ServeSpec& spec, const CapacityOption
         (spec.arrivals.trace.back().arrival - spec.arrivals.trace.front().arrival).to_s();
     o.min_rate = std::max(o.min_rate, start * span_s / (50.0 * 86400));
   }
-  Server server(spec);
+  Server server(spec, options.limits);
   return search_capacity(
       start, [&](double rate) { return server.run(at_rate(spec, rate)).summary; }, o);
 }
@@ -136,7 +136,7 @@ FewestChips fewest_chips(const std::vector<config::ServeSpec>& specs, double rat
     for (const config::ServeReplicaSpec& r : spec.replicas)
       v.chips += static_cast<uint32_t>(r.pod.chip_count()) * r.count;
     v.run.rate_per_s = rate;
-    meets(serve(at_rate(spec, rate)).summary, options, v.run);
+    meets(serve(at_rate(spec, rate), false, options.limits).summary, options, v.run);
     out.configs.push_back(v);
     const int i = static_cast<int>(out.configs.size()) - 1;
     if (v.run.ok && (out.best < 0 || v.chips < out.configs[static_cast<size_t>(out.best)].chips))

@@ -19,6 +19,7 @@
 
 #include "config/serve_spec.h"
 #include "fleet/summary.h"
+#include "sim/work_budget.h"
 
 namespace podsim::fleet {
 
@@ -31,6 +32,8 @@ struct CapacityOptions {
   // No rate below this is tried (a trace slowed too far would outlast the
   // clock); 0: start / 2^30.
   double min_rate = 0;
+  // Each serve run's limits (fleet/serve.h, sim/work_budget.h).
+  sim::WorkLimits limits = sim::kDefaultWorkLimits;
 };
 
 struct CapacityRun {

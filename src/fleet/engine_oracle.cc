@@ -22,8 +22,12 @@ std::string describe(const config::ScenarioSpec& s) {
 
 }  // namespace
 
-EngineReplica::EngineReplica(const config::ServeReplicaSpec& spec, net::Model network)
-    : spec_(spec), network_(network), pod_(std::make_shared<const topo::Pod>(spec.pod)) {
+EngineReplica::EngineReplica(const config::ServeReplicaSpec& spec, net::Model network,
+                             const sim::WorkLimits& limits)
+    : spec_(spec),
+      network_(network),
+      limits_(limits),
+      pod_(std::make_shared<const topo::Pod>(spec.pod)) {
   const config::ServingSpec& serving = *spec.workload.serving;
   const topo::DeviceMesh mesh = engine::workload_mesh(*pod_, spec.workload);
   const workload::MeshAxes axes = engine::mesh_axes(*pod_, mesh);
@@ -42,6 +46,7 @@ StepCost EngineReplica::cost(const config::ScenarioSpec& scenario) const {
   study::RunOptions options;
   options.network.model = network_;
   options.allow_oom = true;
+  options.limits = limits_;
   const study::Evaluation ev = study::evaluate_in_detail(*pod_, w, options);
   if (ev.result.status() != podsim::Result::ok || !ev.serving)
     throw StepError(spec_.workload.source_file + ": replica '" + spec_.name + "': the step " +

@@ -13,6 +13,7 @@
 #include "config/serve_spec.h"
 #include "fleet/step_memo.h"
 #include "net/network.h"
+#include "sim/work_budget.h"
 #include "topo/pod.h"
 
 namespace podsim::fleet {
@@ -27,7 +28,9 @@ class StepError : public std::runtime_error {
 // One replica's view of the engine: its pod (built once) and workload.
 class EngineReplica {
  public:
-  EngineReplica(const config::ServeReplicaSpec& spec, net::Model network);
+  // Each step's pod simulation is bounded by `limits` (sim/work_budget.h).
+  EngineReplica(const config::ServeReplicaSpec& spec, net::Model network,
+                const sim::WorkLimits& limits = sim::kDefaultWorkLimits);
 
   // The step time of `scenario` on this replica (steps that do not fit in
   // HBM after bucketing are still timed: admission keeps real steps within
@@ -55,6 +58,7 @@ class EngineReplica {
  private:
   const config::ServeReplicaSpec& spec_;
   net::Model network_;
+  sim::WorkLimits limits_;
   std::shared_ptr<const topo::Pod> pod_;
   uint32_t quantum_ = 1;
 };

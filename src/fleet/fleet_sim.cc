@@ -18,7 +18,8 @@ constexpr uint64_t kIndexMask = (1ull << 56) - 1;
 
 class Fleet final : public sim::EventHandler, public RequestListener {
  public:
-  explicit Fleet(FleetSetup setup) : setup_(std::move(setup)) {
+  explicit Fleet(FleetSetup setup)
+      : setup_(std::move(setup)), sim_(sim::Simulation::Options::charging(setup_.budget)) {
     if (setup_.replicas.empty())
       throw std::invalid_argument("a fleet needs at least one replica");
     replicas_.reserve(setup_.replicas.size());

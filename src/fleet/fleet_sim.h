@@ -19,6 +19,7 @@
 #include "fleet/arrivals.h"
 #include "fleet/kv_transfer.h"
 #include "fleet/replica.h"
+#include "sim/work_budget.h"
 
 namespace podsim::fleet {
 
@@ -55,6 +56,9 @@ struct FleetSetup {
   sim::Time sample_interval;              // 0: no time series
   bool record_steps = false;              // fill FleetRun::steps
   KvTransferSetup kv_transfer;            // with prefill and decode replicas (fleet/kv_transfer.h)
+  // Charged by the fleet's simulation (sim/work_budget.h): a run past a
+  // limit throws sim::WorkLimitExceeded. Optional.
+  sim::WorkBudget* budget = nullptr;
 };
 
 struct FleetRun {

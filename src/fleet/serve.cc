@@ -8,10 +8,11 @@
 
 namespace podsim::fleet {
 
-Server::Server(const config::ServeSpec& spec) : spec_(spec) {
+Server::Server(const config::ServeSpec& spec, const sim::WorkLimits& limits)
+    : spec_(spec), limits_(limits) {
   const net::Model network = net::parse_model(spec.network).value_or(net::Model::kAnalytical);
   for (const config::ServeReplicaSpec& r : spec.replicas) {
-    engines_.push_back(std::make_unique<EngineReplica>(r, network));
+    engines_.push_back(std::make_unique<EngineReplica>(r, network, limits));
     const EngineReplica& engine = *engines_.back();
     MemoOptions mo;
     mo.batch_steps_per_octave = spec.buckets.batch_steps_per_octave;
@@ -69,6 +70,8 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   setup.sample_interval = run.sample_interval;
   setup.record_steps = record_steps;
   setup.kv_transfer = kv_;
+  sim::WorkBudget budget(limits_);
+  setup.budget = &budget;
   out.setups = setup.replicas;
   out.run = simulate(std::move(setup));
   out.summary = summarize(out.run, out.setups, run.slo);
@@ -90,8 +93,8 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   return out;
 }
 
-ServeOutput serve(const config::ServeSpec& spec, bool record_steps) {
-  Server server(spec);
+ServeOutput serve(const config::ServeSpec& spec, bool record_steps, const sim::WorkLimits& limits) {
+  Server server(spec, limits);
   return server.run(spec, record_steps);
 }
 

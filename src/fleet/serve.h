@@ -16,6 +16,7 @@
 #include "fleet/fleet_sim.h"
 #include "fleet/step_memo.h"
 #include "fleet/summary.h"
+#include "sim/work_budget.h"
 
 namespace podsim::fleet {
 
@@ -39,7 +40,11 @@ struct ServeOutput {
 // `spec`, which must outlive it. Not thread-safe.
 class Server {
  public:
-  explicit Server(const config::ServeSpec& spec);
+  // `limits` bound each run (sim/work_budget.h): the fleet simulation's
+  // events, the process's memory and the run's wall time, checked as the
+  // fleet's events go; each pod simulation of a step gets the same limits.
+  explicit Server(const config::ServeSpec& spec,
+                  const sim::WorkLimits& limits = sim::kDefaultWorkLimits);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -51,6 +56,7 @@ class Server {
 
  private:
   const config::ServeSpec& spec_;
+  sim::WorkLimits limits_;
   std::vector<std::unique_ptr<EngineReplica>> engines_;
   std::vector<std::unique_ptr<StepMemo>> memos_;
   std::vector<ReplicaSetup> setups_;
@@ -58,7 +64,8 @@ class Server {
   KvTransferSetup kv_;  // disaggregated: the slices the caches move between
 };
 
-// Server(spec).run(spec, record_steps).
-ServeOutput serve(const config::ServeSpec& spec, bool record_steps = false);
+// Server(spec, limits).run(spec, record_steps).
+ServeOutput serve(const config::ServeSpec& spec, bool record_steps = false,
+                  const sim::WorkLimits& limits = sim::kDefaultWorkLimits);
 
 }  // namespace podsim::fleet

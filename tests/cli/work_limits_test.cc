@@ -163,6 +163,27 @@ TEST(WorkLimits, ServingStepsAreLimitedToo) {
   EXPECT_THAT(r.err, HasSubstr("(--max-events)"));
 }
 
+// podsim serve and podsim capacity take the same limits: the fleet's own
+// events, and each step's pod simulation.
+TEST(WorkLimits, ServeAndCapacityAreLimitedToo) {
+  const std::string serve_file =
+      (root() / "workloads/serve/llama3-8b-poisson.serve.textproto").string();
+  const auto requests = scratch("serve_requests.csv");
+  std::filesystem::remove(requests);
+  const Result r =
+      run({"serve", serve_file, "--max-events", "1000", "--requests", requests.string()});
+  EXPECT_EQ(r.code, kExitCheckFailed) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("over the limit of 1000 (--max-events)"));
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_FALSE(std::filesystem::exists(requests));
+  const Result ok = run({"serve", serve_file, "--requests", requests.string()});
+  EXPECT_EQ(ok.code, kExitOk) << ok.err;
+  EXPECT_TRUE(std::filesystem::exists(requests));
+  const Result c = run({"capacity", serve_file, "--max-events", "1000"});
+  EXPECT_EQ(c.code, kExitCheckFailed) << c.err;
+  EXPECT_THAT(c.err, HasSubstr("(--max-events)"));
+}
+
 TEST(WorkLimits, BadLimitsAreUsageErrors) {
   for (const char* bad : {"-1", "nan", "1e30"}) {
     SCOPED_TRACE(bad);
