@@ -15,6 +15,7 @@
 #include "config/serve_loader.h"
 #include "fleet/capacity.h"
 #include "fleet/capacity_lookahead.h"
+#include "fleet/capacity_replicas.h"
 #include "fleet/engine_oracle.h"
 
 namespace podsim::fleet {
@@ -170,6 +171,35 @@ TEST(CapacityAcross, ThreadsGiveTheOneThreadOutput) {
     EXPECT_EQ(seq.configs[k].run.ttft_s, par.configs[k].run.ttft_s);
     EXPECT_EQ(seq.configs[k].run.ok, par.configs[k].run.ok);
   }
+}
+
+TEST(CapacityReplicas, TheFewestCopiesWhateverRanWithIt) {
+  const config::ServeSpec spec = config::load_serve_file(
+      source_dir() / "workloads/serve/llama3-70b-azure-conv.serve.textproto");
+  CapacityOptions o;
+  o.ttft_ms = spec.slo.ttft_ms;
+  o.tpot_ms = spec.slo.tpot_ms;
+  sweep::LocalTransport local;
+  const FewestReplicas one = fewest_replicas(spec, 8, o, 16, local, 1);
+  ASSERT_GE(one.best, 1) << "one copy does not meet them at 8 requests/s (its capacity is ~3)";
+  ASSERT_EQ(one.tried.size(), static_cast<size_t>(one.best) + 1) << "nothing past the answer";
+  for (size_t k = 0; k < one.tried.size(); ++k) {
+    EXPECT_EQ(one.tried[k].copies, k + 1);
+    EXPECT_EQ(one.tried[k].chips, 16 * (k + 1));
+    EXPECT_EQ(one.tried[k].run.ok, static_cast<int>(k) == one.best);
+  }
+  const FewestReplicas four = fewest_replicas(spec, 8, o, 16, local, 4);
+  EXPECT_EQ(four.best, one.best);
+  ASSERT_EQ(four.tried.size(), one.tried.size());
+  for (size_t k = 0; k < one.tried.size(); ++k)
+    EXPECT_EQ(four.tried[k].run.ttft_s, one.tried[k].run.ttft_s);
+  const FewestReplicas capped = fewest_replicas(spec, 8, o, 1, local, 2);
+  EXPECT_EQ(capped.best, -1);
+  EXPECT_EQ(capped.tried.size(), 1u);
+
+  const config::ServeSpec two = config::load_serve_file(
+      source_dir() / "workloads/serve/llama3-70b-disaggregated.serve.textproto");
+  EXPECT_THROW(fewest_replicas(two, 8, o, 4, local, 1), std::invalid_argument);
 }
 
 }  // namespace capacity_across_test
