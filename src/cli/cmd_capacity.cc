@@ -235,15 +235,28 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
 int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
   // Under mpirun every rank parses the same arguments and runs the same
   // search; rank 0 alone reports an error in them, once.
+  // Any other error is one rank's alone (every serve run's error is carried
+  // to every rank): it ends the whole job, as the others would wait for it.
   const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
-  if (transport->writes_output())
-    return capacity(ctx, args, *transport);
+  const bool writer = transport->writes_output();
   try {
     return capacity(ctx, args, *transport);
   } catch (const UsageError&) {
+    if (writer)
+      throw;
+    return kExitBadInput;
+  } catch (const po::error&) {
+    if (writer)
+      throw;
     return kExitBadInput;
   } catch (const config::InputError&) {
+    if (writer)
+      throw;
     return kExitBadInput;
+  } catch (...) {
+    if (transport->ranks() > 1)
+      transport->abort(kExitInternal);
+    throw;
   }
 }
 

@@ -59,6 +59,9 @@ Probe measure_probe(double rate, const CapacityOptions& options, const Run& run)
   } catch (const std::invalid_argument& e) {
     p.error = Probe::Error::kInvalidArgument;
     p.message = e.what();
+  } catch (const std::exception& e) {  // kept, so every rank walks on alike
+    p.error = Probe::Error::kOther;
+    p.message = e.what();
   }
   return p;
 }
@@ -68,6 +71,8 @@ void rethrow_probe(const Probe& p) {
     throw StepError(p.message);
   if (p.error == Probe::Error::kInvalidArgument)
     throw std::invalid_argument(p.message);
+  if (p.error == Probe::Error::kOther)
+    throw std::runtime_error(p.message);
 }
 
 // A list of byte strings as one: each length, then its bytes.

@@ -169,6 +169,8 @@ CapacityResult search_capacity_batched(double start, const BatchMeasure& measure
       throw StepError(p.message);
     if (p.error == Probe::Error::kInvalidArgument)
       throw std::invalid_argument(p.message);
+    if (p.error == Probe::Error::kOther)
+      throw std::runtime_error(p.message);
     CapacityRun run = p.run;
     run.rate_per_s = rate;
     result.runs.push_back(run);
@@ -196,7 +198,7 @@ Probe decode_probe(const std::string& bytes) {
   Probe p;
   size_t at = 0;
   const auto error = take_raw<uint8_t>(bytes, at);
-  if (error > static_cast<uint8_t>(Probe::Error::kInvalidArgument))
+  if (error > static_cast<uint8_t>(Probe::Error::kOther))
     throw std::runtime_error("capacity: a probe from another rank has an unknown error kind");
   p.error = static_cast<Probe::Error>(error);
   p.run.rate_per_s = take_raw<double>(bytes, at);

@@ -24,7 +24,7 @@ namespace podsim::fleet {
 // One measured probe: the run, or the error its serve run raised (thrown
 // again, as the same type, only if the search's path reaches that rate).
 struct Probe {
-  enum class Error { kNone, kStep, kInvalidArgument };
+  enum class Error { kNone, kStep, kInvalidArgument, kOther };  // kOther: std::runtime_error
   CapacityRun run;
   Error error = Error::kNone;
   std::string message;

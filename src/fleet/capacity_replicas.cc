@@ -25,6 +25,9 @@ Probe run_copies(const config::ServeSpec& spec, uint32_t copies, double rate,
   } catch (const std::invalid_argument& e) {
     p.error = Probe::Error::kInvalidArgument;
     p.message = e.what();
+  } catch (const std::exception& e) {  // kept, so every rank walks on alike
+    p.error = Probe::Error::kOther;
+    p.message = e.what();
   }
   return p;
 }
@@ -87,6 +90,8 @@ FewestReplicas fewest_replicas(const config::ServeSpec& spec, double rate,
         throw StepError(p.message);
       if (p.error == Probe::Error::kInvalidArgument)
         throw std::invalid_argument(p.message);
+      if (p.error == Probe::Error::kOther)
+        throw std::runtime_error(p.message);
       out.tried.push_back({first + k, chips_per_copy * (first + k), p.run});
       if (p.run.ok) {
         out.best = static_cast<int>(out.tried.size()) - 1;
