@@ -4,6 +4,8 @@
 #   the Azure LLM inference conversation trace, all 19,366 requests, on one
 #   LLaMA-3-70B replica (v5e 4x4, chunked prefill)          [target: < 10 s]
 #   one million Poisson requests on eight such replicas     [target: < 2 min]
+#   the same, writing the per-request CSV (streamed to its file: the same
+#   peak memory as without it)
 # The whole trace is not shipped (CC-BY-4.0; workloads/serve/ holds 300 rows):
 # give its path, or it is looked for in ../shared/data/ beside the checkout.
 # Usage: scripts/bench-fleet.sh [RUNS] [AZURE_CONV_CSV]   (default 3; needs a build in build/)
@@ -49,3 +51,5 @@ seed: 1
 EOT
 scripts/time-command.sh "$runs" "1M Poisson requests, 70B x8" -- \
   "$podsim" serve "$tmp/million.serve.textproto" --format csv
+scripts/time-command.sh "$runs" "1M Poisson, 70B x8, --requests" -- \
+  "$podsim" serve "$tmp/million.serve.textproto" --format csv --requests "$tmp/requests.csv"

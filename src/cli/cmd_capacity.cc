@@ -1,8 +1,12 @@
 // podsim capacity SERVE_FILE [--ttft-ms X] [--tpot-ms Y] [--percentile P]
-//   [--tolerance T] [--format table|csv]
+//   [--tolerance T] [--jobs N] [--format table|csv]
 // podsim capacity SERVE_FILE... --target-rate R [...]: the fewest chips
+// podsim capacity SERVE_FILE --target-rate R --fewest-replicas [--max-replicas N]
+// Under mpirun the serve runs are dealt across the ranks and rank 0 alone
+// writes (fleet/capacity_across.h): the output is that of one process.
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 #include "cli/commands.h"
@@ -10,9 +14,12 @@
 #include "cli/limit_options.h"
 #include "config/serve_loader.h"
 #include "fleet/capacity.h"
+#include "fleet/capacity_across.h"
+#include "fleet/capacity_replicas.h"
 #include "fleet/engine_oracle.h"
 #include "report/format.h"
 #include "report/table.h"
+#include "sweep/transport.h"
 
 namespace podsim::cli {
 
@@ -23,17 +30,20 @@ namespace {
 // --target-rate: every configuration at the rate; the fewest chips that
 // meet the objectives.
 int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, double rate,
-                 const fleet::CapacityOptions& options, const std::string& format) {
+                 const fleet::CapacityOptions& options, const std::string& format,
+                 sweep::Transport& transport, unsigned jobs) {
   if (!(rate > 0) || !std::isfinite(rate) || rate > config::kMaxArrivalRatePerS)
     throw UsageError("--target-rate: expected a rate > 0 requests/s");
   fleet::FewestChips result;
   try {
-    result = fleet::fewest_chips(specs, rate, options);
+    result = fleet::fewest_chips_across(specs, rate, options, transport, jobs);
   } catch (const fleet::StepError& e) {
     throw config::InputError(config::Diagnostic{"", "replicas", 0, 0, e.what()});
   } catch (const std::invalid_argument& e) {
     throw config::InputError(config::Diagnostic{"", "arrivals", 0, 0, e.what()});
   }
+  if (!transport.writes_output())
+    return kExitOk;  // rank 0 reports
   std::string p = std::to_string(options.percentile);
   p.insert(0, 1, 'p');
   report::Table t({"config", "chips", "rate_per_s", "ttft_" + p + "_s", "tpot_" + p + "_s",
@@ -61,9 +71,55 @@ int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, doub
   return result.best >= 0 ? kExitOk : kExitCheckFailed;
 }
 
-}  // namespace
+// --fewest-replicas: the file's replica entry with 1, 2, ... copies at the
+// rate; the fewest that meet the objectives.
+int fewest_replicas(Context& ctx, const config::ServeSpec& spec, double rate, uint32_t max_copies,
+                    const fleet::CapacityOptions& options, const std::string& format,
+                    sweep::Transport& transport, unsigned jobs) {
+  if (!(rate > 0) || !std::isfinite(rate) || rate > config::kMaxArrivalRatePerS)
+    throw UsageError("--target-rate: expected a rate > 0 requests/s");
+  if (max_copies < 1 || max_copies > config::kMaxServeReplicas)
+    throw UsageError("--max-replicas: expected 1 to " + std::to_string(config::kMaxServeReplicas));
+  fleet::FewestReplicas result;
+  try {
+    result = fleet::fewest_replicas(spec, rate, options, max_copies, transport, jobs);
+  } catch (const fleet::StepError& e) {
+    throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
+  } catch (const std::invalid_argument& e) {
+    throw config::InputError(config::Diagnostic{
+        spec.source_file, spec.replicas.size() != 1 ? "replicas" : "arrivals", 0, 0, e.what()});
+  }
+  if (!transport.writes_output())
+    return result.best >= 0 ? kExitOk : kExitCheckFailed;  // rank 0 reports
+  std::string p = std::to_string(options.percentile);
+  p.insert(0, 1, 'p');
+  report::Table t({"copies", "chips", "rate_per_s", "ttft_" + p + "_s", "tpot_" + p + "_s",
+                   "completed", "rejected", "meets_slo"});
+  for (const fleet::CopiesRun& c : result.tried)
+    t.add_row({std::to_string(c.copies), std::to_string(c.chips),
+               report::format_double(c.run.rate_per_s), report::format_double(c.run.ttft_s),
+               report::format_double(c.run.tpot_s), std::to_string(c.run.completed),
+               std::to_string(c.run.rejected), c.run.ok ? "yes" : "no"});
+  if (format == "csv") {
+    t.render_csv(ctx.out);
+  } else {
+    t.render_text(ctx.out);
+    ctx.out << "\nfewest copies of '" << spec.name << "' at " << report::format_double(rate)
+            << " requests/s: ";
+    if (result.best >= 0) {
+      const fleet::CopiesRun& b = result.tried[static_cast<size_t>(result.best)];
+      ctx.out << b.copies << " (" << b.chips << " chips)";
+    } else {
+      ctx.out << "none up to " << max_copies << " meets the objectives";
+    }
+    ctx.out << " (" << p << " TTFT <= " << report::format_double(options.ttft_ms) << " ms, " << p
+            << " TPOT <= " << report::format_double(options.tpot_ms) << " ms; 0 = none)\n";
+  }
+  ctx.out.flush();
+  return result.best >= 0 ? kExitOk : kExitCheckFailed;
+}
 
-int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
+int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transport& transport) {
   po::options_description opts("Usage: podsim capacity SERVE_FILE [options]\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "ttft-ms", po::value<double>(), "TTFT objective at the percentile (default: the file's slo)")(
@@ -71,6 +127,13 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
       "percentile", po::value<uint32_t>()->default_value(99), "50, 90 or 99")(
       "tolerance", po::value<double>()->default_value(0.02),
       "stop when the bracket is narrower than this fraction of its top")(
+      "fewest-replicas",
+      "with --target-rate and one serve file of one replica entry: the fewest copies of it "
+      "(1, 2, ...) that meet the objectives")("max-replicas",
+                                              po::value<uint32_t>()->default_value(64),
+                                              "with --fewest-replicas: the most copies tried")(
+      "jobs,j", po::value<int64_t>()->default_value(1),
+      "serve runs at once in this process (the same output for any number)")(
       "target-rate", po::value<double>(),
       "instead: run every serve file given at this rate (requests/s) and name the one that "
       "meets the objectives with the fewest chips")(
@@ -121,16 +184,29 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
     throw UsageError("--ttft-ms and --tpot-ms must be >= 0");
   if (options.ttft_ms == 0 && options.tpot_ms == 0)
     throw UsageError("capacity needs an objective: --ttft-ms, --tpot-ms or the file's slo");
+  const int64_t jobs = vm["jobs"].as<int64_t>();
+  if (jobs < 1 || jobs > 1024)
+    throw UsageError("--jobs: expected 1 to 1024 threads, got " + std::to_string(jobs));
+  if (vm.count("fewest-replicas") != 0) {
+    if (!target || files.size() != 1)
+      throw UsageError("--fewest-replicas needs --target-rate and one serve file");
+    return fewest_replicas(ctx, spec, vm["target-rate"].as<double>(),
+                           vm["max-replicas"].as<uint32_t>(), options, format, transport,
+                           static_cast<unsigned>(jobs));
+  }
   if (target)
-    return fewest_chips(ctx, specs, vm["target-rate"].as<double>(), options, format);
+    return fewest_chips(ctx, specs, vm["target-rate"].as<double>(), options, format, transport,
+                        static_cast<unsigned>(jobs));
   fleet::CapacityResult result;
   try {
-    result = fleet::find_capacity(spec, options);
+    result = fleet::find_capacity_across(spec, options, transport, static_cast<unsigned>(jobs));
   } catch (const fleet::StepError& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
   } catch (const std::invalid_argument& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, "arrivals", 0, 0, e.what()});
   }
+  if (!transport.writes_output())
+    return result.rate_per_s > 0 ? kExitOk : kExitCheckFailed;  // rank 0 reports
   std::string p = std::to_string(options.percentile);
   p.insert(0, 1, 'p');
   report::Table t(
@@ -155,6 +231,36 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
   }
   ctx.out.flush();
   return result.rate_per_s > 0 ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
+  // Under mpirun every rank parses the same arguments and runs the same
+  // search; rank 0 alone reports an error in them, once.
+  // Any other error is one rank's alone (every serve run's error is carried
+  // to every rank): it ends the whole job, as the others would wait for it.
+  const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
+  const bool writer = transport->writes_output();
+  try {
+    return capacity(ctx, args, *transport);
+  } catch (const UsageError&) {
+    if (writer)
+      throw;
+    return kExitBadInput;
+  } catch (const po::error&) {
+    if (writer)
+      throw;
+    return kExitBadInput;
+  } catch (const config::InputError&) {
+    if (writer)
+      throw;
+    return kExitBadInput;
+  } catch (...) {
+    if (transport->ranks() > 1)
+      transport->abort(kExitInternal);
+    throw;
+  }
 }
 
 }  // namespace podsim::cli

@@ -4,6 +4,7 @@
 #include <boost/program_options.hpp>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
@@ -87,10 +88,15 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
     throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
   }
   const podsim::output::ServeReport report = fleet::make_report(spec, out);
-  // Every output is computed before any is written.
+  // Every output is computed before any is put in place. The per-request CSV
+  // (about 170 bytes a request) is streamed into its temporary file rather
+  // than held whole; the others are small enough to hold.
+  std::optional<report::AtomicFile> requests_file;
+  if (vm.count("requests") != 0) {
+    requests_file.emplace(vm["requests"].as<std::string>());
+    fleet::write_requests_csv(out, [&](std::string_view piece) { requests_file->write(piece); });
+  }
   std::vector<std::pair<std::string, std::string>> writes;
-  if (vm.count("requests") != 0)
-    writes.emplace_back(vm["requests"].as<std::string>(), fleet::requests_csv(out));
   if (vm.count("timeseries") != 0)
     writes.emplace_back(vm["timeseries"].as<std::string>(), fleet::timeseries_csv(out));
   if (vm.count("summary-json") != 0)
@@ -102,6 +108,8 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
     fleet::write_serve_trace(spec, out, trace);
     writes.emplace_back(vm["trace"].as<std::string>(), trace.str());
   }
+  if (requests_file)
+    requests_file->commit();
   for (const auto& [path, text] : writes)
     report::write_file_atomically(path, text);
   switch (format) {

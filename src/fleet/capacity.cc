@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "fleet/capacity_lookahead.h"
 #include "fleet/serve.h"
 
 namespace podsim::fleet {
@@ -35,50 +36,19 @@ bool meets(const ServeSummary& s, const CapacityOptions& options, CapacityRun& r
 
 CapacityResult search_capacity(double start, const std::function<ServeSummary(double)>& measure,
                                const CapacityOptions& options) {
-  if (!(start > 0) || !std::isfinite(start))
-    throw std::invalid_argument("the capacity search needs a starting rate > 0");
-  CapacityResult result;
-  auto try_rate = [&](double rate) {
-    CapacityRun run;
-    run.rate_per_s = rate;
-    meets(measure(rate), options, run);
-    result.runs.push_back(run);
-    return run.ok;
-  };
-  auto budget_left = [&] { return result.runs.size() < options.max_runs; };
-  // Bracket: lo meets the target, hi does not.
-  double lo = 0;
-  double hi = 0;
-  if (try_rate(start)) {
-    lo = start;
-    for (int i = 0; i < 30 && budget_left(); ++i) {
-      if (!try_rate(lo * 2)) {
-        hi = lo * 2;
-        break;
-      }
-      lo *= 2;
-    }
-  } else {
-    hi = start;
-    for (int i = 0; i < 30 && budget_left() && hi / 2 >= options.min_rate; ++i) {
-      if (try_rate(hi / 2)) {
-        lo = hi / 2;
-        break;
-      }
-      hi /= 2;
-    }
-  }
-  if (lo == 0 || hi == 0) {
-    result.rate_per_s = lo;
-    return result;  // never met, or never failed within the runs allowed
-  }
-  while ((hi - lo) / hi > options.relative_tolerance && budget_left()) {
-    const double mid = (lo + hi) / 2;
-    (try_rate(mid) ? lo : hi) = mid;
-  }
-  result.rate_per_s = lo;
-  result.bracketed = (hi - lo) / hi <= options.relative_tolerance;
-  return result;
+  // One probe at a time: only the probes on the search's path are measured,
+  // so an error a run raises comes straight from `measure`.
+  return search_capacity_batched(
+      start,
+      [&](const std::vector<double>& rates) {
+        std::vector<Probe> probes(rates.size());
+        for (size_t k = 0; k < rates.size(); ++k) {
+          probes[k].run.rate_per_s = rates[k];
+          meets(measure(rates[k]), options, probes[k].run);
+        }
+        return probes;
+      },
+      options, 1);
 }
 
 double nominal_rate(const config::ServeSpec& spec) {
@@ -113,34 +83,45 @@ config::ServeSpec at_rate(const config::ServeSpec& spec, double rate) {
   return s;
 }
 
-CapacityResult find_capacity(const config::ServeSpec& spec, const CapacityOptions& options) {
-  const double start = nominal_rate(spec);
+CapacityOptions search_options(const config::ServeSpec& spec, const CapacityOptions& options) {
   CapacityOptions o = options;
   if (spec.arrivals.kind == config::ArrivalKind::kTrace) {
     // The slowest replay whose times stay within 50 days.
     const double span_s =
         (spec.arrivals.trace.back().arrival - spec.arrivals.trace.front().arrival).to_s();
-    o.min_rate = std::max(o.min_rate, start * span_s / (50.0 * 86400));
+    o.min_rate = std::max(o.min_rate, nominal_rate(spec) * span_s / (50.0 * 86400));
   }
+  return o;
+}
+
+CapacityResult find_capacity(const config::ServeSpec& spec, const CapacityOptions& options) {
+  const double start = nominal_rate(spec);
   Server server(spec, options.limits);
   return search_capacity(
-      start, [&](double rate) { return server.run(at_rate(spec, rate)).summary; }, o);
+      start, [&](double rate) { return server.run(at_rate(spec, rate)).summary; },
+      search_options(spec, options));
+}
+
+void add_verdict(FewestChips& out, const config::ServeSpec& spec, const CapacityRun& run) {
+  ConfigVerdict v;
+  v.name = spec.name;
+  for (const config::ServeReplicaSpec& r : spec.replicas)
+    v.chips += static_cast<uint32_t>(r.pod.chip_count()) * r.count;
+  v.run = run;
+  out.configs.push_back(v);
+  const int i = static_cast<int>(out.configs.size()) - 1;
+  if (v.run.ok && (out.best < 0 || v.chips < out.configs[static_cast<size_t>(out.best)].chips))
+    out.best = i;
 }
 
 FewestChips fewest_chips(const std::vector<config::ServeSpec>& specs, double rate,
                          const CapacityOptions& options) {
   FewestChips out;
   for (const config::ServeSpec& spec : specs) {
-    ConfigVerdict v;
-    v.name = spec.name;
-    for (const config::ServeReplicaSpec& r : spec.replicas)
-      v.chips += static_cast<uint32_t>(r.pod.chip_count()) * r.count;
-    v.run.rate_per_s = rate;
-    meets(serve(at_rate(spec, rate), false, options.limits).summary, options, v.run);
-    out.configs.push_back(v);
-    const int i = static_cast<int>(out.configs.size()) - 1;
-    if (v.run.ok && (out.best < 0 || v.chips < out.configs[static_cast<size_t>(out.best)].chips))
-      out.best = i;
+    CapacityRun run;
+    run.rate_per_s = rate;
+    meets(serve(at_rate(spec, rate), false, options.limits).summary, options, run);
+    add_verdict(out, spec, run);
   }
   return out;
 }

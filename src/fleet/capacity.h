@@ -67,6 +67,9 @@ config::ServeSpec at_rate(const config::ServeSpec& spec, double rate);
 // search_capacity over serve runs of `spec` (one Server: the step-time memo
 // is shared by every run).
 CapacityResult find_capacity(const config::ServeSpec& spec, const CapacityOptions& options);
+// The options find_capacity searches with: for a trace, no rate so slow
+// that its replay would outlast 50 days.
+CapacityOptions search_options(const config::ServeSpec& spec, const CapacityOptions& options);
 
 // Given a target rate: one serve run of each configuration at that rate,
 // and which meets the objectives with the fewest chips (ties: the first).
@@ -81,5 +84,7 @@ struct FewestChips {
 };
 FewestChips fewest_chips(const std::vector<config::ServeSpec>& specs, double rate,
                          const CapacityOptions& options);
+// Appends `spec`'s verdict from its `run` to `out`, the best updated.
+void add_verdict(FewestChips& out, const config::ServeSpec& spec, const CapacityRun& run);
 
 }  // namespace podsim::fleet

@@ -5,6 +5,7 @@
 #include <google/protobuf/reflection.h>
 
 #include <sstream>
+#include <string_view>
 
 #include "report/format.h"
 #include "report/output_json.h"
@@ -146,12 +147,17 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
   return r;
 }
 
-std::string requests_csv(const ServeOutput& out) {
+void write_requests_csv(const ServeOutput& out, const std::function<void(std::string_view)>& sink) {
+  constexpr size_t kPiece = size_t{1} << 20;  // handed on at about 1 MiB
   std::string s =
       "request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,"
       "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,kv_transfer_s\n";
   const auto& reqs = out.run.requests;
   for (size_t i = 0; i < reqs.size(); ++i) {
+    if (s.size() >= kPiece) {
+      sink(s);
+      s.clear();
+    }
     const RequestRecord& r = reqs[i];
     s += std::to_string(i);
     s += ',' + format_double(r.arrival.to_s());
@@ -176,7 +182,13 @@ std::string requests_csv(const ServeOutput& out) {
     s += ',' + report::csv_escape(out.setups[r.decode_replica].name);
     s += ',' + format_double(r.kv_transfer.to_s()) + "\n";
   }
-  return s;
+  sink(s);
+}
+
+std::string requests_csv(const ServeOutput& out) {
+  std::string all;
+  write_requests_csv(out, [&all](std::string_view piece) { all += piece; });
+  return all;
 }
 
 std::string timeseries_csv(const ServeOutput& out) {

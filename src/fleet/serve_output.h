@@ -5,8 +5,10 @@
 // shortest round-trip form, so a run's files are byte-identical run to run.
 #pragma once
 
+#include <functional>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include "config/serve_spec.h"
 #include "fleet/serve.h"
@@ -20,6 +22,10 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
 // first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,
 // kv_transfer_s
 std::string requests_csv(const ServeOutput& out);
+// The same bytes handed to `sink` in pieces of about 1 MiB, so a caller
+// streaming them to a file (report::AtomicFile) holds one piece at a time
+// rather than the whole CSV (about 170 bytes a request).
+void write_requests_csv(const ServeOutput& out, const std::function<void(std::string_view)>& sink);
 // time_s,replica,waiting,running,kv_blocks_used,kv_utilisation
 std::string timeseries_csv(const ServeOutput& out);
 std::string summary_json(const podsim::output::ServeReport& report);

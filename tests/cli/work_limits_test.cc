@@ -179,9 +179,13 @@ TEST(WorkLimits, ServeAndCapacityAreLimitedToo) {
   const Result ok = run({"serve", serve_file, "--requests", requests.string()});
   EXPECT_EQ(ok.code, kExitOk) << ok.err;
   EXPECT_TRUE(std::filesystem::exists(requests));
-  const Result c = run({"capacity", serve_file, "--max-events", "1000"});
-  EXPECT_EQ(c.code, kExitCheckFailed) << c.err;
-  EXPECT_THAT(c.err, HasSubstr("(--max-events)"));
+  // On one thread or several (a probe's limit is carried to the search's
+  // path as a limit, not as an internal error).
+  for (const char* jobs : {"1", "2"}) {
+    const Result c = run({"capacity", serve_file, "--max-events", "1000", "--jobs", jobs});
+    EXPECT_EQ(c.code, kExitCheckFailed) << jobs << ": " << c.err;
+    EXPECT_THAT(c.err, HasSubstr("(--max-events)"));
+  }
 }
 
 TEST(WorkLimits, BadLimitsAreUsageErrors) {

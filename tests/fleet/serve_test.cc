@@ -11,8 +11,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "cli/context.h"
 #include "config/serve_loader.h"
@@ -213,6 +215,64 @@ TEST(ServeCommand, WritesEveryOutputAndRefusesBadInput) {
   EXPECT_NE(err2.str().find("arrivals.poisson.rate_per_s: must be > 0"), std::string::npos)
       << err2.str();
   EXPECT_TRUE(out2.str().empty());
+}
+
+TEST(ServeOutputs, TheRequestCsvStreamsInPiecesOfTheSameBytes) {
+  ServeOutput out;
+  out.setups.resize(2);
+  out.setups[0].name = "prefill";
+  out.setups[1].name = "decode";
+  for (uint32_t i = 0; i < 40000; ++i) {
+    RequestRecord r;
+    r.arrival = sim::Time::us(1000 + 37 * i);
+    r.admitted = r.arrival + sim::Time::us(i % 11);
+    r.first_token = r.admitted + sim::Time::ms(3);
+    r.finish = r.first_token + sim::Time::ms(i % 97);
+    r.prompt_tokens = 100 + i % 1000;
+    r.output_tokens = 1 + i % 300;
+    r.decode_replica = 1;
+    r.rejected = i % 1000 == 999;
+    r.done = i % 5000 != 4999;
+    out.run.requests.push_back(r);
+  }
+  std::vector<std::string> pieces;
+  write_requests_csv(out, [&](std::string_view piece) { pieces.emplace_back(piece); });
+  ASSERT_GE(pieces.size(), 3u) << "about 3 MiB of rows in pieces of about 1 MiB";
+  std::string joined;
+  for (const std::string& p : pieces) {
+    EXPECT_LT(p.size(), (size_t{1} << 20) + 1000) << "a piece holds 1 MiB and one row at most";
+    EXPECT_EQ(p.back(), '\n') << "pieces end on whole rows";
+    joined += p;
+  }
+  EXPECT_EQ(joined, requests_csv(out));
+  EXPECT_NE(joined.find("\n4999,"), std::string::npos);
+}
+
+TEST(ServeCommand, ARequestCsvThatCannotBeWrittenLeavesNothing) {
+  const auto dir = std::filesystem::temp_directory_path() / "podsim_serve_stream_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string file =
+      (source_dir() / "workloads/serve/llama3-70b-azure-conv.serve.textproto").string();
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(
+      cli::run_cli({"serve", file, "--requests", (dir / "missing" / "r.csv").string()}, out, err),
+      2);
+  EXPECT_NE(err.str().find("missing"), std::string::npos) << err.str();
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << "no file and no temporary left";
+  // Streamed to its file: the bytes of the in-memory CSV.
+  std::ostringstream out2;
+  ASSERT_EQ(cli::run_cli({"serve", file, "--requests", (dir / "r.csv").string()}, out2, err), 0)
+      << err.str();
+  std::ifstream in(dir / "r.csv", std::ios::binary);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, requests_csv(serve(config::load_serve_file(file))));
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir))
+    ++files;
+  EXPECT_EQ(files, 1u) << "no temporary left beside it";
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace serve_test
