@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
+#include "cli/positional_files.h"
 #include "config/serve_loader.h"
 #include "fleet/capacity.h"
 #include "fleet/capacity_across.h"
@@ -140,15 +141,8 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
       "format,f", po::value<std::string>()->default_value("table"),
       "table, or csv (one row per serve run)");
   add_limit_options(opts);
-  po::options_description hidden;
-  hidden.add_options()("serve", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description positional;
-  positional.add("serve", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
+  const std::vector<std::string> files = parse_with_files(args, opts, vm);
   if (vm.count("help") != 0) {
     ctx.out << "Finds the highest arrival rate at which a serve file's configuration meets\n"
                "its SLOs (TTFT and TPOT at a percentile, no request rejected), by bisection\n"
@@ -156,8 +150,6 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
             << opts;
     return kExitOk;
   }
-  const auto files = vm.count("serve") != 0 ? vm["serve"].as<std::vector<std::string>>()
-                                            : std::vector<std::string>{};
   const bool target = vm.count("target-rate") != 0;
   if (files.empty() || (files.size() != 1 && !target))
     throw UsageError("capacity needs one serve file (or, with --target-rate, one or more); got " +

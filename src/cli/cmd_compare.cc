@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
+#include "cli/positional_files.h"
 #include "report/compare_junit.h"
 #include "report/compare_report.h"
 #include "report/output_file.h"
@@ -45,15 +46,8 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
       "also write a JUnit XML report to this file (one test case per scenario)")(
       "junit-suite", po::value<std::string>(),
       "the JUnit test suite's name (default: CURRENT's file name)");
-  po::options_description hidden;
-  hidden.add_options()("files", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description positional;
-  positional.add("files", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
+  const std::vector<std::string> files = parse_with_files(args, opts, vm);
   if (vm.count("help") != 0) {
     ctx.out << "Compares two result CSVs written by `podsim run --format csv` (or the\n"
                "regression suite): matches rows by their scenario key (the input columns),\n"
@@ -63,8 +57,6 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
             << opts;
     return kExitOk;
   }
-  const auto files = vm.count("files") != 0 ? vm["files"].as<std::vector<std::string>>()
-                                            : std::vector<std::string>{};
   if (files.size() != 2) {
     throw UsageError("compare needs two files, BASELINE and CURRENT; got " +
                      std::to_string(files.size()));

@@ -10,6 +10,7 @@
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
 #include "cli/output.h"
+#include "cli/positional_files.h"
 #include "config/serve_loader.h"
 #include "fleet/engine_oracle.h"
 #include "fleet/serve.h"
@@ -46,15 +47,8 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
       "do not simulate each step bucket's lower edge (the bucketing's error bound is then not "
       "reported; half the pod simulations)");
   add_limit_options(opts);
-  po::options_description hidden;
-  hidden.add_options()("serve", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description positional;
-  positional.add("serve", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
+  const std::vector<std::string> files = parse_with_files(args, opts, vm);
   if (vm.count("help") != 0) {
     ctx.out << "Simulates serving requests on one or more replicas (docs/serving.md): an\n"
                "arrival process (Poisson, gamma, closed loop or a trace CSV), a router, a\n"
@@ -64,8 +58,6 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
             << opts;
     return kExitOk;
   }
-  const auto files = vm.count("serve") != 0 ? vm["serve"].as<std::vector<std::string>>()
-                                            : std::vector<std::string>{};
   if (files.size() != 1)
     throw UsageError("serve needs one serve file; got " + std::to_string(files.size()));
   const report::Format format = parse_format_option(vm["format"].as<std::string>());

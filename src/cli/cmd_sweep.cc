@@ -8,6 +8,7 @@
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
 #include "cli/output.h"
+#include "cli/positional_files.h"
 #include "cli/progress.h"
 #include "cli/set_option.h"
 #include "config/sweep_loader.h"
@@ -65,15 +66,8 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   add_set_option(opts);
   add_calibration_option(opts);
   add_limit_options(opts);
-  po::options_description hidden;
-  hidden.add_options()("sweep", po::value<std::vector<std::string>>());
-  po::options_description all;
-  all.add(opts).add(hidden);
-  po::positional_options_description positional;
-  positional.add("sweep", -1);
   po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
+  const std::vector<std::string> files = parse_with_files(args, opts, vm);
   if (vm.count("help") != 0) {
     ctx.out << "Runs every point of a sweep file (docs/sweeps.md): a base topology and\n"
                "workload with parameters varied over values or ranges, as a grid or zipped.\n"
@@ -84,8 +78,6 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
             << opts;
     return kExitOk;
   }
-  const auto files = vm.count("sweep") != 0 ? vm["sweep"].as<std::vector<std::string>>()
-                                            : std::vector<std::string>{};
   if (files.size() != 1)
     throw UsageError("sweep needs one sweep file; got " + std::to_string(files.size()));
   const auto format = sweep::parse_row_format(vm["format"].as<std::string>());

@@ -13,22 +13,14 @@
 //    send's pairs are bounded by the chips elsewhere); leaving them out
 //    keeps the bound a bound.
 // O(group sets x groups) time, no allocation.
-#include <limits>
-
 #include "coll/plan.h"
+#include "sim/saturating.h"
 
 namespace podsim::coll {
 namespace {
 
-uint64_t add_sat(uint64_t a, uint64_t b) {
-  uint64_t s = 0;
-  return __builtin_add_overflow(a, b, &s) ? std::numeric_limits<uint64_t>::max() : s;
-}
-
-uint64_t mul_sat(uint64_t a, uint64_t b) {
-  uint64_t p = 0;
-  return __builtin_mul_overflow(a, b, &p) ? std::numeric_limits<uint64_t>::max() : p;
-}
+using sim::saturating_add;
+using sim::saturating_mul;
 
 // Transfers one lane's groups make under `pattern`.
 uint64_t lane_transfers(Pattern pattern, const Lane& lane, const GroupSet& set) {
@@ -40,22 +32,22 @@ uint64_t lane_transfers(Pattern pattern, const Lane& lane, const GroupSet& set) 
     }
     switch (pattern) {
       case Pattern::kRing:
-        total = add_sat(total, mul_sat(n, lane.steps));
+        total = saturating_add(total, saturating_mul(n, lane.steps));
         break;
       case Pattern::kLineGather:
       case Pattern::kLineScatter:
-        total = add_sat(total, mul_sat(n, n - 1) / 2);
+        total = saturating_add(total, saturating_mul(n, n - 1) / 2);
         break;
       case Pattern::kDirect:
-        total = add_sat(total, mul_sat(n, n - 1));
+        total = saturating_add(total, saturating_mul(n, n - 1));
         break;
       case Pattern::kShift: {
         const uint64_t shift =
             lane.shift < 0 ? uint64_t{0} - static_cast<uint64_t>(lane.shift) : lane.shift;
         if (lane.wraps) {
-          total = add_sat(total, shift % n == 0 ? 0 : n);
+          total = saturating_add(total, shift % n == 0 ? 0 : n);
         } else if (shift < n) {
-          total = add_sat(total, n - shift);
+          total = saturating_add(total, n - shift);
         }
         break;
       }
@@ -75,8 +67,8 @@ uint64_t min_transfers(const Plan& plan) {
     for (const Phase& phase : share.phases) {
       for (const Lane& lane : phase.lanes) {
         if (lane.group_set < plan.group_sets.size()) {
-          total =
-              add_sat(total, lane_transfers(phase.pattern, lane, plan.group_sets[lane.group_set]));
+          total = saturating_add(
+              total, lane_transfers(phase.pattern, lane, plan.group_sets[lane.group_set]));
         }
       }
     }

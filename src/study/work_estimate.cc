@@ -1,24 +1,17 @@
 #include "study/work_estimate.h"
 
 #include <algorithm>
-#include <limits>
 #include <variant>
+
+#include "sim/saturating.h"
 
 namespace podsim::study {
 namespace {
 
+using sim::saturating_add;
+using sim::saturating_mul;
+
 constexpr uint64_t kSpanBytes = 16;  // engine::Span, one per run of an instruction
-
-// a * b, or UINT64_MAX when it does not fit: a bound past every limit.
-uint64_t saturating_mul(uint64_t a, uint64_t b) {
-  uint64_t p = 0;
-  return __builtin_mul_overflow(a, b, &p) ? std::numeric_limits<uint64_t>::max() : p;
-}
-
-uint64_t saturating_add(uint64_t a, uint64_t b) {
-  uint64_t s = 0;
-  return __builtin_add_overflow(a, b, &s) ? std::numeric_limits<uint64_t>::max() : s;
-}
 
 }  // namespace
 
