@@ -5,10 +5,11 @@ Reads the CSV of `podsim capacity SERVE_FILE --format csv` (one row per serve
 run of the search: rate_per_s, ttft_pNN_s, tpot_pNN_s, completed, rejected,
 meets_slo, NN the --percentile) and draws, against the arrival rate, the
 percentile TTFT and TPOT of every run (numbered in the order the search ran
-them; filled if the run met the objectives, a cross if not), the objectives
-as horizontal lines (--ttft-ms, --tpot-ms: the CSV does not carry them; give
-those of the serve file's slo or of the command line) and the capacity found,
-the highest rate that met them, as a vertical line. A search in which no rate
+them; filled if the run met the objectives, a cross if not or if it
+rejected a request), the objectives as horizontal lines (--ttft-ms,
+--tpot-ms: the CSV does not carry them; give those of the serve file's slo or
+of the command line) and the capacity found, the highest rate that met them,
+as a vertical line. A search in which no rate
 met them is drawn too, and says so. docs/serving.md ("Capacity") describes
 the search.
 
@@ -115,7 +116,7 @@ def draw(p, runs, objectives, title, out):
         ax.plot([r["rate_per_s"] for r in by_rate], [r[key] for r in by_rate], color=LINK,
                 linewidth=0.8, zorder=1)
         for met, colour, marker, label in ((True, MET, "o", "met the objectives"),
-                                           (False, MISSED, "X", "missed them")):
+                                           (False, MISSED, "X", "missed them, or rejected requests")):
             pts = [r for r in runs if r["met"] == met]
             if pts:
                 ax.scatter([r["rate_per_s"] for r in pts], [r[key] for r in pts], color=colour,
@@ -135,7 +136,7 @@ def draw(p, runs, objectives, title, out):
             ax.set_yscale("log")
         ax.set_ylabel(f"p{p} {name} (ms)")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(loc="upper left", fontsize=8)
+        ax.legend(loc="upper left" if key == "ttft_ms" else "center left", fontsize=8)
     axes[1].set_xlabel("arrival rate (requests/s); numbers: the order the search ran them")
     verdict = (f"capacity {cap:.3f} requests/s" if cap is not None
                else "no rate tried met the objectives")
