@@ -1,9 +1,11 @@
 #include "net/flow_network.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "sim/simulation.h"
 
@@ -16,7 +18,11 @@ constexpr uint64_t kKindMask = (uint64_t{1} << kKindBits) - 1;
 }  // namespace
 
 FlowNetwork::FlowNetwork(const topo::Pod& pod, const Options& options)
-    : table_(pod, options), links_(table_.size()) {
+    : table_(pod, options),
+      links_(table_.size()),
+      more_members_(table_.size()),
+      link_mark_(table_.size(), 0),
+      link_local_(table_.size(), 0) {
   for (topo::LinkId id = 0; id < table_.size(); ++id) {
     links_[id].capacity = static_cast<double>(table_.bandwidth(id).bytes_per_s());
   }
@@ -31,6 +37,8 @@ sim::EventId FlowNetwork::schedule(sim::Simulation& sim, sim::Time at, uint32_t 
 void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& sink, uint64_t tag) {
   const auto route = table_.resolve(t, route_scratch_);
   const uint32_t slot = flows_.acquire();
+  if (slot >= flow_mark_.size())
+    flow_mark_.resize(slot + 1, 0);
   Flow& f = flows_[slot];
   f.sink = &sink;
   f.tag = tag;
@@ -45,9 +53,16 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
   f.phase = Phase::kDraining;
   f.hop_count = static_cast<uint32_t>(route.size());
   if (f.hop_count > kNearHops) {
-    if (slot >= far_hops_.size())
-      far_hops_.resize(slot + 1);
-    far_hops_[slot].resize(f.hop_count);
+    if (slot >= far_region_.size())
+      far_region_.resize(slot + 1);
+    FarRegion& region = far_region_[slot];
+    if (region.capacity < f.hop_count) {
+      region.capacity = std::bit_ceil(std::max(f.hop_count, 2 * kNearHops));
+      if (far_hops_.size() + region.capacity > std::numeric_limits<uint32_t>::max())
+        throw std::length_error("FlowNetwork: too many hops in flight");
+      region.begin = static_cast<uint32_t>(far_hops_.size());
+      far_hops_.resize(far_hops_.size() + region.capacity);
+    }
   }
   const std::span<Hop> h = hops(slot);
   for (uint32_t i = 0; i < f.hop_count; ++i)
@@ -83,6 +98,14 @@ void FlowNetwork::handle(sim::Simulation& sim, uint64_t payload) {
   }
 }
 
+void FlowNetwork::prefetch(uint64_t payload) const {
+  const auto slot = static_cast<uint32_t>(payload >> kKindBits);
+  if (static_cast<EventKind>(payload & kKindMask) != EventKind::kResolve &&
+      slot < flows_.capacity()) {
+    __builtin_prefetch(&flows_[slot]);
+  }
+}
+
 void FlowNetwork::mark_dirty(sim::Simulation& sim, topo::LinkId id) {
   if (dirty_.empty())
     schedule(sim, sim.now(), 0, EventKind::kResolve, kResolvePriority);
@@ -99,7 +122,7 @@ void FlowNetwork::drained(sim::Simulation& sim, uint32_t slot) {
   // The flows left on its links (and whatever they connect to) share the
   // capacity it frees, from the resolve at the end of this instant.
   for (const Hop& h : hops(slot)) {
-    if (!links_[h.link].members.empty())
+    if (links_[h.link].member_count != 0)
       mark_dirty(sim, h.link);
   }
 }
@@ -120,7 +143,7 @@ void FlowNetwork::resolve(sim::Simulation& sim) {
   ++counters_.resolves;
   next_epoch();  // one epoch per batch: each link and flow is walked at most once
   for (const topo::LinkId id : resolving_) {
-    if (links_[id].mark == epoch_)
+    if (link_mark_[id] == epoch_)
       continue;  // already solved with an earlier seed's component
     begin_component();
     visit_link(id);
@@ -134,10 +157,8 @@ void FlowNetwork::next_epoch() {
   if (++epoch_ != 0)
     return;
   // 2^32 resolves later: clear every mark so that no stale one can match.
-  for (LinkState& link : links_)
-    link.mark = 0;
-  for (uint32_t slot = 0; slot < flows_.capacity(); ++slot)
-    flows_[slot].mark = 0;
+  std::fill(link_mark_.begin(), link_mark_.end(), 0);
+  std::fill(flow_mark_.begin(), flow_mark_.end(), 0);
   epoch_ = 1;
 }
 
@@ -148,21 +169,21 @@ bool FlowNetwork::attach(uint32_t slot, sim::Time now) {
     LinkState& link = links_[route[i].link];
     // A kAlone flow is the only member of its links until someone joins, so
     // one look at a lone member finds it; if it has drained, it leaves now.
-    if (link.members.size() == 1) {
-      const uint32_t other = link.members.front().flow;
+    if (link.member_count == 1) {
+      const uint32_t other = link.first.flow;
       Flow& o = flows_[other];
       if (o.phase == Phase::kAlone && o.drain_at <= now) {
         detach(other, o.drain_at);
         o.phase = Phase::kLatency;  // its delivery event stands
       }
     }
-    if (link.members.empty()) {
+    if (link.member_count == 0) {
       link.busy_since = now;
     } else {
       free = false;
     }
-    route[i].pos = static_cast<uint32_t>(link.members.size());
-    link.members.push_back(Member{slot, i});
+    route[i].pos = link.member_count;
+    push_member(route[i].link, Member{slot, i});
   }
   return free;
 }
@@ -173,17 +194,33 @@ void FlowNetwork::detach(uint32_t slot, sim::Time drained_at) {
     LinkState& link = links_[h.link];
     link.bytes += bytes;
     // Swap-remove: the last member takes this one's place and learns its new
-    // index. A lone member (the common case) is last: the list's storage is
-    // not even read.
-    if (h.pos + 1 != link.members.size()) {
-      const Member last = link.members.back();
-      link.members[h.pos] = last;
+    // index. A lone member (the common case) is last: nothing moves.
+    if (h.pos + 1 != link.member_count) {
+      const Member last = member(h.link, link.member_count - 1);
+      member(h.link, h.pos) = last;
       hops(last.flow)[last.hop].pos = h.pos;
     }
-    link.members.pop_back();
-    if (link.members.empty())
+    pop_member(h.link);
+    if (link.member_count == 0)
       link.busy += drained_at - link.busy_since;
   }
+}
+
+void FlowNetwork::push_member(topo::LinkId id, const Member& m) {
+  LinkState& link = links_[id];
+  if (link.member_count == 0) {
+    link.first = m;
+  } else {
+    more_members_[id].push_back(m);
+  }
+  ++link.member_count;
+}
+
+void FlowNetwork::pop_member(topo::LinkId id) {
+  LinkState& link = links_[id];
+  assert(link.member_count > 0);
+  if (--link.member_count > 0)
+    more_members_[id].pop_back();
 }
 
 void FlowNetwork::begin_component() {
@@ -192,22 +229,21 @@ void FlowNetwork::begin_component() {
 }
 
 void FlowNetwork::visit_flow(uint32_t slot) {
-  Flow& f = flows_[slot];
-  if (f.mark == epoch_)
+  if (flow_mark_[slot] == epoch_)
     return;
-  f.mark = epoch_;
+  flow_mark_[slot] = epoch_;
   walk_flows_.push_back(slot);
 }
 
 void FlowNetwork::visit_link(topo::LinkId id) {
-  LinkState& link = links_[id];
-  if (link.mark == epoch_)
+  if (link_mark_[id] == epoch_)
     return;
-  link.mark = epoch_;
-  link.local = static_cast<uint32_t>(walk_links_.size());
+  link_mark_[id] = epoch_;
+  link_local_[id] = static_cast<uint32_t>(walk_links_.size());
   walk_links_.push_back(id);
-  for (const Member& m : link.members)
-    visit_flow(m.flow);
+  const LinkState& link = links_[id];
+  for (uint32_t i = 0; i < link.member_count; ++i)
+    visit_flow(member(id, i).flow);
 }
 
 void FlowNetwork::expand_component() {
@@ -243,7 +279,7 @@ void FlowNetwork::solve_rates() {
     problem_.add_link(links_[id].capacity);
   for (const uint32_t slot : walk_flows_) {
     for (const Hop& h : hops(slot))
-      problem_.push_link(links_[h.link].local);
+      problem_.push_link(link_local_[h.link]);
     problem_.end_flow();
   }
   solver_.solve(problem_, rates_);
@@ -300,7 +336,7 @@ LinkStats FlowNetwork::link_stats(const sim::Simulation& sim) const {
   stats.busy.reserve(links_.size());
   for (const LinkState& link : links_) {
     stats.bytes.push_back(link.bytes);
-    stats.busy.push_back(link.members.empty() ? link.busy : link.busy + (now - link.busy_since));
+    stats.busy.push_back(link.member_count == 0 ? link.busy : link.busy + (now - link.busy_since));
   }
   // Flows still draining have moved part of their bytes over every hop. A
   // kAlone flow past its drain has moved them all, and its links (it is their
