@@ -12,8 +12,15 @@
 namespace podsim::net {
 namespace {
 
+// An event's payload: kind in the low 2 bits, the flow's slot in the next
+// 30, and in the high 32 the first link of its route when the event will
+// leave it (a drain, or the delivery of a kAlone flow), for prefetch().
 constexpr uint64_t kKindBits = 2;
 constexpr uint64_t kKindMask = (uint64_t{1} << kKindBits) - 1;
+constexpr uint64_t kSlotBits = 30;
+constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
+constexpr uint64_t kLinkShift = 32;
+constexpr uint64_t kNoLink = 0xffffffffu;
 
 }  // namespace
 
@@ -23,27 +30,61 @@ FlowNetwork::FlowNetwork(const topo::Pod& pod, const Options& options)
       more_members_(table_.size()),
       link_mark_(table_.size(), 0),
       link_local_(table_.size(), 0) {
+  const auto pod_links = pod.links();
   for (topo::LinkId id = 0; id < table_.size(); ++id) {
     links_[id].capacity = static_cast<double>(table_.bandwidth(id).bytes_per_s());
+    links_[id].latency = table_.latency(id);
+    links_[id].src = pod_links[id].src;
+    links_[id].dst = pod_links[id].dst;
   }
 }
 
 sim::EventId FlowNetwork::schedule(sim::Simulation& sim, sim::Time at, uint32_t slot,
                                    EventKind kind, int priority) {
-  return sim.schedule_at(at, *this, (uint64_t{slot} << kKindBits) | static_cast<uint64_t>(kind),
-                         priority);
+  uint64_t link = kNoLink;
+  if (kind != EventKind::kResolve) {
+    const Flow& f = flows_[slot];
+    if (f.hop_count > 0 && (kind == EventKind::kDrained || f.phase == Phase::kAlone))
+      link = hops(slot)[0].link;
+  }
+  return sim.schedule_at(
+      at, *this, (link << kLinkShift) | (uint64_t{slot} << kKindBits) | static_cast<uint64_t>(kind),
+      priority);
+}
+
+std::span<const topo::LinkId> FlowNetwork::resolve_route(const Transfer& t) {
+  if (t.route.empty())
+    return table_.resolve(t, route_scratch_);  // the pod's default route
+  // An explicit route is checked against the links' own records, which
+  // attach() reads next anyway; LinkTable::resolve makes the same checks
+  // and, for a route that fails them, throws its error.
+  topo::VertexId at = t.src;
+  for (const topo::LinkId id : t.route) {
+    if (id >= links_.size() || links_[id].src != at)
+      return table_.resolve(t, route_scratch_);
+    at = links_[id].dst;
+  }
+  if (at != t.dst)
+    return table_.resolve(t, route_scratch_);
+  return t.route;
 }
 
 void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& sink, uint64_t tag) {
-  const auto route = table_.resolve(t, route_scratch_);
+  const auto route = resolve_route(t);
   const uint32_t slot = flows_.acquire();
+  if (slot > kSlotMask) {
+    flows_.release(slot);
+    throw std::length_error("FlowNetwork: more than 2^30 transfers in flight");
+  }
   if (slot >= flow_mark_.size())
     flow_mark_.resize(slot + 1, 0);
   Flow& f = flows_[slot];
   f.sink = &sink;
   f.tag = tag;
   f.bytes = t.bytes;
-  f.latency = table_.route_latency(route);
+  f.latency = sim::Time::zero();
+  for (const topo::LinkId id : route)
+    f.latency += links_[id].latency;
   f.hop_count = 0;
   if (route.empty() || t.bytes == 0) {  // nothing to drain: only the latency to pay
     f.phase = Phase::kLatency;
@@ -84,7 +125,7 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
 }
 
 void FlowNetwork::handle(sim::Simulation& sim, uint64_t payload) {
-  const auto slot = static_cast<uint32_t>(payload >> kKindBits);
+  const auto slot = static_cast<uint32_t>((payload >> kKindBits) & kSlotMask);
   switch (static_cast<EventKind>(payload & kKindMask)) {
     case EventKind::kDrained:
       drained(sim, slot);
@@ -99,11 +140,14 @@ void FlowNetwork::handle(sim::Simulation& sim, uint64_t payload) {
 }
 
 void FlowNetwork::prefetch(uint64_t payload) const {
-  const auto slot = static_cast<uint32_t>(payload >> kKindBits);
-  if (static_cast<EventKind>(payload & kKindMask) != EventKind::kResolve &&
-      slot < flows_.capacity()) {
+  const auto slot = static_cast<uint32_t>((payload >> kKindBits) & kSlotMask);
+  if (static_cast<EventKind>(payload & kKindMask) == EventKind::kResolve)
+    return;
+  if (slot < flows_.capacity())
     __builtin_prefetch(&flows_[slot]);
-  }
+  const uint64_t link = payload >> kLinkShift;
+  if (link < links_.size())
+    __builtin_prefetch(&links_[link]);
 }
 
 void FlowNetwork::mark_dirty(sim::Simulation& sim, topo::LinkId id) {

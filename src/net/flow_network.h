@@ -150,6 +150,11 @@ class FlowNetwork final : public Network, private sim::EventHandler {
     sim::Time busy_since;  // start of the open period, while it has members
     uint32_t member_count = 0;
     Member first;  // member 0, when member_count > 0
+    // What a start checks and sums of its route (LinkTable's, copied here
+    // so that a start reads one line per hop).
+    topo::VertexId src = 0;
+    topo::VertexId dst = 0;
+    sim::Time latency;
   };
   static_assert(sizeof(LinkState) == 64);
   // Member i of link `id`'s list (i < member_count).
@@ -176,8 +181,12 @@ class FlowNetwork final : public Network, private sim::EventHandler {
                : std::span<const Hop>(far_hops_.data() + far_region_[slot].begin, f.hop_count);
   }
 
+  // t.route when it is a walk from t.src to t.dst, else the pod's default
+  // route; throws LinkTable::resolve's errors. O(hops).
+  std::span<const topo::LinkId> resolve_route(const Transfer& t);
   void handle(sim::Simulation& sim, uint64_t payload) override;
-  // A drain or delivery reads the flow's first cache line first.
+  // A drain or delivery reads the flow's first cache line, and the record
+  // of the first link it leaves (named in the payload).
   void prefetch(uint64_t payload) const override;
   void drained(sim::Simulation& sim, uint32_t slot);
   void deliver(sim::Simulation& sim, uint32_t slot);
