@@ -52,6 +52,11 @@ CollectiveRun::Role CollectiveRun::role(uint32_t lane, topo::ChipId chip) const 
       // A block to a chip exactly opposite on an even ring goes half each way
       // round, as two transfers.
       r.end_step = n - 1;
+      if (!ph.direct_ties_in.empty()) {  // worked out by lower()
+        r.expect_recv = n - 1 + ph.direct_ties_in[chip];
+        r.expect_delivered = n - 1 + ph.direct_ties_out[chip];
+        return r;
+      }
       for (const topo::ChipId other : group) {
         if (other != chip) {
           r.expect_recv += topo::route_has_tie(pod_, other, chip) ? 2 : 1;

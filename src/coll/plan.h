@@ -105,7 +105,13 @@ struct Phase {
   uint32_t pieces = 1;             // kChain: pieces the buffer is cut into
   std::vector<ChainLevel> levels;  // kChain
   std::vector<SendPath> paths;     // kSend
-  std::string axis;                // for reports: what this phase runs over
+  // kDirect, when filled in by lower(): per chip, how many of its group's
+  // other members have a route with a tie to it (their block comes as two
+  // halves) and to how many it has one. Worked out once per plan, not once
+  // per run; empty: the executor works them out.
+  std::vector<uint32_t> direct_ties_in;
+  std::vector<uint32_t> direct_ties_out;
+  std::string axis;  // for reports: what this phase runs over
 };
 
 struct Share {

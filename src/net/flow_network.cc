@@ -1,41 +1,90 @@
 #include "net/flow_network.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "sim/simulation.h"
 
 namespace podsim::net {
 namespace {
 
+// An event's payload: kind in the low 2 bits, the flow's slot in the next
+// 30, and in the high 32 the first link of its route when the event will
+// leave it (a drain, or the delivery of a kAlone flow), for prefetch().
 constexpr uint64_t kKindBits = 2;
 constexpr uint64_t kKindMask = (uint64_t{1} << kKindBits) - 1;
+constexpr uint64_t kSlotBits = 30;
+constexpr uint64_t kSlotMask = (uint64_t{1} << kSlotBits) - 1;
+constexpr uint64_t kLinkShift = 32;
+constexpr uint64_t kNoLink = 0xffffffffu;
 
 }  // namespace
 
 FlowNetwork::FlowNetwork(const topo::Pod& pod, const Options& options)
-    : table_(pod, options), links_(table_.size()) {
+    : table_(pod, options),
+      links_(table_.size()),
+      more_members_(table_.size()),
+      link_mark_(table_.size(), 0),
+      link_local_(table_.size(), 0) {
+  const auto pod_links = pod.links();
   for (topo::LinkId id = 0; id < table_.size(); ++id) {
     links_[id].capacity = static_cast<double>(table_.bandwidth(id).bytes_per_s());
+    links_[id].latency = table_.latency(id);
+    links_[id].src = pod_links[id].src;
+    links_[id].dst = pod_links[id].dst;
   }
 }
 
 sim::EventId FlowNetwork::schedule(sim::Simulation& sim, sim::Time at, uint32_t slot,
                                    EventKind kind, int priority) {
-  return sim.schedule_at(at, *this, (uint64_t{slot} << kKindBits) | static_cast<uint64_t>(kind),
-                         priority);
+  uint64_t link = kNoLink;
+  if (kind != EventKind::kResolve) {
+    const Flow& f = flows_[slot];
+    if (f.hop_count > 0 && (kind == EventKind::kDrained || f.phase == Phase::kAlone))
+      link = hops(slot)[0].link;
+  }
+  return sim.schedule_at(
+      at, *this, (link << kLinkShift) | (uint64_t{slot} << kKindBits) | static_cast<uint64_t>(kind),
+      priority);
+}
+
+std::span<const topo::LinkId> FlowNetwork::resolve_route(const Transfer& t) {
+  if (t.route.empty())
+    return table_.resolve(t, route_scratch_);  // the pod's default route
+  // An explicit route is checked against the links' own records, which
+  // attach() reads next anyway; LinkTable::resolve makes the same checks
+  // and, for a route that fails them, throws its error.
+  topo::VertexId at = t.src;
+  for (const topo::LinkId id : t.route) {
+    if (id >= links_.size() || links_[id].src != at)
+      return table_.resolve(t, route_scratch_);
+    at = links_[id].dst;
+  }
+  if (at != t.dst)
+    return table_.resolve(t, route_scratch_);
+  return t.route;
 }
 
 void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& sink, uint64_t tag) {
-  const auto route = table_.resolve(t, route_scratch_);
+  const auto route = resolve_route(t);
   const uint32_t slot = flows_.acquire();
+  if (slot > kSlotMask) {
+    flows_.release(slot);
+    throw std::length_error("FlowNetwork: more than 2^30 transfers in flight");
+  }
+  if (slot >= flow_mark_.size())
+    flow_mark_.resize(slot + 1, 0);
   Flow& f = flows_[slot];
   f.sink = &sink;
   f.tag = tag;
   f.bytes = t.bytes;
-  f.latency = table_.route_latency(route);
+  f.latency = sim::Time::zero();
+  for (const topo::LinkId id : route)
+    f.latency += links_[id].latency;
   f.hop_count = 0;
   if (route.empty() || t.bytes == 0) {  // nothing to drain: only the latency to pay
     f.phase = Phase::kLatency;
@@ -45,9 +94,16 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
   f.phase = Phase::kDraining;
   f.hop_count = static_cast<uint32_t>(route.size());
   if (f.hop_count > kNearHops) {
-    if (slot >= far_hops_.size())
-      far_hops_.resize(slot + 1);
-    far_hops_[slot].resize(f.hop_count);
+    if (slot >= far_region_.size())
+      far_region_.resize(slot + 1);
+    FarRegion& region = far_region_[slot];
+    if (region.capacity < f.hop_count) {
+      region.capacity = std::bit_ceil(std::max(f.hop_count, 2 * kNearHops));
+      if (far_hops_.size() + region.capacity > std::numeric_limits<uint32_t>::max())
+        throw std::length_error("FlowNetwork: too many hops in flight");
+      region.begin = static_cast<uint32_t>(far_hops_.size());
+      far_hops_.resize(far_hops_.size() + region.capacity);
+    }
   }
   const std::span<Hop> h = hops(slot);
   for (uint32_t i = 0; i < f.hop_count; ++i)
@@ -69,7 +125,7 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
 }
 
 void FlowNetwork::handle(sim::Simulation& sim, uint64_t payload) {
-  const auto slot = static_cast<uint32_t>(payload >> kKindBits);
+  const auto slot = static_cast<uint32_t>((payload >> kKindBits) & kSlotMask);
   switch (static_cast<EventKind>(payload & kKindMask)) {
     case EventKind::kDrained:
       drained(sim, slot);
@@ -81,6 +137,17 @@ void FlowNetwork::handle(sim::Simulation& sim, uint64_t payload) {
       resolve(sim);
       break;
   }
+}
+
+void FlowNetwork::prefetch(uint64_t payload) const {
+  const auto slot = static_cast<uint32_t>((payload >> kKindBits) & kSlotMask);
+  if (static_cast<EventKind>(payload & kKindMask) == EventKind::kResolve)
+    return;
+  if (slot < flows_.capacity())
+    __builtin_prefetch(&flows_[slot]);
+  const uint64_t link = payload >> kLinkShift;
+  if (link < links_.size())
+    __builtin_prefetch(&links_[link]);
 }
 
 void FlowNetwork::mark_dirty(sim::Simulation& sim, topo::LinkId id) {
@@ -99,7 +166,7 @@ void FlowNetwork::drained(sim::Simulation& sim, uint32_t slot) {
   // The flows left on its links (and whatever they connect to) share the
   // capacity it frees, from the resolve at the end of this instant.
   for (const Hop& h : hops(slot)) {
-    if (!links_[h.link].members.empty())
+    if (links_[h.link].member_count != 0)
       mark_dirty(sim, h.link);
   }
 }
@@ -120,7 +187,7 @@ void FlowNetwork::resolve(sim::Simulation& sim) {
   ++counters_.resolves;
   next_epoch();  // one epoch per batch: each link and flow is walked at most once
   for (const topo::LinkId id : resolving_) {
-    if (links_[id].mark == epoch_)
+    if (link_mark_[id] == epoch_)
       continue;  // already solved with an earlier seed's component
     begin_component();
     visit_link(id);
@@ -134,10 +201,8 @@ void FlowNetwork::next_epoch() {
   if (++epoch_ != 0)
     return;
   // 2^32 resolves later: clear every mark so that no stale one can match.
-  for (LinkState& link : links_)
-    link.mark = 0;
-  for (uint32_t slot = 0; slot < flows_.capacity(); ++slot)
-    flows_[slot].mark = 0;
+  std::fill(link_mark_.begin(), link_mark_.end(), 0);
+  std::fill(flow_mark_.begin(), flow_mark_.end(), 0);
   epoch_ = 1;
 }
 
@@ -148,21 +213,21 @@ bool FlowNetwork::attach(uint32_t slot, sim::Time now) {
     LinkState& link = links_[route[i].link];
     // A kAlone flow is the only member of its links until someone joins, so
     // one look at a lone member finds it; if it has drained, it leaves now.
-    if (link.members.size() == 1) {
-      const uint32_t other = link.members.front().flow;
+    if (link.member_count == 1) {
+      const uint32_t other = link.first.flow;
       Flow& o = flows_[other];
       if (o.phase == Phase::kAlone && o.drain_at <= now) {
         detach(other, o.drain_at);
         o.phase = Phase::kLatency;  // its delivery event stands
       }
     }
-    if (link.members.empty()) {
+    if (link.member_count == 0) {
       link.busy_since = now;
     } else {
       free = false;
     }
-    route[i].pos = static_cast<uint32_t>(link.members.size());
-    link.members.push_back(Member{slot, i});
+    route[i].pos = link.member_count;
+    push_member(route[i].link, Member{slot, i});
   }
   return free;
 }
@@ -173,17 +238,33 @@ void FlowNetwork::detach(uint32_t slot, sim::Time drained_at) {
     LinkState& link = links_[h.link];
     link.bytes += bytes;
     // Swap-remove: the last member takes this one's place and learns its new
-    // index. A lone member (the common case) is last: the list's storage is
-    // not even read.
-    if (h.pos + 1 != link.members.size()) {
-      const Member last = link.members.back();
-      link.members[h.pos] = last;
+    // index. A lone member (the common case) is last: nothing moves.
+    if (h.pos + 1 != link.member_count) {
+      const Member last = member(h.link, link.member_count - 1);
+      member(h.link, h.pos) = last;
       hops(last.flow)[last.hop].pos = h.pos;
     }
-    link.members.pop_back();
-    if (link.members.empty())
+    pop_member(h.link);
+    if (link.member_count == 0)
       link.busy += drained_at - link.busy_since;
   }
+}
+
+void FlowNetwork::push_member(topo::LinkId id, const Member& m) {
+  LinkState& link = links_[id];
+  if (link.member_count == 0) {
+    link.first = m;
+  } else {
+    more_members_[id].push_back(m);
+  }
+  ++link.member_count;
+}
+
+void FlowNetwork::pop_member(topo::LinkId id) {
+  LinkState& link = links_[id];
+  assert(link.member_count > 0);
+  if (--link.member_count > 0)
+    more_members_[id].pop_back();
 }
 
 void FlowNetwork::begin_component() {
@@ -192,22 +273,21 @@ void FlowNetwork::begin_component() {
 }
 
 void FlowNetwork::visit_flow(uint32_t slot) {
-  Flow& f = flows_[slot];
-  if (f.mark == epoch_)
+  if (flow_mark_[slot] == epoch_)
     return;
-  f.mark = epoch_;
+  flow_mark_[slot] = epoch_;
   walk_flows_.push_back(slot);
 }
 
 void FlowNetwork::visit_link(topo::LinkId id) {
-  LinkState& link = links_[id];
-  if (link.mark == epoch_)
+  if (link_mark_[id] == epoch_)
     return;
-  link.mark = epoch_;
-  link.local = static_cast<uint32_t>(walk_links_.size());
+  link_mark_[id] = epoch_;
+  link_local_[id] = static_cast<uint32_t>(walk_links_.size());
   walk_links_.push_back(id);
-  for (const Member& m : link.members)
-    visit_flow(m.flow);
+  const LinkState& link = links_[id];
+  for (uint32_t i = 0; i < link.member_count; ++i)
+    visit_flow(member(id, i).flow);
 }
 
 void FlowNetwork::expand_component() {
@@ -243,7 +323,7 @@ void FlowNetwork::solve_rates() {
     problem_.add_link(links_[id].capacity);
   for (const uint32_t slot : walk_flows_) {
     for (const Hop& h : hops(slot))
-      problem_.push_link(links_[h.link].local);
+      problem_.push_link(link_local_[h.link]);
     problem_.end_flow();
   }
   solver_.solve(problem_, rates_);
@@ -300,7 +380,7 @@ LinkStats FlowNetwork::link_stats(const sim::Simulation& sim) const {
   stats.busy.reserve(links_.size());
   for (const LinkState& link : links_) {
     stats.bytes.push_back(link.bytes);
-    stats.busy.push_back(link.members.empty() ? link.busy : link.busy + (now - link.busy_since));
+    stats.busy.push_back(link.member_count == 0 ? link.busy : link.busy + (now - link.busy_since));
   }
   // Flows still draining have moved part of their bytes over every hop. A
   // kAlone flow past its drain has moved them all, and its links (it is their

@@ -49,12 +49,18 @@
 // residue the doubles show.
 //
 // Memory: one 128-byte record per flow in flight (reused; routes longer than
-// kNearHops keep their hops in a side vector), one 64-byte record per link
-// with its member list (back-indices, swap-remove in O(1)). The records are
-// laid out so that a delivery reads one cache line of the flow and one per
-// link: on a 4096-chip pod the flows in flight do not fit in cache, and those
-// misses, not arithmetic, set the speed. No allocation per event in steady
-// state; no ordered maps anywhere.
+// kNearHops keep their hops in one shared array, a region per flow slot),
+// one 64-byte record per link holding its first member (the rest of its
+// member list, back-indices, swap-remove in O(1), in a side vector per
+// link), and dense arrays of 4 bytes per link and per flow slot for the
+// component walk's marks and local indices. The records are laid out so
+// that a delivery reads one cache line of the flow and one per link, and a
+// walk over a large component reads the dense arrays for the incidences it
+// has already seen: on a 4096-chip pod the flows in flight do not fit in
+// cache, and those misses, not arithmetic, set the speed. The kernel's
+// prefetch hint starts loading the next event's flow record while the
+// current event runs. No allocation per event in steady state; no hash or
+// ordered maps anywhere.
 #pragma once
 
 #include <array>
@@ -127,7 +133,6 @@ class FlowNetwork final : public Network, private sim::EventHandler {
     double rate = 0;       // bytes/s since `updated`
     sim::Time updated;
     sim::EventId event;
-    uint32_t mark = 0;  // component-walk epoch
   };
   static_assert(offsetof(Flow, remaining) == 64 && sizeof(Flow) == 128);
   struct Member {
@@ -135,29 +140,54 @@ class FlowNetwork final : public Network, private sim::EventHandler {
     uint32_t hop = 0;  // index into the flow's hops
   };
   // One cache line: what a start or a delivery reads and writes of a link.
+  // Its members are a list (order matters: component walks follow it) whose
+  // first entry lives here and the rest in more_members_[link], so the common
+  // link of one flow never touches memory outside this line.
   struct alignas(64) LinkState {
-    std::vector<Member> members;
     double capacity = 0;   // effective bandwidth, bytes/s
     uint64_t bytes = 0;    // of flows that have fully drained across it
     sim::Time busy;        // closed busy periods
-    sim::Time busy_since;  // start of the open period, while members is non-empty
-    uint32_t mark = 0;     // component-walk epoch
-    uint32_t local = 0;    // index in the current component's problem
+    sim::Time busy_since;  // start of the open period, while it has members
+    uint32_t member_count = 0;
+    Member first;  // member 0, when member_count > 0
+    // What a start checks and sums of its route (LinkTable's, copied here
+    // so that a start reads one line per hop).
+    topo::VertexId src = 0;
+    topo::VertexId dst = 0;
+    sim::Time latency;
   };
   static_assert(sizeof(LinkState) == 64);
+  // Member i of link `id`'s list (i < member_count).
+  Member& member(topo::LinkId id, uint32_t i) {
+    return i == 0 ? links_[id].first : more_members_[id][i - 1];
+  }
+  const Member& member(topo::LinkId id, uint32_t i) const {
+    return i == 0 ? links_[id].first : more_members_[id][i - 1];
+  }
+  void push_member(topo::LinkId id, const Member& m);
+  // Removes the last member.
+  void pop_member(topo::LinkId id);
 
   std::span<Hop> hops(uint32_t slot) {
     Flow& f = flows_[slot];
-    return f.hop_count <= kNearHops ? std::span<Hop>(f.near_hops.data(), f.hop_count)
-                                    : std::span<Hop>(far_hops_[slot]);
+    return f.hop_count <= kNearHops
+               ? std::span<Hop>(f.near_hops.data(), f.hop_count)
+               : std::span<Hop>(far_hops_.data() + far_region_[slot].begin, f.hop_count);
   }
   std::span<const Hop> hops(uint32_t slot) const {
     const Flow& f = flows_[slot];
-    return f.hop_count <= kNearHops ? std::span<const Hop>(f.near_hops.data(), f.hop_count)
-                                    : std::span<const Hop>(far_hops_[slot]);
+    return f.hop_count <= kNearHops
+               ? std::span<const Hop>(f.near_hops.data(), f.hop_count)
+               : std::span<const Hop>(far_hops_.data() + far_region_[slot].begin, f.hop_count);
   }
 
+  // t.route when it is a walk from t.src to t.dst, else the pod's default
+  // route; throws LinkTable::resolve's errors. O(hops).
+  std::span<const topo::LinkId> resolve_route(const Transfer& t);
   void handle(sim::Simulation& sim, uint64_t payload) override;
+  // A drain or delivery reads the flow's first cache line, and the record
+  // of the first link it leaves (named in the payload).
+  void prefetch(uint64_t payload) const override;
   void drained(sim::Simulation& sim, uint32_t slot);
   void deliver(sim::Simulation& sim, uint32_t slot);
   void resolve(sim::Simulation& sim);
@@ -186,9 +216,28 @@ class FlowNetwork final : public Network, private sim::EventHandler {
                         int priority = 0);
 
   LinkTable table_;
-  std::vector<LinkState> links_;  // indexed by LinkId
+  std::vector<LinkState> links_;                   // indexed by LinkId
+  std::vector<std::vector<Member>> more_members_;  // by LinkId: members 1, 2, ...
+  // Component walks, in dense arrays of their own (a walk over a large
+  // component reads them for every incidence, most of them already visited,
+  // and so never loads a link's or a flow's record to learn it): the epoch
+  // that last visited each link and flow slot, and each link's index in the
+  // component's problem.
+  std::vector<uint32_t> link_mark_;   // by LinkId
+  std::vector<uint32_t> link_local_;  // by LinkId
+  std::vector<uint32_t> flow_mark_;   // by flow slot
   SlotPool<Flow> flows_;
-  std::vector<std::vector<Hop>> far_hops_;  // by flow slot: routes longer than kNearHops
+  // Routes longer than kNearHops: each flow slot that ever had one owns a
+  // region of far_hops_ (one array, so reading a route is one load, not a
+  // vector header and then its buffer). A slot whose route outgrows its
+  // region gets a new one twice as large at the end; the old one is left
+  // unused, so the array is at most about twice the longest routes' total.
+  struct FarRegion {
+    uint32_t begin = 0;
+    uint32_t capacity = 0;
+  };
+  std::vector<Hop> far_hops_;
+  std::vector<FarRegion> far_region_;  // by flow slot
   uint32_t epoch_ = 0;
   // Links touched by starts and drains since the last resolve; the resolve
   // event is pending whenever this is non-empty.

@@ -3,12 +3,15 @@
 // (BM_RingSteps/Analytical/..., /Flow/..., /Packet/...), so
 // --benchmark_filter=Analytical picks the analytical model's cases.
 //
-//  BM_RingSteps: ring-step chains on a 16x16x16 torus (4096 chips). Every chip
-//    sends `bytes` to its neighbour along each of the 3 dimensions, both ways
-//    (24576 chains, one per directed link); each delivery makes the receiver
-//    forward to its next neighbour, `steps` times: the traffic of a
-//    bidirectional ring collective on every axis at once. Each link carries
-//    one flow at a time, so flow components have one flow each.
+//  BM_RingSteps: ring-step chains on an n x n x n torus (16: 4096 chips; 32:
+//    32768). Every chip sends `bytes` to its neighbour along each of the 3
+//    dimensions, both ways (6 n^3 chains, one per directed link); each
+//    delivery makes the receiver forward to its next neighbour, `steps`
+//    times: the traffic of a bidirectional ring collective on every axis at
+//    once, which is what a 1 GiB all-reduce over a whole 32x32x32 torus does
+//    (issue 13's case; coll_benchmark runs the collective itself). Each link
+//    carries one flow at a time, so flow components have one flow each.
+//    ns/event is the wall time per simulator event (issue 13: <= 200 ns).
 //  BM_SharedLink: `flows` transfers keep one link busy; each delivery starts
 //    another, so the link always carries `flows` of them (one component of
 //    `flows` flows, re-solved at every start and drain; for the analytical
@@ -19,7 +22,7 @@
 //
 // items_per_second = transfers delivered per second of wall time; the
 // counters give simulator events (and, for BM_AllToAll, links crossed) per
-// transfer.
+// transfer, and for BM_RingSteps the wall time per event.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -152,7 +155,7 @@ Options options_for(Model model) {
 }
 
 void BM_RingSteps(benchmark::State& state, Model model) {
-  const topo::Pod pod(torus_spec(16, 3));
+  const topo::Pod pod(torus_spec(static_cast<uint32_t>(state.range(2)), 3));
   const Options options = options_for(model);
   const auto bytes = static_cast<uint64_t>(state.range(0));
   const auto steps = static_cast<uint64_t>(state.range(1));
@@ -169,6 +172,10 @@ void BM_RingSteps(benchmark::State& state, Model model) {
   }
   state.SetItemsProcessed(static_cast<int64_t>(transfers));
   state.counters["events/transfer"] = static_cast<double>(events) / static_cast<double>(transfers);
+  // Seconds per event, shown in ns: the rate counter inverted.
+  state.counters["ns/event"] =
+      benchmark::Counter(static_cast<double>(events) * 1e-9,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.SetLabel(std::string(to_string(options.model)));
 }
 
@@ -215,15 +222,18 @@ void BM_AllToAll(benchmark::State& state, Model model) {
   state.counters["hops/transfer"] = static_cast<double>(hops) / static_cast<double>(transfers);
 }
 
-// {bytes per transfer, steps per chain}: 24576 chains x steps transfers.
+// {bytes per transfer, steps per chain, torus side n}: 6 n^3 chains x steps
+// transfers. The 32x32x32 case takes the 16 steps of one way round a
+// 32-chip bidirectional ring (the all-reduce's longest direction per phase).
 BENCHMARK_CAPTURE(BM_RingSteps, Analytical, Model::kAnalytical)
-    ->Args({1 << 20, 30})
+    ->Args({1 << 20, 30, 16})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RingSteps, Flow, Model::kFlow)
-    ->Args({1 << 20, 30})
+    ->Args({1 << 20, 30, 16})
+    ->Args({1 << 20, 16, 32})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RingSteps, Packet, Model::kPacket)
-    ->Args({1 << 20, 2})
+    ->Args({1 << 20, 2, 16})
     ->Unit(benchmark::kMillisecond);
 // {flows sharing the link}.
 BENCHMARK_CAPTURE(BM_SharedLink, Analytical, Model::kAnalytical)

@@ -31,7 +31,7 @@ class CallbackSlab final : public EventHandler {
   // Starts loading the callable in `slot` into cache: it is read when its event
   // runs, long after it was stored, so without this each callable event costs a
   // cache miss once many are pending (measured: ~1.6x faster at 1e6 pending).
-  void prefetch(uint64_t slot) const {
+  void prefetch(uint64_t slot) const override {
     if (slot < slots_.size()) {
       __builtin_prefetch(&slots_[slot]);
     }

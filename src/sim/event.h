@@ -25,6 +25,11 @@ class Simulation;
 class EventHandler {
  public:
   virtual void handle(Simulation& sim, uint64_t payload) = 0;
+  // A hint, given for the (pending, not cancelled) event that runs next
+  // while the current one runs: start loading (__builtin_prefetch) what
+  // handle(payload) will read, so its cache misses overlap the current
+  // event's work. It must change no state; the default does nothing.
+  virtual void prefetch(uint64_t payload) const { static_cast<void>(payload); }
 
  protected:
   EventHandler() = default;

@@ -83,13 +83,14 @@ class EventQueue {
 
   bool is_pending(EventId id) const;
 
-  // The target of the entry that pop() will look at next (possibly a cancelled
-  // one), or null when empty. Lets the caller prefetch what the next event
-  // will touch while the current one runs.
+  // The target of the entry that pop() will look at next, or null when the
+  // queue is empty or that entry was cancelled (its handler may be gone).
+  // Lets the caller prefetch what the next event will touch while the
+  // current one runs.
   const EventTarget* next_target() {
     bool from_fifo = false;
     const QueueEntry* next = peek(from_fifo);
-    return next == nullptr ? nullptr : &next->target;
+    return next == nullptr || is_dead(*next) ? nullptr : &next->target;
   }
 
   // Moves now() forward to t without popping (cancelled entries before t are

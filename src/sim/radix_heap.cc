@@ -10,7 +10,7 @@ namespace podsim::sim {
 RadixHeap::RadixHeap() : buckets_(kBuckets) {}
 
 void RadixHeap::refill() {
-  assert(near_.empty() && summary_ != 0);
+  assert(near_.empty() && run_empty() && summary_ != 0);
   const int b = lowest_bucket();
   unmark(b);
   // Entries drained from bucket b land in near_ or in buckets below b (they
@@ -31,14 +31,27 @@ void RadixHeap::refill() {
   uint64_t earliest = std::numeric_limits<uint64_t>::max();
   buckets_.for_each(b, [&](const QueueEntry& e) { earliest = std::min(earliest, key(e)); });
   bound_ = earliest;
+  run_.clear();
+  run_pos_ = 0;
   buckets_.drain(b, [&](const QueueEntry& e) {
     const uint64_t t = key(e);
     if (t == earliest) {
-      near_.push(e);
+      run_.push_back(e);
     } else {
       put(e, t);
     }
   });
+  if (run_.size() <= kDumpSize) {  // few: the near heap is as good and stays in L1
+    for (const QueueEntry& e : run_) {
+      near_.push(e);
+    }
+    run_.clear();
+    return;
+  }
+  // Entries pushed in sequence order often arrive sorted already: O(n) then.
+  if (!std::is_sorted(run_.begin(), run_.end(), QueueEntryLess{})) {
+    std::sort(run_.begin(), run_.end(), QueueEntryLess{});
+  }
 }
 
 void RadixHeap::unmark(int bucket) {
@@ -58,9 +71,19 @@ bool RadixHeap::is_valid() const {
   if (!near_.is_valid()) {
     return false;
   }
-  std::size_t count = near_.size();
+  std::size_t count = near_.size() + (run_.size() - run_pos_);
   for (const QueueEntry& e : near_.items()) {
     if (e.time < Time::zero() || key(e) > bound_) {
+      return false;
+    }
+  }
+  if (run_pos_ > run_.size() ||
+      !std::is_sorted(run_.begin() + static_cast<std::ptrdiff_t>(run_pos_), run_.end(),
+                      QueueEntryLess{})) {
+    return false;
+  }
+  for (std::size_t i = run_pos_; i < run_.size(); ++i) {
+    if (key(run_[i]) != bound_) {
       return false;
     }
   }

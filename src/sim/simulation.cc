@@ -82,11 +82,11 @@ bool Simulation::execute_until(Time limit) {
       return false;
     }
     assert(event->time == now());
-    // Overlap the next callable's cache miss with this event's handler. Peeking
+    // Overlap the next event's cache misses with this event's handler. Peeking
     // costs nothing extra: the next pop() would do the same work.
     const EventTarget* next = queue_.next_target();
-    if (next != nullptr && next->handler == &callbacks_) {
-      callbacks_.prefetch(next->payload);
+    if (next != nullptr) {
+      next->handler->prefetch(next->payload);
     }
     fingerprint_.add(event->time, event->priority, event->seq);
     ++executed_;

@@ -9,8 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <vector>
+
 #include "net_fixture.h"
 #include "sim/simulation.h"
+#include "topo/routing.h"
 
 namespace podsim::net::testing {
 namespace {
@@ -46,6 +50,28 @@ TEST(FlowNetwork, FinishingOneOfTwoDisjointFlowsLeavesTheOtherAlone) {
   sim.run();
   EXPECT_EQ(sink.time_of(1), stream(64 * kMiB) + 2 * kHop);
   EXPECT_EQ(network.counters().reschedules, 0u);
+}
+
+TEST(FlowNetwork, ExplicitRoutesAreCheckedAndABadOneLeavesNoTrace) {
+  // The flow model checks an explicit route against its own link records;
+  // the errors are LinkTable::resolve's, and a rejected start changes nothing.
+  const topo::Pod line4 = line(4);
+  FlowNetwork network(line4, flow_options());
+  sim::Simulation sim;
+  RecordingSink sink;
+  const std::vector<topo::LinkId> good = topo::route(line4, 0, 2);
+  ASSERT_EQ(good.size(), 2u);
+  const std::vector<topo::LinkId> missing = {good[0], 1'000'000};
+  const std::vector<topo::LinkId> broken = {good[1], good[0]};
+  const std::vector<topo::LinkId> short_of_it = {good[0]};
+  EXPECT_THROW(network.start(sim, Transfer{0, 2, kMiB, missing}, sink, 0), std::invalid_argument);
+  EXPECT_THROW(network.start(sim, Transfer{0, 2, kMiB, broken}, sink, 0), std::invalid_argument);
+  EXPECT_THROW(network.start(sim, Transfer{0, 2, kMiB, short_of_it}, sink, 0),
+               std::invalid_argument);
+  EXPECT_EQ(network.in_flight(), 0u);
+  network.start(sim, Transfer{0, 2, kMiB, good}, sink, 1);
+  sim.run();
+  EXPECT_EQ(sink.time_of(1), stream(kMiB) + 2 * kHop);
 }
 
 TEST(FlowNetwork, FlowsAloneOnTheirLinksCostOneEventEach) {

@@ -285,6 +285,30 @@ TEST(SimulationTest, AHandlerExceptionPropagatesAndTheRunCanResume) {
   EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{2}));
 }
 
+// Counts the prefetch hints it is given, by payload.
+class PrefetchCounter final : public EventHandler {
+ public:
+  void handle(Simulation&, uint64_t) override {}
+  void prefetch(uint64_t payload) const override { hinted.push_back(payload); }
+  mutable std::vector<uint64_t> hinted;
+};
+
+TEST(SimulationTest, PrefetchHintsTheNextPendingEventOnly) {
+  // While an event runs, the kernel hints the next one, never a cancelled
+  // one (whose handler may already be gone).
+  Simulation sim;
+  PrefetchCounter first;
+  PrefetchCounter second;
+  sim.schedule_at(Time::ns(1), first, 1);
+  sim.schedule_at(Time::ns(2), second, 2);
+  const EventId cancelled = sim.schedule_at(Time::ns(3), second, 3);
+  sim.schedule_at(Time::ns(4), first, 4);
+  ASSERT_TRUE(sim.cancel(cancelled));
+  sim.run();
+  EXPECT_EQ(second.hinted, (std::vector<uint64_t>{2}));  // while event 1 ran
+  EXPECT_TRUE(first.hinted.empty());                     // event 4 came after the cancelled 3
+}
+
 TEST(SimulationTest, HandlersReceiveTheirPayloads) {
   Simulation sim;
   Recorder rec;

@@ -207,6 +207,22 @@ void lower_direct(Builder& b) {
   Lane lane;
   lane.group_set = b.axes_group_set(c.axes);
   lane.chunk_bytes = ceil_div(c.bytes, n * n);
+  // Which blocks split between the two ways round (topo::route_has_tie):
+  // what every run of the plan would otherwise ask for every pair.
+  const topo::Pod& pod = b.pod();
+  const GroupSet& gs = plan.group_sets[lane.group_set];
+  ph.direct_ties_in.assign(pod.chip_count(), 0);
+  ph.direct_ties_out.assign(pod.chip_count(), 0);
+  for (const auto& group : gs.groups) {
+    for (const topo::ChipId from : group) {
+      for (const topo::ChipId to : group) {
+        if (from != to && topo::route_has_tie(pod, from, to)) {
+          ++ph.direct_ties_out[from];
+          ++ph.direct_ties_in[to];
+        }
+      }
+    }
+  }
   ph.lanes = {lane};
   plan.shares.push_back(Share{{std::move(ph)}});
   plan.schedule = "direct exchange over " + join_names(c.axes, " ");
