@@ -219,6 +219,9 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "vs-healthy",
       "on a pod with faults, also run it repaired and report the slowdown (fault_slowdown)")(
       "no-fold", "simulate every chip, even replicas the engine could fold")(
+      "no-symmetry",
+      "play every chip, not one per class of chips a translation of the torus maps onto each "
+      "other (exact either way; see simulation.method)")(
       "every-step", "GENERATION: simulate every decode step (default: bisection, interpolated)")(
       "step-tolerance", po::value<double>()->default_value(1e-3),
       "GENERATION: relative midpoint error under which decode steps are interpolated")(
@@ -297,6 +300,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
   options.allow_oom = vm.count("allow-oom") != 0;
   options.vs_healthy = vm.count("vs-healthy") != 0;
   options.fold = vm.count("no-fold") == 0;
+  options.symmetry = vm.count("no-symmetry") == 0;
   options.generation.every_step = vm.count("every-step") != 0;
   options.generation.tolerance = vm["step-tolerance"].as<double>();
   if (!(options.generation.tolerance >= 0 && options.generation.tolerance < 1)) {

@@ -51,6 +51,18 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, Plan p
   if (chip_count_ > (uint32_t{1} << kChipBits)) {
     throw std::invalid_argument("CollectiveRun: pod too large for 20-bit chip ids");
   }
+  if (options_.classes != nullptr) {
+    per_class_ = options_.classes->orbit_size();
+    if (joiners.empty()) {
+      joiners = options_.classes->reps();
+    }
+    for (const topo::ChipId c : joiners) {
+      if (options_.classes->rep(c) != c) {
+        throw std::logic_error("CollectiveRun: a symmetric run's joiners must be representatives");
+      }
+    }
+    participants_ = static_cast<uint32_t>(joiners.size());
+  }
   if (!joiners.empty()) {
     may_join_.assign(chip_count_, 0);
     for (const topo::ChipId c : joiners) {
@@ -103,7 +115,9 @@ void CollectiveRun::build_lanes() {
 
 void CollectiveRun::start(sim::Simulation& sim) {
   for (topo::ChipId c = 0; c < chip_count_; ++c) {
-    join(sim, c);
+    if (may_join_.empty() || may_join_[c] != 0) {
+      join(sim, c);
+    }
   }
 }
 
@@ -203,7 +217,8 @@ void CollectiveRun::send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, 
   ++state(lane, src).outstanding;
   ++transfers_started_;
   bytes_sent_ += bytes;
-  network_.start(sim, net::Transfer{src, dst, bytes, route}, *this, make_tag(lane, p, src, dst));
+  network_.start(sim, net::Transfer{src, dst, bytes, route, options_.classes != nullptr}, *this,
+                 make_tag(lane, p, src, dst));
 }
 
 void CollectiveRun::send_path(sim::Simulation& sim, uint32_t lane, uint32_t path) {
@@ -231,7 +246,7 @@ void CollectiveRun::delivered(sim::Simulation& sim, uint64_t tag) {
   } else {
     const auto part = static_cast<Part>((tag >> (2 * kChipBits)) & ((1U << kPartBits) - 1));
     src = static_cast<topo::ChipId>((tag >> kChipBits) & kChipMask);
-    dst = static_cast<topo::ChipId>(tag & kChipMask);
+    dst = class_of(static_cast<topo::ChipId>(tag & kChipMask));
     bytes_received_ += part_bytes(lanes_[lane].chunk_bytes, part);
   }
 

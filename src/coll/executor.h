@@ -37,6 +37,7 @@
 #include "sim/time.h"
 #include "topo/pod.h"
 #include "topo/routing.h"
+#include "topo/symmetry.h"
 
 namespace podsim::coll {
 
@@ -45,6 +46,14 @@ struct ExecutorOptions {
   // writes one result through HBM at `reduce_bandwidth`. Off by default.
   bool compute_reduction = false;
   sim::Bandwidth reduce_bandwidth;
+  // A symmetric run (engine/symmetry.h): only the classes' representatives
+  // join; each transfer stands for one per chip of its sender's class, its
+  // route is given over link classes (net::Transfer::over_classes) and its
+  // receipt counts at the representative of the receiver's class. The
+  // classes must keep the plan (coll/symmetry.h) and outlive the run.
+  // Counts and link bytes are then of the whole pod (link bytes on each
+  // class's representative link: the figure of every link of the class).
+  const topo::SymmetryClasses* classes = nullptr;
 };
 
 class CollectiveRun final : public Run, public net::TransferSink, public sim::EventHandler {
@@ -78,13 +87,15 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   bool done() const { return chips_done_ == expected_chips(); }
   sim::Time start_time() const { return start_; }
   sim::Time end_time() const { return end_; }
-  sim::Time chip_done_time(topo::ChipId chip) const { return chip_end_[chip]; }
+  sim::Time chip_done_time(topo::ChipId chip) const { return chip_end_[class_of(chip)]; }
 
-  uint64_t transfers_started() const { return transfers_started_; }
-  uint64_t transfers_delivered() const { return transfers_delivered_; }
-  uint64_t bytes_sent() const { return bytes_sent_; }
-  uint64_t bytes_received() const { return bytes_received_; }
-  // Bytes of this collective that crossed each link (indexed by LinkId).
+  // Of the whole pod, in a symmetric run too.
+  uint64_t transfers_started() const { return transfers_started_ * per_class_; }
+  uint64_t transfers_delivered() const { return transfers_delivered_ * per_class_; }
+  uint64_t bytes_sent() const { return bytes_sent_ * per_class_; }
+  uint64_t bytes_received() const { return bytes_received_ * per_class_; }
+  // Bytes of this collective that crossed each link (indexed by LinkId); in
+  // a symmetric run on the classes' representative links only.
   const std::vector<uint64_t>& link_bytes() const { return link_bytes_; }
 
   void delivered(sim::Simulation& sim, uint64_t tag) override;
@@ -179,11 +190,20 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   }
   const Lane& lane_of(uint32_t lane) const { return phase_of(lane).lanes[lanes_[lane].lane]; }
 
+  // The chip that stands for `chip`: its class's representative in a
+  // symmetric run, itself otherwise.
+  topo::ChipId class_of(topo::ChipId chip) const {
+    return options_.classes == nullptr ? chip : options_.classes->rep(chip);
+  }
+  // A route as the network is given it: over link classes in a symmetric run.
+  void to_classes(std::vector<topo::LinkId>& route) const;
+
   const topo::Pod& pod_;
   net::Network& network_;
   Plan plan_;
   ExecutorOptions options_;
   uint32_t chip_count_ = 0;
+  uint64_t per_class_ = 1;  // chips each simulated chip stands for
 
   std::vector<LaneInfo> lanes_;                    // every (share, phase, lane)
   std::vector<std::vector<uint32_t>> lane_index_;  // [share][phase] -> first lane id

@@ -48,6 +48,7 @@ uint32_t CollectiveRun::peer_table(uint32_t group_set, int64_t offset, bool wrap
     } else {
       topo::route_into(pod_, c, peer, route);
     }
+    to_classes(route);
     peers_.push_back(
         Peer{peer, static_cast<uint32_t>(peer_links_.size()), static_cast<uint32_t>(route.size())});
     peer_links_.insert(peer_links_.end(), route.begin(), route.end());
@@ -57,6 +58,9 @@ uint32_t CollectiveRun::peer_table(uint32_t group_set, int64_t offset, bool wrap
 }
 
 uint32_t CollectiveRun::send_table(const Phase& ph) {
+  if (options_.classes != nullptr) {
+    throw std::invalid_argument("CollectiveRun: sends between pairs have no symmetric run");
+  }
   SendTable t;
   t.begin.assign(chip_count_ + 1, 0);
   t.incoming.assign(chip_count_, 0);
@@ -89,8 +93,17 @@ std::span<const topo::LinkId> CollectiveRun::direct_route(topo::ChipId src, topo
     // Moving the outer vector moves each route's buffer, not its elements, so
     // spans handed out earlier stay valid.
     direct_routes_.push_back(topo::route(pod_, src, dst, tie));
+    to_classes(direct_routes_.back());
   }
   return direct_routes_[it->second];
+}
+
+void CollectiveRun::to_classes(std::vector<topo::LinkId>& route) const {
+  if (options_.classes != nullptr) {
+    for (topo::LinkId& id : route) {
+      id = options_.classes->rep_link(id);
+    }
+  }
 }
 
 }  // namespace podsim::coll

@@ -8,6 +8,7 @@
 
 #include "coll/executor.h"
 #include "coll/plan.h"
+#include "engine/symmetry.h"
 #include "engine/workload_mesh.h"
 #include "sim/simulation.h"
 #include "sim/time.h"
@@ -49,13 +50,28 @@ class OpListRun {
       state_[i].link_bytes.assign(pod.links().size(), 0);
     }
     exec_options_.reduce_bandwidth = pod.spec().chip.hbm_bandwidth;
+    if (run_options.symmetry) {
+      std::vector<const coll::Plan*> plans;
+      for (const OpState& st : state_) {
+        if (!st.timing) {
+          plans.push_back(&st.plan);
+        }
+      }
+      symmetry_ = choose_symmetry(pod, plans, options, std::vector<bool>(pod.dim_count(), true));
+      exec_options_.classes = symmetry_.classes ? &*symmetry_.classes : nullptr;
+    } else {
+      symmetry_.why_full = "symmetry turned off";
+    }
   }
 
   // At least how many events the run executes (OpListOptions::before_start).
   uint64_t min_events() const {
     uint64_t total = 0;
     for (size_t i = 0; i < state_.size(); ++i) {
-      const uint64_t per_run = is_compute(i) ? 1 : std::max<uint64_t>(1, state_[i].min_transfers);
+      // A symmetric run makes one transfer per class where the full run makes
+      // one per chip.
+      const uint64_t per_run =
+          is_compute(i) ? 1 : std::max<uint64_t>(1, state_[i].min_transfers / classes_factor());
       uint64_t runs = 0;
       if (__builtin_mul_overflow(per_run, workload_.operations[i].repeat, &runs) ||
           __builtin_add_overflow(total, runs, &total)) {
@@ -93,6 +109,12 @@ class OpListRun {
     result.events = sim_.events_executed();
     result.fingerprint = sim_.fingerprint();
     result.link_stats = network_->link_stats(sim_);
+    if (symmetry_.classes) {
+      result.link_stats = unfold_classes(*symmetry_.classes, result.link_stats);
+    }
+    result.symmetric = symmetry_.classes.has_value();
+    result.simulation = describe(pod_, symmetry_);
+    result.played_chips = symmetry_.classes ? symmetry_.classes->class_count() : pod_.chip_count();
     return result;
   }
 
@@ -115,6 +137,9 @@ class OpListRun {
   };
 
   bool is_compute(size_t i) const { return state_[i].timing.has_value(); }
+  uint64_t classes_factor() const {
+    return symmetry_.classes ? symmetry_.classes->orbit_size() : 1;
+  }
 
   // Every dependency of operation i is done.
   void ready(size_t i) {
@@ -200,6 +225,8 @@ class OpListRun {
 
   void run_done(sim::Simulation& s, size_t i) {
     OpState& st = state_[i];
+    // On the classes' representative links in a symmetric run (summarize()
+    // unfolds them).
     const auto& bytes = st.current->link_bytes();
     for (size_t l = 0; l < bytes.size(); ++l) {
       st.link_bytes[l] += bytes[l];
@@ -260,15 +287,17 @@ class OpListRun {
     }
     const double total_s = (st.end - st.start).to_s();
     const auto& cal = pod_.spec().calibration;
+    const std::vector<uint64_t> link_bytes =
+        symmetry_.classes ? unfold_classes(*symmetry_.classes, st.link_bytes) : st.link_bytes;
     double sum = 0;
-    for (size_t l = 0; l < st.link_bytes.size(); ++l) {
-      if (st.link_bytes[l] == 0 || total_s <= 0) {
+    for (size_t l = 0; l < link_bytes.size(); ++l) {
+      if (link_bytes[l] == 0 || total_s <= 0) {
         continue;
       }
       const topo::Link& link = pod_.link(static_cast<topo::LinkId>(l));
       const double eff =
           link.kind == topo::LinkKind::kIci ? cal.ici_link_efficiency : cal.dcn_efficiency;
-      const double util = static_cast<double>(st.link_bytes[l]) /
+      const double util = static_cast<double>(link_bytes[l]) /
                           (static_cast<double>(link.bandwidth.bytes_per_s()) * eff * total_s);
       sum += util;
       r.link_util_max = std::max(r.link_util_max, util);
@@ -289,6 +318,7 @@ class OpListRun {
   uint64_t runs_done_ = 0;
   coll::ExecutorOptions exec_options_;
   std::vector<OpState> state_;
+  SymmetryChoice symmetry_;
   // The compute unit (one timeline for every chip): compute operations whose
   // dependencies are done, by file position, and whether one is running.
   std::set<size_t> ready_compute_;

@@ -85,6 +85,11 @@ struct OpListResult {
   uint64_t events = 0;
   uint64_t fingerprint = 0;   // of the event stream: equal inputs, equal value
   net::LinkStats link_stats;  // bytes and busy time per LinkId over the whole run
+  // How the run was played (engine/symmetry.h): one chip per class, or every
+  // chip; the classes or why not; how many chips' parts were played.
+  bool symmetric = false;
+  std::string simulation;
+  uint32_t played_chips = 0;
 };
 
 struct OpListOptions {
@@ -100,6 +105,9 @@ struct OpListOptions {
   // A caller may refuse the run here by throwing (study/evaluate.cc checks
   // its work limits). Optional.
   std::function<void(uint64_t min_events)> before_start;
+  // Play one chip per class where the pod and every collective allow it
+  // (engine/symmetry.h); the result is the same either way.
+  bool symmetry = true;
 };
 
 // Runs every operation of `workload` on `pod`, compute operations on

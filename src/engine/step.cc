@@ -5,11 +5,13 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 
 #include "coll/executor.h"
 #include "coll/plan.h"
 #include "coll/replay.h"
 #include "engine/breakdown.h"
+#include "engine/symmetry.h"
 #include "net/analytical_network.h"
 #include "sim/simulation.h"
 
@@ -90,6 +92,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     choose_chips(options.fold_replicas);
     prepare_stages(compute);
     time_stragglers(options.stragglers);
+    choose_classes(options);
     for (const auto& c : chips_) {
       instructions_ += program_.stages[c.stage].instructions.size();
     }
@@ -101,9 +104,12 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   }
 
   StepResult run() {
-    // In lock step only chip 0 runs its program; it joins collectives for all.
-    const auto running = static_cast<uint32_t>(lockstep_ ? 1 : chips_.size());
-    for (uint32_t i = 0; i < running; ++i) {
+    // In lock step only chip 0 runs its program; it joins collectives for all
+    // (every chip, or every class's representative). In a symmetric run the
+    // representatives run theirs.
+    const auto running = lockstep_ ? std::span<const uint32_t>(played_).first(1)
+                                   : std::span<const uint32_t>(played_);
+    for (const uint32_t i : running) {
       const auto& prog = program_.stages[chips_[i].stage].instructions;
       for (uint32_t k = 0; k < prog.size(); ++k) {
         if (chips_[i].deps_left[k] == 0 && !is_compute(prog[k])) {
@@ -123,6 +129,16 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
         chips_[i] = chips_[0];
         chips_[i].chip = chip;
       }
+    } else if (symmetry_.classes) {
+      // Every chip did what its class's representative did.
+      for (ChipState& c : chips_) {
+        const topo::ChipId rep = symmetry_.classes->rep(c.chip);
+        if (rep != c.chip) {
+          const topo::ChipId chip = c.chip;
+          c = chips_[static_cast<size_t>(sim_index_[rep])];
+          c.chip = chip;
+        }
+      }
     }
     if (progress_) {
       progress_(completed_, instructions_);
@@ -130,6 +146,12 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     check_finished();
     StepResult r = summarize();
     r.link_stats = network_->link_stats(sim_);
+    if (symmetry_.classes) {
+      r.link_stats = unfold_classes(*symmetry_.classes, r.link_stats);
+    }
+    r.symmetric = symmetry_.classes.has_value();
+    r.simulation = describe(pod_, symmetry_);
+    r.played_chips = lockstep_ ? 1 : static_cast<uint32_t>(played_.size());
     return r;
   }
 
@@ -193,6 +215,48 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
         chips_.push_back(std::move(s));
       }
     }
+  }
+
+  // A one-stage program with no straggler, on a pod and collectives that a
+  // translation keeps (engine/symmetry.h), plays one chip per class: the
+  // representatives run, join the collectives and stand for their classes.
+  // Translations move only along the dimensions folding kept.
+  void choose_classes(const StepOptions& options) {
+    if (!options.symmetry) {
+      symmetry_.why_full = "symmetry turned off";
+    } else if (program_.stages.size() != 1) {
+      symmetry_.why_full = "pipeline stages differ";
+    } else if (!options.stragglers.empty()) {
+      symmetry_.why_full = "the pod has stragglers";
+    } else {
+      std::vector<bool> movable(pod_.dim_count(), false);
+      for (const ChipState& c : chips_) {
+        for (uint32_t d = 0; d < pod_.dim_count(); ++d) {
+          movable[d] = movable[d] || pod_.coord(c.chip, d) != 0;
+        }
+      }
+      std::vector<const coll::Plan*> plans;
+      for (const coll::Plan& p : plans_) {
+        plans.push_back(&p);
+      }
+      symmetry_ = choose_symmetry(pod_, plans, network_options_, movable);
+    }
+    played_.clear();
+    for (uint32_t i = 0; i < chips_.size(); ++i) {
+      if (!symmetry_.classes || symmetry_.classes->rep(chips_[i].chip) == chips_[i].chip) {
+        played_.push_back(i);
+      }
+    }
+    if (!symmetry_.classes) {
+      return;
+    }
+    exec_options_.classes = &*symmetry_.classes;
+    StageInfo& info = stages_[0];
+    info.chip_ids.clear();
+    for (const uint32_t i : played_) {
+      info.chip_ids.push_back(chips_[i].chip);
+    }
+    info.chips = static_cast<uint32_t>(played_.size());
   }
 
   // Inverts the dependencies of a stage's program (counting sort, so each
@@ -348,8 +412,8 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       }
       if (lockstep_) {
         // Every chip reaches it now, as chip 0 does.
-        for (const ChipState& c : chips_) {
-          run->join(sim_, c.chip);
+        for (const uint32_t j : played_) {
+          run->join(sim_, chips_[j].chip);
         }
       } else {
         run->join(sim_, s.chip);
@@ -414,9 +478,10 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     s.spans[k].end = sim_.now();
     s.done[k] = 1;
     ++s.finished;
-    // In lock step one completion stands for every chip's.
+    // In lock step one completion stands for every chip's, in a symmetric
+    // run for its class's.
     const uint64_t before = completed_;
-    completed_ += lockstep_ ? chips_.size() : 1;
+    completed_ += lockstep_ ? chips_.size() : chips_.size() / played_.size();
     if (progress_ && before / kProgressInterval != completed_ / kProgressInterval) {
       progress_(completed_, instructions_);
     }
@@ -485,6 +550,8 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   std::vector<std::vector<std::unique_ptr<coll::Run>>> runs_;
   net::AnalyticalNetwork* analytical_ = nullptr;  // set when collectives are replayed
   std::optional<coll::ReplayCache> replays_;
+  SymmetryChoice symmetry_;
+  std::vector<uint32_t> played_;  // indices into chips_ of the chips that run
   // Lock step (StepOptions::lockstep): chip 0 runs for every chip.
   static constexpr sim::Time kNotDone = sim::Time::max();
   bool lockstep_ = false;

@@ -62,6 +62,10 @@ struct StepOptions {
   // shows they do not run alike; the step is then played chip by chip. The
   // result is the same either way; only the event count differs.
   bool lockstep = true;
+  // Play one chip per class where the pod and every collective allow it
+  // (engine/symmetry.h): one pipeline stage, no straggler, the flow network.
+  // The result is the same either way; only the event count differs.
+  bool symmetry = true;
   // Called as instructions complete, with the number done and the total over
   // the simulated chips: every kProgressInterval completions and once at
   // the end. For progress reports only; it must not touch the simulation.
@@ -118,6 +122,12 @@ struct StepResult {
   double flops = 0;      // FLOPs its compute did (padding excluded)
   uint64_t events = 0;
   uint64_t fingerprint = 0;
+  // How the step was played (engine/symmetry.h): one chip per class, or
+  // every chip; the classes or why not; how many chips ran their programs
+  // (1 in lock step; each class's representative in a symmetric run).
+  bool symmetric = false;
+  std::string simulation;
+  uint32_t played_chips = 0;
   // Bytes and busy time per LinkId over the step, simulated chips' traffic
   // only (engine/link_usage.h unfolds replicas).
   net::LinkStats link_stats;

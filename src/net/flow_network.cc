@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "sim/simulation.h"
 
@@ -53,6 +54,16 @@ sim::EventId FlowNetwork::schedule(sim::Simulation& sim, sim::Time at, uint32_t 
 }
 
 std::span<const topo::LinkId> FlowNetwork::resolve_route(const Transfer& t) {
+  if (t.over_classes) {
+    if (t.route.empty())
+      throw std::invalid_argument("FlowNetwork: a transfer over link classes has no route");
+    for (const topo::LinkId id : t.route) {
+      if (id >= links_.size())
+        throw std::invalid_argument("FlowNetwork: route names link " + std::to_string(id) +
+                                    ", not a link of the pod");
+    }
+    return t.route;
+  }
   if (t.route.empty())
     return table_.resolve(t, route_scratch_);  // the pod's default route
   // An explicit route is checked against the links' own records, which

@@ -63,6 +63,10 @@ LinkTable::LinkTable(const topo::Pod& pod, const Options& options) : pod_(pod) {
 
 std::span<const topo::LinkId> LinkTable::resolve(const Transfer& t,
                                                  std::vector<topo::LinkId>& scratch) const {
+  if (t.over_classes) {
+    throw std::invalid_argument(
+        "a transfer over link classes (a symmetric run) needs the flow network model");
+  }
   scratch.clear();
   if (t.route.empty()) {
     topo::route_into(pod_, t.src, t.dst, scratch);

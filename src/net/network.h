@@ -63,6 +63,13 @@ struct Transfer {
   // storage alive until delivery (collectives precompute their routes once), so
   // the network may hold on to the span without copying it.
   std::span<const topo::LinkId> route;
+  // The route is over link classes (a symmetric run, topo/symmetry.h): each
+  // entry the representative of the class of the link crossed there, so it
+  // need not be a walk and may name a link more than once (the transfer then
+  // loads it that many times, as its copies load the class's links). It is
+  // taken as given, never checked as a walk nor replaced by a default route.
+  // The flow model only; the others refuse it.
+  bool over_classes = false;
 };
 
 enum class Model { kAnalytical, kFlow, kPacket };

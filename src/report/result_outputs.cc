@@ -163,4 +163,11 @@ void fill_link_stats(const LinkReport& r, podsim::LinkStats& out) {
   }
 }
 
+void fill_simulation(bool symmetric, const std::string& detail, uint32_t played_chips,
+                     podsim::Simulation& out) {
+  out.set_method(symmetric ? "symmetric" : "full");
+  out.set_detail(detail);
+  out.set_played_chips(played_chips);
+}
+
 }  // namespace podsim::report

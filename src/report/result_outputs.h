@@ -3,6 +3,8 @@
 // an operation list's per-operation figures, and per-link statistics.
 #pragma once
 
+#include <string>
+
 #include "engine/op_list.h"
 #include "engine/serving_summary.h"
 #include "engine/step.h"
@@ -14,6 +16,10 @@ namespace podsim::report {
 // The memory check alone, for a step that was not simulated (oom): the
 // serving message with simulated = false and the memory figures.
 void fill_serving_memory(const engine::ServingSummary& s, podsim::ServingResult& out);
+
+// How a run was played (engine/symmetry.h): one chip per class or every chip.
+void fill_simulation(bool symmetric, const std::string& detail, uint32_t played_chips,
+                     podsim::Simulation& out);
 
 // A simulated step: figures, memory, spread, per chip, per layer, per op class.
 void fill_serving_result(const engine::StepResult& step, const engine::ServingSummary& s,

@@ -125,6 +125,7 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   engine::StepOptions step_options;
   step_options.network = network;
   step_options.fold_replicas = options.fold;
+  step_options.symmetry = options.symmetry;
   step_options.progress = options.progress;
   step_options.budget = &budget;
   step_options.stragglers = stragglers.by_chip;
@@ -143,6 +144,8 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   if (serving.sharding.collective_matmul == config::CollectiveMatmul::kAuto)
     run->summary.collective_matmul = auto_on ? "auto: on" : "auto: off";
   report::fill_serving_result(run->step, run->summary, out);
+  report::fill_simulation(run->step.symmetric, run->step.simulation, run->step.played_chips,
+                          *ev.result.mutable_simulation());
   if (options.link_stats) {
     report::fill_link_stats(report::make_link_report(pod, run->step.link_stats, run->step.chips,
                                                      network, run->step.step_time),
@@ -166,6 +169,7 @@ void evaluate_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload
       estimate_op_list(workload, engine::workload_mesh(pod, workload), network);
   budget.check_estimate(estimate.events, estimate.memory_bytes);
   engine::OpListOptions run_options;
+  run_options.symmetry = options.symmetry;
   run_options.budget = &budget;
   run_options.progress = options.progress;
   // Once the collectives are lowered their transfers are known: a tighter
@@ -178,6 +182,8 @@ void evaluate_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload
   };
   ev.op_list = engine::run_op_list(pod, workload, network, *compute, run_options);
   report::fill_op_list_result(*ev.op_list, *ev.result.mutable_op_list());
+  report::fill_simulation(ev.op_list->symmetric, ev.op_list->simulation, ev.op_list->played_chips,
+                          *ev.result.mutable_simulation());
   if (options.link_stats) {
     report::fill_link_stats(
         report::make_link_report(pod, ev.op_list->link_stats, {}, network, ev.op_list->makespan),
@@ -194,6 +200,7 @@ void fill_run_options(const RunOptions& options, podsim::RunOptions& out) {
   out.set_compute(std::string(chip::to_string(options.compute)));
   out.set_op_table(options.op_table_file);
   out.set_fold(options.fold);
+  out.set_symmetry(options.symmetry);
   out.set_allow_oom(options.allow_oom);
   out.set_vs_healthy(options.vs_healthy);
   out.set_every_step(options.generation.every_step);

@@ -54,8 +54,11 @@ struct RunOptions {
   chip::ComputeModelKind compute = chip::ComputeModelKind::kRoofline;
   std::optional<config::OpTableSpec> op_table;  // measured times, for kTable
   std::string op_table_file;                    // its path, echoed in the result
-  bool allow_oom = false;   // simulate a step that does not fit (memory.fits false)
-  bool fold = true;         // fold replicas (exact; false simulates every chip)
+  bool allow_oom = false;  // simulate a step that does not fit (memory.fits false)
+  bool fold = true;        // fold replicas (exact; false simulates every chip)
+  // Play one chip per class where the pod and the collectives are the same
+  // from every chip of the class (engine/symmetry.h; exact).
+  bool symmetry = true;
   bool link_stats = false;  // fill Result.link_stats (large on big pods)
   // On a pod with faults, also run on the same pod with every fault repaired
   // and report the slowdown (healthy_step_time_us, fault_slowdown).

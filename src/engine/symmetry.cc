@@ -1,0 +1,78 @@
+#include "engine/symmetry.h"
+
+#include <numeric>
+
+#include "coll/symmetry.h"
+
+namespace podsim::engine {
+
+SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan* const> plans,
+                               const net::Options& network, const std::vector<bool>& movable) {
+  SymmetryChoice out;
+  if (network.model != net::Model::kFlow) {
+    out.why_full = "symmetric runs need the flow network model";
+    return out;
+  }
+  if (pod.slice_count() != 1) {
+    out.why_full = "the pod has several slices";
+    return out;
+  }
+  if (pod.has_faults()) {
+    out.why_full = "the pod has faults";
+    return out;
+  }
+  std::vector<topo::Translation> generators;
+  for (uint32_t d = 0; d < pod.dim_count(); ++d) {
+    const uint32_t n = pod.dim_size(d);
+    if (d >= movable.size() || !movable[d] || n <= 1) {
+      continue;
+    }
+    uint32_t period = 1;
+    for (const coll::Plan* plan : plans) {
+      period = std::lcm(period, coll::plan_period(pod, *plan, d));
+      if (period >= n) {
+        break;
+      }
+    }
+    if (period < n) {
+      generators.push_back(topo::Translation{d, period});
+    }
+  }
+  if (generators.empty()) {
+    out.why_full = "no translation of the torus keeps every collective";
+    return out;
+  }
+  out.classes = topo::SymmetryClasses::make(pod, generators);
+  if (!out.classes) {
+    out.why_full = "the torus's translations do not keep its links";
+  }
+  return out;
+}
+
+net::LinkStats unfold_classes(const topo::SymmetryClasses& classes, const net::LinkStats& stats) {
+  net::LinkStats out = stats;
+  for (size_t l = 0; l < stats.bytes.size(); ++l) {
+    const topo::LinkId rep = classes.rep_link(static_cast<topo::LinkId>(l));
+    out.bytes[l] = stats.bytes[rep];
+    out.busy[l] = stats.busy[rep];
+  }
+  return out;
+}
+
+std::vector<uint64_t> unfold_classes(const topo::SymmetryClasses& classes,
+                                     const std::vector<uint64_t>& link_bytes) {
+  std::vector<uint64_t> out(link_bytes.size());
+  for (size_t l = 0; l < link_bytes.size(); ++l) {
+    out[l] = link_bytes[classes.rep_link(static_cast<topo::LinkId>(l))];
+  }
+  return out;
+}
+
+std::string describe(const topo::Pod& pod, const SymmetryChoice& choice) {
+  if (choice.classes) {
+    return choice.classes->describe(pod);
+  }
+  return choice.why_full;
+}
+
+}  // namespace podsim::engine

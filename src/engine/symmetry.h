@@ -1,0 +1,54 @@
+// Symmetric simulation: one chip per class where the pod and the program
+// look the same from every chip of the class.
+//
+// A run qualifies when it is on the flow network model, the pod is one
+// slice with no fault, and some translation of the torus (topo/symmetry.h)
+// keeps every collective of the run (coll/symmetry.h); the engine's callers
+// add their own conditions (one pipeline stage, no straggler). The classes
+// are those of the largest such group: along each dimension the least
+// common multiple of the collectives' periods. The engine then plays the
+// classes' representatives only: they join every collective for their
+// classes, their transfers load link classes (a flow crossing k links of a
+// class counts k times on the class, which is what each of those links
+// carries in the full run), and what a representative receives is what
+// every chip of its class receives at the same instant. Max-min fair
+// sharing gives every flow of an orbit the same rate (the allocation is
+// unique, hence as symmetric as the problem), so the result is that of the
+// full simulation: tests/engine/symmetry_test.cc compares them bit for bit.
+// Where it does not qualify the run is played in full, and why is said.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "coll/plan.h"
+#include "net/network.h"
+#include "topo/pod.h"
+#include "topo/symmetry.h"
+
+namespace podsim::engine {
+
+struct SymmetryChoice {
+  std::optional<topo::SymmetryClasses> classes;
+  std::string why_full;  // when classes is empty: why the run is played in full
+};
+
+// The classes for a run of `plans` on `pod` over `network`; translations
+// move only along the dimensions `movable` marks (one flag per torus
+// dimension: a folded step leaves out those it folded away).
+SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan* const> plans,
+                               const net::Options& network, const std::vector<bool>& movable);
+
+// Per-link figures of a symmetric run as if every chip had been simulated:
+// each link takes its class representative's.
+net::LinkStats unfold_classes(const topo::SymmetryClasses& classes, const net::LinkStats& stats);
+std::vector<uint64_t> unfold_classes(const topo::SymmetryClasses& classes,
+                                     const std::vector<uint64_t>& link_bytes);
+
+// For reports: the classes ("translations x+1 y+1: 1 class of 256 chips (256
+// in all)"), or why the run is played in full.
+std::string describe(const topo::Pod& pod, const SymmetryChoice& choice);
+
+}  // namespace podsim::engine

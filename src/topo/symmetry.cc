@@ -1,0 +1,150 @@
+#include "topo/symmetry.h"
+
+#include <numeric>
+
+namespace podsim::topo {
+namespace {
+
+// Union-find whose roots are the smallest member of their set.
+class MinRoots {
+ public:
+  explicit MinRoots(uint32_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0U); }
+  uint32_t find(uint32_t x) {
+    while (parent_[x] != x) {
+      parent_[x] = parent_[parent_[x]];
+      x = parent_[x];
+    }
+    return x;
+  }
+  void join(uint32_t a, uint32_t b) {
+    a = find(a);
+    b = find(b);
+    if (a < b) {
+      parent_[b] = a;
+    } else if (b < a) {
+      parent_[a] = b;
+    }
+  }
+
+ private:
+  std::vector<uint32_t> parent_;
+};
+
+// The link `map` sends `id` to: the same dimension and direction from the
+// source's image. nullopt when that link is missing, lands elsewhere or
+// differs in bandwidth or latency.
+std::optional<LinkId> image(const Pod& pod, const std::vector<ChipId>& map, LinkId id) {
+  const Link& link = pod.link(id);
+  const auto to = pod.link_from(map[link.src], link.dim, link.direction);
+  if (!to) {
+    return std::nullopt;
+  }
+  const Link& other = pod.link(*to);
+  if (other.dst != map[link.dst] || other.bandwidth != link.bandwidth ||
+      other.latency != link.latency) {
+    return std::nullopt;
+  }
+  return to;
+}
+
+}  // namespace
+
+std::optional<std::vector<ChipId>> translate(const Pod& pod, const Translation& t) {
+  if (pod.slice_count() != 1 || t.dim >= pod.dim_count() || t.steps == 0) {
+    return std::nullopt;
+  }
+  std::vector<ChipId> map(pod.chip_count());
+  for (ChipId c = 0; c < pod.chip_count(); ++c) {
+    ChipId at = c;
+    for (uint32_t s = 0; s < t.steps; ++s) {
+      const auto next = pod.neighbour(at, t.dim, +1);
+      if (!next) {
+        return std::nullopt;
+      }
+      at = *next;
+    }
+    map[c] = at;
+  }
+  // A bijection that keeps every link: each link's image exists and matches
+  // (the same count of links both ways then makes it onto).
+  std::vector<uint8_t> hit(pod.chip_count(), 0);
+  for (const ChipId c : map) {
+    if (hit[c] != 0) {
+      return std::nullopt;
+    }
+    hit[c] = 1;
+  }
+  for (LinkId id = 0; id < pod.links().size(); ++id) {
+    if (!image(pod, map, id)) {
+      return std::nullopt;
+    }
+  }
+  return map;
+}
+
+std::optional<SymmetryClasses> SymmetryClasses::make(const Pod& pod,
+                                                     std::span<const Translation> generators) {
+  if (pod.slice_count() != 1 || generators.empty()) {
+    return std::nullopt;
+  }
+  const uint32_t chips = pod.chip_count();
+  const auto links = static_cast<uint32_t>(pod.links().size());
+  MinRoots chip_sets(chips);
+  MinRoots link_sets(links);
+  for (const Translation& t : generators) {
+    const auto map = translate(pod, t);
+    if (!map) {
+      return std::nullopt;
+    }
+    for (ChipId c = 0; c < chips; ++c) {
+      chip_sets.join(c, (*map)[c]);
+    }
+    for (LinkId id = 0; id < links; ++id) {
+      link_sets.join(id, *image(pod, *map, id));
+    }
+  }
+  SymmetryClasses out;
+  out.generators_.assign(generators.begin(), generators.end());
+  out.chip_rep_.resize(chips);
+  std::vector<uint32_t> members(chips, 0);
+  for (ChipId c = 0; c < chips; ++c) {
+    out.chip_rep_[c] = chip_sets.find(c);
+    if (++members[out.chip_rep_[c]] == 1) {
+      out.reps_.push_back(c);
+    }
+  }
+  out.orbit_size_ = members[0];
+  for (const ChipId r : out.reps_) {
+    if (members[r] != out.orbit_size_) {
+      return std::nullopt;  // not a translation group after all
+    }
+  }
+  if (out.orbit_size_ <= 1) {
+    return std::nullopt;
+  }
+  out.link_rep_.resize(links);
+  std::vector<uint32_t> link_members(links, 0);
+  for (LinkId id = 0; id < links; ++id) {
+    out.link_rep_[id] = link_sets.find(id);
+    ++link_members[out.link_rep_[id]];
+  }
+  for (LinkId id = 0; id < links; ++id) {
+    if (out.link_rep_[id] == id && link_members[id] != out.orbit_size_) {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+std::string SymmetryClasses::describe(const Pod& pod) const {
+  std::string s = "translations";
+  for (const Translation& t : generators_) {
+    s += ' ' + pod.spec().torus.dims[t.dim].name + '+' + std::to_string(t.steps);
+  }
+  s += ": " + std::to_string(class_count()) + (class_count() == 1 ? " class" : " classes") +
+       " of " + std::to_string(orbit_size_) + " chips (" + std::to_string(pod.chip_count()) +
+       " in all)";
+  return s;
+}
+
+}  // namespace podsim::topo
