@@ -1,0 +1,324 @@
+// Symmetric simulation (engine/symmetry.h) gives the full simulation's
+// results bit for bit: every collective kind on 1D, 2D and 3D slices,
+// wrapped, unwrapped, twisted and mixed, and whole serving steps (dense and
+// mixture-of-experts, folded and not), compared field by field with the same
+// run played on every chip. Each case also says which way it must have been
+// played, so a symmetry that silently never engages fails here.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "chip/compute_model.h"
+#include "config/topology_loader.h"
+#include "config/workload_loader.h"
+#include "engine/op_list.h"
+#include "engine/step.h"
+#include "engine/workload_mesh.h"
+#include "shipped.h"
+#include "specs.h"
+#include "topo/mesh.h"
+#include "topo/pod.h"
+#include "workload/program.h"
+
+namespace podsim::engine {
+namespace symmetry_test {
+
+using podsim::testing::TorusDim;
+
+config::PodSpec torus(const std::vector<TorusDim>& dims,
+                      std::vector<config::TwistSpec> twists = {}) {
+  config::PodSpec s = podsim::testing::v5e_torus(dims);
+  s.torus.twists = std::move(twists);
+  return s;
+}
+
+config::PodSpec shipped_topology(const std::string& name) {
+  return config::load_topology_file(podsim::testing::source_dir() / "topologies" / name);
+}
+
+struct Pods {
+  std::string label;
+  config::PodSpec pod;
+};
+
+std::vector<Pods> pods() {
+  return {
+      {"ring8", torus({{"x", 8, true}})},
+      {"line8", torus({{"x", 8, false}})},
+      {"torus4x4", torus({{"x", 4, true}, {"y", 4, true}})},
+      {"mesh4x4", torus({{"x", 4, false}, {"y", 4, false}})},
+      {"torus8x4", torus({{"x", 8, true}, {"y", 4, true}})},
+      {"twisted4x8", torus({{"x", 4, true}, {"y", 8, true}}, {{0, 1, 4}})},
+      {"torus4x4x4", torus({{"x", 4, true}, {"y", 4, true}, {"z", 4, true}})},
+      {"mixed4x4x8", torus({{"x", 4, false}, {"y", 4, true}, {"z", 8, true}})},
+      {"v5p_4x4x8_twisted", shipped_topology("v5p-4x4x8-twisted.textproto")},
+  };
+}
+
+bool any_wrapped(const config::PodSpec& pod) {
+  for (const auto& d : pod.torus.dims) {
+    if (d.wraparound && d.size > 1) {
+      return true;
+    }
+  }
+  return false;
+}
+
+struct OpCase {
+  std::string label;
+  config::PodSpec pod;
+  config::WorkloadSpec workload;
+  bool symmetric = false;  // must be played one chip per class
+};
+
+void PrintTo(const OpCase& c, std::ostream* os) {
+  *os << c.label;
+}
+
+config::CollectiveSpec collective(config::CollectiveKind kind, uint64_t bytes,
+                                  std::vector<std::string> axes) {
+  config::CollectiveSpec c;
+  c.kind = kind;
+  c.bytes = bytes;
+  c.axes = std::move(axes);
+  return c;
+}
+
+// One workload per collective kind, over every axis, the first or the last,
+// with a size that does not divide evenly; twice, the second after the
+// first, so a run also sees links that were busy before.
+std::vector<OpCase> op_cases() {
+  std::vector<OpCase> out;
+  for (const Pods& p : pods()) {
+    std::vector<std::string> all;
+    config::WorkloadSpec base;
+    for (uint32_t d = 0; d < p.pod.torus.dims.size(); ++d) {
+      base.mesh.push_back({p.pod.torus.dims[d].name, {d}});
+      all.push_back(p.pod.torus.dims[d].name);
+    }
+    const std::string first = all.front();
+    const std::string last = all.back();
+    struct Kind {
+      std::string name;
+      config::CollectiveSpec c;
+      bool may_be_symmetric;
+    };
+    config::CollectiveSpec permute = collective(config::CollectiveKind::kPermute, 1 << 20, {first});
+    permute.shift = 1;
+    const std::vector<Kind> kinds = {
+        {"all_reduce", collective(config::CollectiveKind::kAllReduce, 3'000'017, all), true},
+        {"all_gather", collective(config::CollectiveKind::kAllGather, 1 << 22, {last}), true},
+        {"reduce_scatter", collective(config::CollectiveKind::kReduceScatter, 1 << 22, {first}),
+         true},
+        {"all_to_all", collective(config::CollectiveKind::kAllToAll, 1 << 22, all), true},
+        // Over a line the shift is not the same at every place, but the
+        // translations along the other dimensions still keep it.
+        {"permute", permute, true},
+        {"broadcast", collective(config::CollectiveKind::kBroadcast, 1 << 22, all), false},
+    };
+    for (const Kind& k : kinds) {
+      OpCase c{p.label + "_" + k.name, p.pod, base, k.may_be_symmetric && any_wrapped(p.pod)};
+      c.workload.name = c.label;
+      c.workload.operations.push_back({"one", {}, 1, k.c});
+      c.workload.operations.push_back({"two", {0}, 2, k.c});
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+OpListResult run_list(const OpCase& c, bool symmetry) {
+  const topo::Pod pod(c.pod);
+  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod.spec().chip,
+                                                chip::Efficiency{});
+  OpListOptions options;
+  options.symmetry = symmetry;
+  return run_op_list(pod, c.workload, network_options(pod, net::Model::kFlow), *compute, options);
+}
+
+class SymmetricOpList : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(SymmetricOpList, GivesTheFullRunsResultsBitForBit) {
+  const OpListResult sym = run_list(GetParam(), true);
+  const OpListResult full = run_list(GetParam(), false);
+  EXPECT_EQ(sym.symmetric, GetParam().symmetric) << sym.simulation;
+  EXPECT_FALSE(full.symmetric);
+  if (sym.symmetric) {
+    EXPECT_LT(sym.played_chips, full.played_chips);
+    EXPECT_LT(sym.events, full.events);
+  }
+  EXPECT_EQ(sym.makespan, full.makespan);
+  ASSERT_EQ(sym.operations.size(), full.operations.size());
+  for (size_t i = 0; i < sym.operations.size(); ++i) {
+    const OperationResult& s = sym.operations[i];
+    const OperationResult& f = full.operations[i];
+    EXPECT_EQ(s.start, f.start) << s.name;
+    EXPECT_EQ(s.end, f.end) << s.name;
+    EXPECT_EQ(s.per_run, f.per_run) << s.name;
+    ASSERT_EQ(s.runs.size(), f.runs.size());
+    for (size_t r = 0; r < s.runs.size(); ++r) {
+      EXPECT_EQ(s.runs[r].start, f.runs[r].start);
+      EXPECT_EQ(s.runs[r].end, f.runs[r].end);
+    }
+    EXPECT_EQ(s.transfers, f.transfers) << s.name;
+    EXPECT_EQ(s.links_used, f.links_used) << s.name;
+    EXPECT_EQ(s.link_util_mean, f.link_util_mean) << s.name;
+    EXPECT_EQ(s.link_util_max, f.link_util_max) << s.name;
+    EXPECT_EQ(s.algbw_gbps, f.algbw_gbps) << s.name;
+    EXPECT_EQ(s.schedule, f.schedule) << s.name;
+  }
+  EXPECT_EQ(sym.link_stats.bytes, full.link_stats.bytes);
+  EXPECT_EQ(sym.link_stats.busy, full.link_stats.busy);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryKindOnEveryShape, SymmetricOpList, ::testing::ValuesIn(op_cases()),
+                         [](const auto& param) { return param.param.label; });
+
+// ---- serving steps ----
+
+struct StepCase {
+  std::string label;
+  config::PodSpec pod;
+  config::WorkloadSpec workload;  // serving, with its mesh
+  bool fold = true;
+  bool symmetric = false;
+};
+
+void PrintTo(const StepCase& c, std::ostream* os) {
+  *os << c.label;
+}
+
+config::WorkloadSpec dense_decode(const config::PodSpec& pod, std::vector<std::string> tensor) {
+  config::WorkloadSpec w;
+  w.name = "dense";
+  for (uint32_t d = 0; d < pod.torus.dims.size(); ++d) {
+    w.mesh.push_back({pod.torus.dims[d].name, {d}});
+  }
+  config::ServingSpec s;
+  s.model = podsim::testing::llama3_8b();
+  s.scenario.phase = config::Phase::kDecode;
+  s.scenario.batch = 32;
+  s.scenario.context_len = 2048;
+  s.sharding.tensor_axes = std::move(tensor);
+  w.serving = s;
+  return w;
+}
+
+// The shipped Mixtral decode (experts over "data", tensor over "model") on
+// another pod with dimensions x and y.
+config::WorkloadSpec mixtral_on(const config::PodSpec& pod) {
+  return config::load_workload_file(
+      podsim::testing::source_dir() / "workloads/mixtral-8x7b-decode-v5e.textproto", pod);
+}
+
+std::vector<StepCase> step_cases() {
+  const config::PodSpec t4x4 = torus({{"x", 4, true}, {"y", 4, true}});
+  const config::PodSpec m4x4 = torus({{"x", 4, false}, {"y", 4, false}});
+  const config::PodSpec tw4x8 = torus({{"x", 4, true}, {"y", 8, true}}, {{0, 1, 4}});
+  const config::PodSpec r8 = torus({{"x", 8, true}});
+  const config::PodSpec mixed = torus({{"x", 4, false}, {"y", 4, true}});
+  return {
+      {"dense_ring8", r8, dense_decode(r8, {"x"}), true, true},
+      {"dense_torus4x4_tp_x", t4x4, dense_decode(t4x4, {"x"}), true, true},
+      {"dense_torus4x4_tp_x_unfolded", t4x4, dense_decode(t4x4, {"x"}), false, true},
+      {"dense_torus4x4_tp_xy", t4x4, dense_decode(t4x4, {"x", "y"}), true, true},
+      {"dense_mesh4x4", m4x4, dense_decode(m4x4, {"x", "y"}), true, false},
+      {"dense_mixed4x4", mixed, dense_decode(mixed, {"x", "y"}), true, true},
+      {"dense_twisted4x8", tw4x8, dense_decode(tw4x8, {"x", "y"}), true, true},
+      {"moe_torus4x4", t4x4, mixtral_on(t4x4), true, true},
+      {"moe_torus4x4_unfolded", t4x4, mixtral_on(t4x4), false, true},
+      {"moe_twisted4x8", tw4x8, mixtral_on(tw4x8), true, true},
+      {"moe_mesh4x4", m4x4, mixtral_on(m4x4), true, false},
+  };
+}
+
+StepResult run_serving(const StepCase& c, bool symmetry) {
+  const topo::Pod pod(c.pod);
+  const topo::DeviceMesh mesh = workload_mesh(pod, c.workload);
+  const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(pod, mesh));
+  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod.spec().chip,
+                                                chip::Efficiency{});
+  StepOptions options;
+  options.network = network_options(pod, net::Model::kFlow);
+  options.fold_replicas = c.fold;
+  options.symmetry = symmetry;
+  return run_step(pod, mesh, program, *compute, options);
+}
+
+void expect_same(const ChipBreakdown& a, const ChipBreakdown& b, const std::string& what) {
+  EXPECT_EQ(a.end, b.end) << what;
+  EXPECT_EQ(a.compute, b.compute) << what;
+  EXPECT_EQ(a.memory, b.memory) << what;
+  EXPECT_EQ(a.collective_exposed, b.collective_exposed) << what;
+  EXPECT_EQ(a.idle, b.idle) << what;
+  EXPECT_EQ(a.collective_overlapped, b.collective_overlapped) << what;
+}
+
+void expect_same(const std::vector<GroupTime>& a, const std::vector<GroupTime>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].key, b[i].key);
+    EXPECT_EQ(a[i].compute, b[i].compute) << a[i].key;
+    EXPECT_EQ(a[i].memory, b[i].memory) << a[i].key;
+    EXPECT_EQ(a[i].collective_exposed, b[i].collective_exposed) << a[i].key;
+    EXPECT_EQ(a[i].collective_overlapped, b[i].collective_overlapped) << a[i].key;
+  }
+}
+
+class SymmetricStep : public ::testing::TestWithParam<StepCase> {};
+
+TEST_P(SymmetricStep, GivesTheFullRunsResultsBitForBit) {
+  const StepResult sym = run_serving(GetParam(), true);
+  const StepResult full = run_serving(GetParam(), false);
+  EXPECT_EQ(sym.symmetric, GetParam().symmetric) << sym.simulation;
+  EXPECT_FALSE(full.symmetric);
+  if (sym.symmetric) {
+    EXPECT_LT(sym.events, full.events);
+  }
+  EXPECT_EQ(sym.step_time, full.step_time);
+  EXPECT_EQ(sym.critical_chip, full.critical_chip);
+  expect_same(sym.critical, full.critical, "critical chip");
+  expect_same(sym.by_layer, full.by_layer);
+  expect_same(sym.by_op_class, full.by_op_class);
+  EXPECT_EQ(sym.min_chip_end, full.min_chip_end);
+  EXPECT_EQ(sym.mean_chip_end, full.mean_chip_end);
+  EXPECT_EQ(sym.simulated_chips, full.simulated_chips);
+  EXPECT_EQ(sym.hbm_bytes, full.hbm_bytes);
+  EXPECT_EQ(sym.flops, full.flops);
+  EXPECT_EQ(sym.chips, full.chips);
+  EXPECT_EQ(sym.spans, full.spans);
+  ASSERT_EQ(sym.chip_breakdowns.size(), full.chip_breakdowns.size());
+  for (size_t i = 0; i < sym.chip_breakdowns.size(); ++i) {
+    expect_same(sym.chip_breakdowns[i], full.chip_breakdowns[i],
+                "chip " + std::to_string(sym.chips[i]));
+  }
+  EXPECT_EQ(sym.link_stats.bytes, full.link_stats.bytes);
+  EXPECT_EQ(sym.link_stats.busy, full.link_stats.busy);
+}
+
+INSTANTIATE_TEST_SUITE_P(DenseAndExperts, SymmetricStep, ::testing::ValuesIn(step_cases()),
+                         [](const auto& param) { return param.param.label; });
+
+TEST(SymmetricRuns, OtherNetworkModelsAndStragglersArePlayedInFull) {
+  const StepCase c = step_cases()[1];
+  const topo::Pod pod(c.pod);
+  const topo::DeviceMesh mesh = workload_mesh(pod, c.workload);
+  const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(pod, mesh));
+  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod.spec().chip,
+                                                chip::Efficiency{});
+  StepOptions options;
+  options.network = network_options(pod, net::Model::kAnalytical);
+  const StepResult analytical = run_step(pod, mesh, program, *compute, options);
+  EXPECT_FALSE(analytical.symmetric);
+  EXPECT_NE(analytical.simulation.find("flow"), std::string::npos) << analytical.simulation;
+  options.network = network_options(pod, net::Model::kFlow);
+  options.stragglers.emplace_back(5, compute.get());
+  const StepResult straggler = run_step(pod, mesh, program, *compute, options);
+  EXPECT_FALSE(straggler.symmetric);
+  EXPECT_NE(straggler.simulation.find("straggler"), std::string::npos) << straggler.simulation;
+}
+
+}  // namespace symmetry_test
+}  // namespace podsim::engine
