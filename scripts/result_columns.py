@@ -13,7 +13,7 @@ import argparse
 import sys
 
 M = {
- 'schema_version':'8 for this schema (7: before the generation columns `generation.*`, `inputs.serving.scenario.output_len`, `inputs.serving.model.max_context_len`, `inputs.run.every_step` and `inputs.run.step_tolerance`; 6: before the fault columns, `inputs.run.vs_healthy` and the `--vs-healthy` slowdown; 5: before `inputs.serving.sharding.weight_gathered_axes`, `serving.attention_layout` and the collective matmul columns; 4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, the calibration profile columns, `inputs.serving.sharding.pad_heads`, the prefill chunks and `inputs.serving.model.mla`; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
+ 'schema_version':'9 for this schema (8: before the simulation columns `simulation.*` and `inputs.run.symmetry`; 7: before the generation columns `generation.*`, `inputs.serving.scenario.output_len`, `inputs.serving.model.max_context_len`, `inputs.run.every_step` and `inputs.run.step_tolerance`; 6: before the fault columns, `inputs.run.vs_healthy` and the `--vs-healthy` slowdown; 5: before `inputs.serving.sharding.weight_gathered_axes`, `serving.attention_layout` and the collective matmul columns; 4: before `inputs.topology.chip.mxu_weight_load_bytes_per_cycle`, the calibration profile columns, `inputs.serving.sharding.pad_heads`, the prefill chunks and `inputs.serving.model.mla`; 3: before `inputs.serving.model.parallel_block`; 2: op-list CSV with `schedule`; 1: first)',
  'podsim_version':'the podsim that wrote the result (not compared)',
  'status':'`ok`, `oom` (does not fit in HBM, not simulated) or `invalid` (inputs could not be loaded or lowered)',
  'reason':'why, for `oom` and `invalid` (the diagnostics, one per line); empty for `ok`',
@@ -40,6 +40,8 @@ M = {
  'run.network':'network model: `analytical`, `flow` or `packet`','run.packet_bytes':'`--packet-bytes` (packet model)','run.switching':'`--switching` (packet model)',
  'run.compute':'compute model: `roofline`, `systolic` or `table`','run.op_table':'`--op-table` file, if any','run.fold':'replicas folded (not `--no-fold`)','run.allow_oom':'`--allow-oom` given','run.vs_healthy':'`--vs-healthy` given',
  'run.every_step':'`--every-step` given: a generation simulates every decode step','run.step_tolerance':'`--step-tolerance`: relative midpoint error under which a generation\'s decode steps are interpolated',
+ 'run.symmetry':'one chip played per class of a translation symmetry where exact (not `--no-symmetry`)',
+ 'simulation.method':'`symmetric` (one chip played per class of chips a translation of the torus maps onto each other, every collective kept: the results of playing every chip, bit for bit) or `full`','simulation.detail':'the translations and classes, or why the run was played in full','simulation.played_chips':'chips that ran their programs (1 in lock step)',
  'model.name':'model name','model.layers':'layers','model.d_model':'hidden size','model.heads':'attention heads','model.kv_heads':'KV heads','model.head_dim':'head dimension',
  'model.max_context_len':'the longest sequence the model serves (0: not given)',
  'model.ffn_dim':'dense FFN width','model.gated_ffn':'gated (SwiGLU) FFN','model.vocab':'vocabulary','model.tied_embeddings':'embedding and LM head shared','model.parallel_block':'parallel attention+FFN block',

@@ -22,11 +22,14 @@ SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan*
     return out;
   }
   std::vector<topo::Translation> generators;
+  bool any_translation = false;
   for (uint32_t d = 0; d < pod.dim_count(); ++d) {
     const uint32_t n = pod.dim_size(d);
-    if (d >= movable.size() || !movable[d] || n <= 1) {
-      continue;
+    if (d >= movable.size() || !movable[d] || n <= 1 ||
+        !topo::translate(pod, topo::Translation{d, 1})) {
+      continue;  // folded away, or a line
     }
+    any_translation = true;
     uint32_t period = 1;
     for (const coll::Plan* plan : plans) {
       period = std::lcm(period, coll::plan_period(pod, *plan, d));
@@ -39,7 +42,9 @@ SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan*
     }
   }
   if (generators.empty()) {
-    out.why_full = "no translation of the torus keeps every collective";
+    out.why_full = any_translation ? "no translation of the torus keeps every collective"
+                                   : "no dimension wraps around (no translation maps the pod "
+                                     "onto itself)";
     return out;
   }
   out.classes = topo::SymmetryClasses::make(pod, generators);

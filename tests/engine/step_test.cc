@@ -213,6 +213,7 @@ StepResult run_with(const Fixture& f, const workload::Program& p, net::Model mod
   StepOptions o;
   o.network.model = model;
   o.lockstep = lockstep;
+  o.symmetry = false;  // lock step alone (symmetry_test.cc plays one chip per class)
   return run_step(f.pod, f.mesh, p, *f.model, o);
 }
 
