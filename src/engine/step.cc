@@ -125,18 +125,14 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     if (lockstep_) {
       // Every chip did what chip 0 did, at the same times.
       for (uint32_t i = 1; i < chips_.size(); ++i) {
-        const topo::ChipId chip = chips_[i].chip;
-        chips_[i] = chips_[0];
-        chips_[i].chip = chip;
+        take_timeline(chips_[i], chips_[0]);
       }
     } else if (symmetry_.classes) {
       // Every chip did what its class's representative did.
       for (ChipState& c : chips_) {
         const topo::ChipId rep = symmetry_.classes->rep(c.chip);
         if (rep != c.chip) {
-          const topo::ChipId chip = c.chip;
-          c = chips_[static_cast<size_t>(sim_index_[rep])];
-          c.chip = chip;
+          take_timeline(c, chips_[static_cast<size_t>(sim_index_[rep])]);
         }
       }
     }
@@ -217,6 +213,21 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     }
   }
 
+  // `to` did what `from` did: its spans; the rest of the state only where
+  // `from` did not finish (check_finished() reads it then).
+  static void take_timeline(ChipState& to, const ChipState& from) {
+    const topo::ChipId chip = to.chip;
+    if (from.finished != from.spans.size()) {
+      to = from;
+    } else {
+      to.spans = from.spans;
+      to.finished = from.finished;
+      to.next_compute = from.next_compute;
+      to.busy = from.busy;
+    }
+    to.chip = chip;
+  }
+
   // A one-stage program with no straggler, on a pod and collectives that a
   // translation keeps (engine/symmetry.h), plays one chip per class: the
   // representatives run, join the collectives and stand for their classes.
@@ -249,6 +260,14 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     }
     if (!symmetry_.classes) {
       return;
+    }
+    // The others' dependency counts are never used: they take their
+    // representatives' timelines when the step ends.
+    for (ChipState& c : chips_) {
+      if (symmetry_.classes->rep(c.chip) != c.chip) {
+        c.deps_left = {};
+        c.done = {};
+      }
     }
     exec_options_.classes = &*symmetry_.classes;
     StageInfo& info = stages_[0];
@@ -531,7 +550,8 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     }
   }
 
-  StepResult summarize() const;
+  // Moves the chips' spans into the result.
+  StepResult summarize();
 
   const topo::Pod& pod_;
   const topo::DeviceMesh& mesh_;
@@ -559,7 +579,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   std::vector<sim::Time> first_done_;  // per collective instruction: when its first chip finished
 };
 
-StepResult StepRun::summarize() const {
+StepResult StepRun::summarize() {
   StepResult r;
   r.simulated_chips = static_cast<uint32_t>(chips_.size());
   r.represented_chips = pod_.chip_count();
@@ -582,7 +602,6 @@ StepResult StepRun::summarize() const {
     sum_end_ps += static_cast<double>(end.count_ps());
     r.chips.push_back(chips_[i].chip);
     r.chip_stage.push_back(chips_[i].stage);
-    r.spans.push_back(chips_[i].spans);
   }
   if (chips_.empty()) {
     r.min_chip_end = sim::Time::zero();
@@ -719,6 +738,10 @@ StepResult StepRun::summarize() const {
     }
     last = Swept{static_cast<int32_t>(i), r.chip_breakdowns.back(), std::move(layers),
                  std::move(classes)};
+  }
+  r.spans.reserve(chips_.size());
+  for (ChipState& c : chips_) {
+    r.spans.push_back(std::move(c.spans));
   }
   return r;
 }
