@@ -93,6 +93,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     prepare_stages(compute);
     time_stragglers(options.stragglers);
     choose_classes(options);
+    allocate_chip_state();
     for (const auto& c : chips_) {
       instructions_ += program_.stages[c.stage].instructions.size();
     }
@@ -261,14 +262,6 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     if (!symmetry_.classes) {
       return;
     }
-    // The others' dependency counts are never used: they take their
-    // representatives' timelines when the step ends.
-    for (ChipState& c : chips_) {
-      if (symmetry_.classes->rep(c.chip) != c.chip) {
-        c.deps_left = {};
-        c.done = {};
-      }
-    }
     exec_options_.classes = &*symmetry_.classes;
     StageInfo& info = stages_[0];
     info.chip_ids.clear();
@@ -361,9 +354,20 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     for (auto& c : chips_) {
       ++stages_[c.stage].chips;
       stages_[c.stage].chip_ids.push_back(c.chip);
-      c.deps_left = stages_[c.stage].base_deps;
-      c.spans.resize(program_.stages[c.stage].instructions.size());
-      c.done.assign(program_.stages[c.stage].instructions.size(), 0);
+    }
+  }
+
+  // Every chip's spans; dependency counts only for the chips that run (in a
+  // symmetric run the others take their representatives' timelines at the
+  // end).
+  void allocate_chip_state() {
+    for (auto& c : chips_) {
+      const size_t n = program_.stages[c.stage].instructions.size();
+      c.spans.resize(n);
+      if (!symmetry_.classes || symmetry_.classes->rep(c.chip) == c.chip) {
+        c.deps_left = stages_[c.stage].base_deps;
+        c.done.assign(n, 0);
+      }
     }
   }
 
