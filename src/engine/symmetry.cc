@@ -1,24 +1,30 @@
 #include "engine/symmetry.h"
 
 #include <numeric>
+#include <utility>
 
 #include "coll/symmetry.h"
 
 namespace podsim::engine {
 
+std::optional<std::string> why_never_symmetric(const topo::Pod& pod, const net::Options& network) {
+  if (network.model != net::Model::kFlow) {
+    return "symmetric runs need the flow network model";
+  }
+  if (pod.slice_count() != 1) {
+    return "the pod has several slices";
+  }
+  if (pod.has_faults()) {
+    return "the pod has faults";
+  }
+  return std::nullopt;
+}
+
 SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan* const> plans,
                                const net::Options& network, const std::vector<bool>& movable) {
   SymmetryChoice out;
-  if (network.model != net::Model::kFlow) {
-    out.why_full = "symmetric runs need the flow network model";
-    return out;
-  }
-  if (pod.slice_count() != 1) {
-    out.why_full = "the pod has several slices";
-    return out;
-  }
-  if (pod.has_faults()) {
-    out.why_full = "the pod has faults";
+  if (auto why = why_never_symmetric(pod, network)) {
+    out.why_full = std::move(*why);
     return out;
   }
   std::vector<topo::Translation> generators;

@@ -35,6 +35,11 @@ struct SymmetryChoice {
   std::string why_full;  // when classes is empty: why the run is played in full
 };
 
+// Why no run on `pod` over `network` can be symmetric (the network model,
+// several slices, faults), or nullopt when one may be, depending on its
+// collectives.
+std::optional<std::string> why_never_symmetric(const topo::Pod& pod, const net::Options& network);
+
 // The classes for a run of `plans` on `pod` over `network`; translations
 // move only along the dimensions `movable` marks (one flag per torus
 // dimension: a folded step leaves out those it folded away).

@@ -88,6 +88,10 @@ void render_text(const RunInputs& in, const engine::OpListResult& r, std::ostrea
   }
   t.render_text(out);
   out << "\nmakespan " << format_fixed(r.makespan.to_us(), 2) << " us, " << r.events << " events\n";
+  if (r.symmetric) {
+    out << "played " << r.played_chips << (r.played_chips == 1 ? " chip" : " chips")
+        << ", one per class of a symmetry (" << r.simulation << "); the results are every chip's\n";
+  }
 }
 
 }  // namespace

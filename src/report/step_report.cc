@@ -71,7 +71,10 @@ void render_text(const StepInputs& in, const engine::StepResult& r, const engine
                        std::to_string(s.chunk_sequences) + " sequences per replica"
                  : "")},
        {"chips simulated",
-        std::to_string(r.simulated_chips) + " standing for " + std::to_string(r.represented_chips)},
+        std::to_string(r.simulated_chips) + " standing for " + std::to_string(r.represented_chips) +
+            (r.symmetric ? "; " + std::to_string(r.played_chips) +
+                               " played, one per class of a symmetry (" + r.simulation + ")"
+                         : "")},
        {"chip end spread", format_fixed(r.min_chip_end.to_us(), 2) + " .. " +
                                format_fixed(r.step_time.to_us(), 2) + " us"}});
   out << '\n';
