@@ -124,17 +124,11 @@ bool keeps_plan(const topo::Pod& pod, const Plan& plan, const std::vector<topo::
   return true;
 }
 
-uint32_t plan_period(const topo::Pod& pod, const Plan& plan, uint32_t dim) {
+uint32_t plan_period(const topo::Pod& pod, const Plan& plan, uint32_t dim,
+                     const std::vector<topo::ChipId>& unit) {
   const uint32_t n = pod.dim_size(dim);
   for (uint32_t k = 1; k < n; ++k) {
-    if (n % k != 0) {
-      continue;
-    }
-    const auto map = topo::translate(pod, topo::Translation{dim, k});
-    if (!map) {
-      return n;  // no translation along dim at all (a line, a fault)
-    }
-    if (keeps_plan(pod, plan, *map)) {
+    if (n % k == 0 && keeps_plan(pod, plan, topo::power(unit, k))) {
       return k;
     }
   }

@@ -27,8 +27,10 @@ namespace podsim::coll {
 bool keeps_plan(const topo::Pod& pod, const Plan& plan, const std::vector<topo::ChipId>& map);
 
 // The fewest hops along `dim` whose translation keeps `plan`: a divisor of
-// the dimension's size, the size itself when no shorter one does (or none
-// is a translation of the pod). O(divisors x (chips x steps + links)).
-uint32_t plan_period(const topo::Pod& pod, const Plan& plan, uint32_t dim);
+// the dimension's size, the size itself when no shorter one does. `unit`
+// is the one-hop translation along `dim` (topo::translate). O(divisors x
+// chips x log size).
+uint32_t plan_period(const topo::Pod& pod, const Plan& plan, uint32_t dim,
+                     const std::vector<topo::ChipId>& unit);
 
 }  // namespace podsim::coll

@@ -31,14 +31,17 @@ SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan*
   bool any_translation = false;
   for (uint32_t d = 0; d < pod.dim_count(); ++d) {
     const uint32_t n = pod.dim_size(d);
-    if (d >= movable.size() || !movable[d] || n <= 1 ||
-        !topo::translate(pod, topo::Translation{d, 1})) {
-      continue;  // folded away, or a line
+    if (d >= movable.size() || !movable[d] || n <= 1) {
+      continue;  // folded away
+    }
+    const auto unit = topo::translate(pod, topo::Translation{d, 1});
+    if (!unit) {
+      continue;  // a line
     }
     any_translation = true;
     uint32_t period = 1;
     for (const coll::Plan* plan : plans) {
-      period = std::lcm(period, coll::plan_period(pod, *plan, d));
+      period = std::lcm(period, coll::plan_period(pod, *plan, d, *unit));
       if (period >= n) {
         break;
       }

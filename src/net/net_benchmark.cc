@@ -12,6 +12,9 @@
 //    (issue 13's case; coll_benchmark runs the collective itself). Each link
 //    carries one flow at a time, so flow components have one flow each.
 //    ns/event is the wall time per simulator event (issue 13: <= 200 ns).
+//    The fourth argument, when 1, gives each transfer its one-link route
+//    from a table built once, as a collective's peer tables do
+//    (coll/executor.h); 0 leaves it to the network's default route.
 //  BM_SharedLink: `flows` transfers keep one link busy; each delivery starts
 //    another, so the link always carries `flows` of them (one component of
 //    `flows` flows, re-solved at every start and drain; for the analytical
@@ -27,6 +30,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "net/network.h"
 #include "sim/simulation.h"
@@ -55,8 +60,20 @@ config::PodSpec torus_spec(uint32_t n, uint32_t dims) {
 // Tag layout: step << 40 | chip << 8 | dim * 2 + (direction < 0).
 class RingSteps final : public TransferSink {
  public:
-  RingSteps(const topo::Pod& pod, Network& network, uint64_t bytes, uint64_t steps)
-      : pod_(pod), network_(network), bytes_(bytes), steps_(steps) {}
+  RingSteps(const topo::Pod& pod, Network& network, uint64_t bytes, uint64_t steps, bool routed)
+      : pod_(pod), network_(network), bytes_(bytes), steps_(steps) {
+    if (routed) {
+      // (chip, dim, direction) -> the link there, as tag & 0xff orders them.
+      routes_.resize(static_cast<size_t>(pod.chip_count()) * pod.dim_count() * 2);
+      for (topo::ChipId c = 0; c < pod.chip_count(); ++c) {
+        for (uint32_t d = 0; d < pod.dim_count(); ++d) {
+          routes_[(static_cast<size_t>(c) * pod.dim_count() + d) * 2] = *pod.link_from(c, d, +1);
+          routes_[(static_cast<size_t>(c) * pod.dim_count() + d) * 2 + 1] =
+              *pod.link_from(c, d, -1);
+        }
+      }
+    }
+  }
 
   void start_all(sim::Simulation& sim) {
     for (topo::ChipId c = 0; c < pod_.chip_count(); ++c) {
@@ -82,8 +99,13 @@ class RingSteps final : public TransferSink {
  private:
   void send(sim::Simulation& sim, topo::ChipId from, uint32_t dim, int direction, uint64_t step) {
     const topo::ChipId to = *pod_.neighbour(from, dim, direction);
-    const uint64_t tag = step << 40 | uint64_t{from} << 8 | (dim * 2 + (direction < 0 ? 1 : 0));
-    network_.start(sim, Transfer{from, to, bytes_, {}}, *this, tag);
+    const uint32_t way = dim * 2 + (direction < 0 ? 1 : 0);
+    const uint64_t tag = step << 40 | uint64_t{from} << 8 | way;
+    std::span<const topo::LinkId> route;
+    if (!routes_.empty()) {
+      route = {&routes_[static_cast<size_t>(from) * pod_.dim_count() * 2 + way], 1};
+    }
+    network_.start(sim, Transfer{from, to, bytes_, route}, *this, tag);
   }
 
   const topo::Pod& pod_;
@@ -91,6 +113,7 @@ class RingSteps final : public TransferSink {
   uint64_t bytes_;
   uint64_t steps_;
   uint64_t delivered_ = 0;
+  std::vector<topo::LinkId> routes_;  // empty: default routes
 };
 
 // Keeps `flows` transfers on link 0 -> 1 until `total` have been delivered.
@@ -164,7 +187,7 @@ void BM_RingSteps(benchmark::State& state, Model model) {
   for (auto _ : state) {
     sim::Simulation sim;
     auto network = make_network(pod, options);
-    RingSteps chains(pod, *network, bytes, steps);
+    RingSteps chains(pod, *network, bytes, steps, state.range(3) != 0);
     chains.start_all(sim);
     sim.run();
     transfers += chains.delivered_count();
@@ -222,18 +245,19 @@ void BM_AllToAll(benchmark::State& state, Model model) {
   state.counters["hops/transfer"] = static_cast<double>(hops) / static_cast<double>(transfers);
 }
 
-// {bytes per transfer, steps per chain, torus side n}: 6 n^3 chains x steps
+// {bytes per transfer, steps per chain, torus side n, routes from a table}: 6 n^3 chains x steps
 // transfers. The 32x32x32 case takes the 16 steps of one way round a
 // 32-chip bidirectional ring (the all-reduce's longest direction per phase).
 BENCHMARK_CAPTURE(BM_RingSteps, Analytical, Model::kAnalytical)
-    ->Args({1 << 20, 30, 16})
+    ->Args({1 << 20, 30, 16, 0})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RingSteps, Flow, Model::kFlow)
-    ->Args({1 << 20, 30, 16})
-    ->Args({1 << 20, 16, 32})
+    ->Args({1 << 20, 30, 16, 0})
+    ->Args({1 << 20, 16, 32, 0})
+    ->Args({1 << 20, 16, 32, 1})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RingSteps, Packet, Model::kPacket)
-    ->Args({1 << 20, 2, 16})
+    ->Args({1 << 20, 2, 16, 0})
     ->Unit(benchmark::kMillisecond);
 // {flows sharing the link}.
 BENCHMARK_CAPTURE(BM_SharedLink, Analytical, Model::kAnalytical)

@@ -55,15 +55,11 @@ std::optional<std::vector<ChipId>> translate(const Pod& pod, const Translation& 
   }
   std::vector<ChipId> map(pod.chip_count());
   for (ChipId c = 0; c < pod.chip_count(); ++c) {
-    ChipId at = c;
-    for (uint32_t s = 0; s < t.steps; ++s) {
-      const auto next = pod.neighbour(at, t.dim, +1);
-      if (!next) {
-        return std::nullopt;
-      }
-      at = *next;
+    const auto next = pod.neighbour(c, t.dim, +1);
+    if (!next) {
+      return std::nullopt;
     }
-    map[c] = at;
+    map[c] = *next;
   }
   // A bijection that keeps every link: each link's image exists and matches
   // (the same count of links both ways then makes it onto).
@@ -79,7 +75,29 @@ std::optional<std::vector<ChipId>> translate(const Pod& pod, const Translation& 
       return std::nullopt;
     }
   }
-  return map;
+  return t.steps == 1 ? map : power(map, t.steps);
+}
+
+std::vector<ChipId> power(const std::vector<ChipId>& map, uint32_t times) {
+  std::vector<ChipId> out(map.size());
+  std::iota(out.begin(), out.end(), 0U);
+  std::vector<ChipId> square = map;
+  std::vector<ChipId> next(map.size());
+  while (times > 0) {
+    if ((times & 1U) != 0) {
+      for (size_t c = 0; c < out.size(); ++c) {
+        out[c] = square[out[c]];
+      }
+    }
+    times >>= 1;
+    if (times > 0) {
+      for (size_t c = 0; c < square.size(); ++c) {
+        next[c] = square[square[c]];
+      }
+      square.swap(next);
+    }
+  }
+  return out;
 }
 
 std::optional<SymmetryClasses> SymmetryClasses::make(const Pod& pod,

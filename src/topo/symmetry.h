@@ -41,10 +41,15 @@ struct Translation {
 
 // The chip each chip moves to under `t`, following links (wraps, twists);
 // nullopt when some chip has no + link along t.dim (a line, a failed link,
-// a dimension of size 1) or when the map is not an automorphism of the
-// pod's links (same dimension, direction, bandwidth and latency on the
-// image of every link). O(chips x (dims + steps)).
+// a dimension of size 1) or when the one-hop map is not an automorphism of
+// the pod's links (same dimension, direction, bandwidth and latency on the
+// image of every link; then so is every power of it). O(links + chips x
+// log steps).
 std::optional<std::vector<ChipId>> translate(const Pod& pod, const Translation& t);
+
+// `map` applied `times` times (a translation's power), by repeated
+// squaring: O(chips x log times).
+std::vector<ChipId> power(const std::vector<ChipId>& map, uint32_t times);
 
 class SymmetryClasses {
  public:

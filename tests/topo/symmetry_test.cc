@@ -25,6 +25,20 @@ TEST(Translate, MovesEveryChipOneStepAlongARing) {
   }
 }
 
+TEST(Translate, ManyStepsArePowersOfOne) {
+  const Pod pod(torus_spec({{6, true}, {3, true}}));
+  const auto one = translate(pod, Translation{0, 1});
+  const auto four = translate(pod, Translation{0, 4});
+  ASSERT_TRUE(one && four);
+  EXPECT_EQ(power(*one, 4), *four);
+  EXPECT_EQ(power(*one, 10), *four);  // 10 = 4 mod 6
+  EXPECT_EQ(power(*one, 6), power(*one, 0));
+  for (ChipId c = 0; c < pod.chip_count(); ++c) {
+    EXPECT_EQ(power(*one, 0)[c], c);
+    EXPECT_EQ(pod.coord((*four)[c], 0), (pod.coord(c, 0) + 4) % 6);
+  }
+}
+
 TEST(Translate, ThereIsNoneAlongALineOrAcrossAFailedLink) {
   EXPECT_FALSE(translate(Pod(torus_spec({{4, false}, {4, true}})), Translation{0, 1}));
   EXPECT_TRUE(translate(Pod(torus_spec({{4, false}, {4, true}})), Translation{1, 1}));
