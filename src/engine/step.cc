@@ -1,6 +1,7 @@
 #include "engine/step.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "engine/symmetry.h"
 #include "net/analytical_network.h"
 #include "sim/simulation.h"
+#include "topo/routing.h"
 
 namespace podsim::engine {
 namespace {
@@ -171,7 +173,9 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     const ChipState& s = chips_[sender];
     const auto& t =
         std::get<workload::StageTransfer>(program_.stages[s.stage].instructions[k].body);
-    const topo::ChipId dst = stage_neighbour(s.chip, t.direction);
+    // In a symmetric run the receiver's class representative receives it,
+    // at the same instant as the receiver does in the full run.
+    const topo::ChipId dst = class_of(stage_neighbour(s.chip, t.direction));
     const int32_t receiver = sim_index_[dst];
     const int32_t target = stages_[s.stage].recv_into[k];
     complete(sender, k);
@@ -229,15 +233,14 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     to.chip = chip;
   }
 
-  // A one-stage program with no straggler, on a pod and collectives that a
+  // A program with no straggler, on a pod and collectives that a
   // translation keeps (engine/symmetry.h), plays one chip per class: the
   // representatives run, join the collectives and stand for their classes.
-  // Translations move only along the dimensions folding kept.
+  // Translations move only along the dimensions folding kept, and never
+  // along the pipeline axis's (each class stays within one stage).
   void choose_classes(const StepOptions& options) {
     if (!options.symmetry) {
       symmetry_.why_full = "symmetry turned off";
-    } else if (program_.stages.size() != 1) {
-      symmetry_.why_full = "pipeline stages differ";
     } else if (!options.stragglers.empty()) {
       symmetry_.why_full = "the pod has stragglers";
     } else {
@@ -245,6 +248,15 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       for (const ChipState& c : chips_) {
         for (uint32_t d = 0; d < pod_.dim_count(); ++d) {
           movable[d] = movable[d] || pod_.coord(c.chip, d) != 0;
+        }
+      }
+      if (!program_.pipeline_axis.empty()) {
+        std::set<uint32_t> stage_dims;
+        add_axis_dims(mesh_, {program_.pipeline_axis}, stage_dims);
+        for (const uint32_t d : stage_dims) {
+          if (d < movable.size()) {
+            movable[d] = false;
+          }
         }
       }
       std::vector<const coll::Plan*> plans;
@@ -263,12 +275,15 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       return;
     }
     exec_options_.classes = &*symmetry_.classes;
-    StageInfo& info = stages_[0];
-    info.chip_ids.clear();
-    for (const uint32_t i : played_) {
-      info.chip_ids.push_back(chips_[i].chip);
+    for (StageInfo& info : stages_) {
+      info.chip_ids.clear();
+      info.chips = 0;
     }
-    info.chips = static_cast<uint32_t>(played_.size());
+    for (const uint32_t i : played_) {
+      StageInfo& info = stages_[chips_[i].stage];
+      info.chip_ids.push_back(chips_[i].chip);
+      ++info.chips;
+    }
   }
 
   // Inverts the dependencies of a stage's program (counting sort, so each
@@ -444,8 +459,31 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       return;
     }
     const auto& t = std::get<workload::StageTransfer>(ins.body);
-    network_->start(sim_, net::Transfer{s.chip, stage_neighbour(s.chip, t.direction), t.bytes, {}},
+    const topo::ChipId to = stage_neighbour(s.chip, t.direction);
+    const auto route =
+        symmetry_.classes ? class_route(s.chip, to) : std::span<const topo::LinkId>();
+    network_->start(sim_, net::Transfer{s.chip, to, t.bytes, route, symmetry_.classes.has_value()},
                     *this, (uint64_t{i} << 32) | k);
+  }
+
+  topo::ChipId class_of(topo::ChipId chip) const {
+    return symmetry_.classes ? symmetry_.classes->rep(chip) : chip;
+  }
+
+  // The pod's route from `src` to `dst` over link classes (a symmetric run's
+  // stage transfers), worked out once per pair and kept for the run (the
+  // network holds it until delivery).
+  std::span<const topo::LinkId> class_route(topo::ChipId src, topo::ChipId dst) {
+    const uint64_t key = (uint64_t{src} << 32) | dst;
+    auto [it, added] = class_route_of_.try_emplace(key, class_routes_.size());
+    if (added) {
+      std::vector<topo::LinkId> route = topo::route(pod_, src, dst);
+      for (topo::LinkId& id : route) {
+        id = symmetry_.classes->rep_link(id);
+      }
+      class_routes_.push_back(std::move(route));
+    }
+    return class_routes_[it->second];
   }
 
   void try_compute(uint32_t i) {
@@ -576,6 +614,10 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   std::optional<coll::ReplayCache> replays_;
   SymmetryChoice symmetry_;
   std::vector<uint32_t> played_;  // indices into chips_ of the chips that run
+  // Stage transfers' routes over link classes, by (src, dst); a deque so
+  // that spans handed to the network stay valid.
+  std::map<uint64_t, size_t> class_route_of_;
+  std::deque<std::vector<topo::LinkId>> class_routes_;
   // Lock step (StepOptions::lockstep): chip 0 runs for every chip.
   static constexpr sim::Time kNotDone = sim::Time::max();
   bool lockstep_ = false;

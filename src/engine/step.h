@@ -63,8 +63,9 @@ struct StepOptions {
   // result is the same either way; only the event count differs.
   bool lockstep = true;
   // Play one chip per class where the pod and every collective allow it
-  // (engine/symmetry.h): one pipeline stage, no straggler, the flow network.
-  // The result is the same either way; only the event count differs.
+  // (engine/symmetry.h): no straggler, the flow network; with pipeline
+  // stages, translations only along the dimensions the pipeline axis leaves
+  // out. The result is the same either way; only the event count differs.
   bool symmetry = true;
   // Called as instructions complete, with the number done and the total over
   // the simulated chips: every kProgressInterval completions and once at

@@ -4,7 +4,8 @@
 // A run qualifies when it is on the flow network model, the pod is one
 // slice with no fault, and some translation of the torus (topo/symmetry.h)
 // keeps every collective of the run (coll/symmetry.h); the engine's callers
-// add their own conditions (one pipeline stage, no straggler). The classes
+// add their own conditions (no straggler; no translation along the
+// pipeline axis). The classes
 // are those of the largest such group: along each dimension the least
 // common multiple of the collectives' periods. The engine then plays the
 // classes' representatives only: they join every collective for their

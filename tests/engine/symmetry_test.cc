@@ -1,7 +1,7 @@
 // Symmetric simulation (engine/symmetry.h) gives the full simulation's
 // results bit for bit: every collective kind on 1D, 2D and 3D slices,
-// wrapped, unwrapped, twisted and mixed, and whole serving steps (dense and
-// mixture-of-experts, folded and not), compared field by field with the same
+// wrapped, unwrapped, twisted and mixed, and whole serving steps (dense,
+// mixture-of-experts and pipelined, folded and not), compared field by field with the same
 // run played on every chip. Each case also says which way it must have been
 // played, so a symmetry that silently never engages fails here.
 #include <gtest/gtest.h>
@@ -206,6 +206,13 @@ config::WorkloadSpec dense_decode(const config::PodSpec& pod, std::vector<std::s
   return w;
 }
 
+// Stages along `axis`, two micro-batches in flight.
+config::WorkloadSpec pipelined(config::WorkloadSpec w, const std::string& axis) {
+  w.serving->sharding.pipeline_axis = axis;
+  w.serving->scenario.micro_batches = 2;
+  return w;
+}
+
 // The shipped Mixtral decode (experts over "data", tensor over "model") on
 // another pod with dimensions x and y.
 config::WorkloadSpec mixtral_on(const config::PodSpec& pod) {
@@ -231,6 +238,10 @@ std::vector<StepCase> step_cases() {
       {"moe_torus4x4_unfolded", t4x4, mixtral_on(t4x4), false, true},
       {"moe_twisted4x8", tw4x8, mixtral_on(tw4x8), true, true},
       {"moe_mesh4x4", m4x4, mixtral_on(m4x4), true, false},
+      {"pipeline_torus4x4", t4x4, pipelined(dense_decode(t4x4, {"x"}), "y"), true, true},
+      {"pipeline_torus4x4_unfolded", t4x4, pipelined(dense_decode(t4x4, {"x"}), "y"), false, true},
+      {"pipeline_twisted4x8", tw4x8, pipelined(dense_decode(tw4x8, {"y"}), "x"), true, true},
+      {"pipeline_mesh4x4", m4x4, pipelined(dense_decode(m4x4, {"x"}), "y"), true, false},
   };
 }
 
