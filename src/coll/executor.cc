@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "coll/internal/ring_math.h"
 #include "topo/routing.h"
 
 namespace podsim::coll {
@@ -197,12 +198,19 @@ void CollectiveRun::try_send(sim::Simulation& sim, uint32_t lane, topo::ChipId c
       send(sim, lane, chip, peer.chip, kWhole, peer_route(peer));
       continue;
     }
-    const topo::ChipId dst = direct_target(lane, chip, step);
-    if (topo::route_has_tie(pod_, chip, dst)) {
-      send(sim, lane, chip, dst, kPlusHalf, direct_route(chip, dst, topo::TieBreak::kPlus));
-      send(sim, lane, chip, dst, kMinusHalf, direct_route(chip, dst, topo::TieBreak::kMinus));
+    // An all-to-all step, staggered: everyone starts with its next
+    // neighbour, so no chip is the first target of all the others.
+    const GroupSet& gs = group_set_of(lane);
+    const auto& group = gs.groups[gs.group_of[chip]];
+    const uint32_t to = internal::mod(static_cast<int64_t>(gs.position[chip]) + 1 + step,
+                                      static_cast<uint32_t>(group.size()));
+    const topo::ChipId dst = group[to];
+    const DirectRoutes& r = direct_routes(lane, chip, to);
+    if (r.minus != 0) {
+      send(sim, lane, chip, dst, kPlusHalf, direct_routes_[r.plus - 1]);
+      send(sim, lane, chip, dst, kMinusHalf, direct_routes_[r.minus - 1]);
     } else {
-      send(sim, lane, chip, dst, kWhole, direct_route(chip, dst, topo::TieBreak::kPlus));
+      send(sim, lane, chip, dst, kWhole, direct_routes_[r.plus - 1]);
     }
   }
 }

@@ -15,8 +15,11 @@
 // all-to-all and send sends each step of a lane to the same chip, so the
 // constructor resolves those targets and routes once, into peer tables shared
 // by lanes with the same group set, direction and routing: O(tables x chips
-// x hops), and the hot path does no route or group lookups. Sends index
-// their paths by source chip once, in the constructor. executor.cc holds the
+// x hops), and the hot path does no route or group lookups. An all-to-all
+// works its routes out as it first sends them, into a flat table per group
+// set indexed by (joiner, position of the target in the group): no hashing.
+// Sends index their paths by source chip once, in the constructor.
+// executor.cc holds the
 // state machine, executor_roles.cc each pattern's rules, executor_tables.cc
 // the tables.
 #pragma once
@@ -25,7 +28,6 @@
 #include <functional>
 #include <limits>
 #include <span>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -158,7 +160,6 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
     return {peer_links_.data() + p.route_begin, p.route_size};
   }
   Role role(uint32_t lane, topo::ChipId chip) const;
-  topo::ChipId direct_target(uint32_t lane, topo::ChipId chip, uint32_t step) const;
   uint32_t needed_receipts(uint32_t lane, topo::ChipId chip, uint32_t step) const;
   // What a member has received that counts for its next send: its own
   // lane's receipts, or for a broadcast chain those of every lane of the phase.
@@ -171,8 +172,13 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   void receipt(sim::Simulation& sim, uint32_t lane, topo::ChipId chip);
   void check_lane_done(sim::Simulation& sim, uint32_t lane, topo::ChipId chip);
   void chip_finished(sim::Simulation& sim, topo::ChipId chip);
-  std::span<const topo::LinkId> direct_route(topo::ChipId src, topo::ChipId dst,
-                                             topo::TieBreak tie);
+  // An all-to-all member's routes to the member at position `to` of its
+  // group: worked out on first use, then looked up by index.
+  struct DirectRoutes {
+    uint32_t plus = 0;   // 1 + index into direct_routes_; 0: not worked out yet
+    uint32_t minus = 0;  // the other half's, when the route has a tie; else 0
+  };
+  const DirectRoutes& direct_routes(uint32_t lane, topo::ChipId src, uint32_t to);
   // part: the whole chunk, or one half of a block split between the two
   // ways round (see executor.cc).
   void send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, topo::ChipId dst, int part,
@@ -234,7 +240,13 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   std::vector<topo::LinkId> peer_links_;
   std::vector<SendTable> send_tables_;
   std::vector<std::vector<topo::LinkId>> direct_routes_;
-  std::unordered_map<uint64_t, uint32_t> direct_route_of_;
+  // Per group set of an all-to-all: (joiner slot x group position) ->
+  // routes; empty until a lane of the set sends. Slots number the chips
+  // that may join (every chip when any may).
+  std::vector<std::vector<DirectRoutes>> direct_table_;
+  std::vector<uint32_t> direct_width_;  // per group set: its largest group
+  std::vector<uint32_t> slot_of_;       // chip -> joiner slot
+  uint32_t slots_ = 0;
 
   std::vector<uint64_t> link_bytes_;
   uint64_t transfers_started_ = 0;

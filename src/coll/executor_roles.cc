@@ -103,15 +103,6 @@ CollectiveRun::Role CollectiveRun::role(uint32_t lane, topo::ChipId chip) const 
   return r;
 }
 
-topo::ChipId CollectiveRun::direct_target(uint32_t lane, topo::ChipId chip, uint32_t step) const {
-  const GroupSet& gs = group_set_of(lane);
-  const auto& group = gs.groups[gs.group_of[chip]];
-  const auto n = static_cast<uint32_t>(group.size());
-  // Staggered: everyone starts with its next neighbour, so no chip is the
-  // first target of all the others.
-  return group[mod(static_cast<int64_t>(gs.position[chip]) + 1 + step, n)];
-}
-
 std::pair<uint32_t, uint32_t> CollectiveRun::phase_lanes(uint32_t lane) const {
   const LaneInfo& li = lanes_[lane];
   const uint32_t first = lane_index_[li.share][li.phase];

@@ -2,6 +2,7 @@
 // (peer tables, shared by lanes with the same group set, offset and
 // routing), a send phase's paths by source chip, and the all-to-all routes
 // looked up as they are first needed.
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -83,19 +84,49 @@ uint32_t CollectiveRun::send_table(const Phase& ph) {
   return static_cast<uint32_t>(send_tables_.size() - 1);
 }
 
-std::span<const topo::LinkId> CollectiveRun::direct_route(topo::ChipId src, topo::ChipId dst,
-                                                          topo::TieBreak tie) {
-  const uint64_t key =
-      (uint64_t{tie == topo::TieBreak::kMinus} << 63) | (uint64_t{src} << 32) | dst;
-  auto [it, added] =
-      direct_route_of_.try_emplace(key, static_cast<uint32_t>(direct_routes_.size()));
-  if (added) {
-    // Moving the outer vector moves each route's buffer, not its elements, so
-    // spans handed out earlier stay valid.
-    direct_routes_.push_back(topo::route(pod_, src, dst, tie));
-    to_classes(direct_routes_.back());
+const CollectiveRun::DirectRoutes& CollectiveRun::direct_routes(uint32_t lane, topo::ChipId src,
+                                                                uint32_t to) {
+  const uint32_t set = lane_of(lane).group_set;
+  if (direct_table_.size() <= set) {
+    direct_table_.resize(plan_.group_sets.size());
+    direct_width_.assign(plan_.group_sets.size(), 0);
   }
-  return direct_routes_[it->second];
+  std::vector<DirectRoutes>& table = direct_table_[set];
+  if (table.empty()) {
+    const GroupSet& gs = plan_.group_sets[set];
+    uint32_t width = 1;
+    for (const auto& group : gs.groups) {
+      width = std::max(width, static_cast<uint32_t>(group.size()));
+    }
+    direct_width_[set] = width;
+    if (slot_of_.empty()) {
+      slot_of_.assign(chip_count_, 0);
+      for (topo::ChipId c = 0; c < chip_count_; ++c) {
+        if (may_join_.empty() || may_join_[c] != 0) {
+          slot_of_[c] = slots_++;
+        }
+      }
+    }
+    table.resize(static_cast<size_t>(slots_) * width);
+  }
+  DirectRoutes& r = table[static_cast<size_t>(slot_of_[src]) * direct_width_[set] + to];
+  if (r.plus == 0) {
+    const GroupSet& gs = plan_.group_sets[set];
+    const topo::ChipId dst = gs.groups[gs.group_of[src]][to];
+    // Moving the outer vector moves each route's buffer, not its elements, so
+    // spans handed out earlier stay valid. A block to a chip exactly opposite
+    // on an even ring goes half each way round.
+    auto add = [&](topo::TieBreak tie) {
+      direct_routes_.push_back(topo::route(pod_, src, dst, tie));
+      to_classes(direct_routes_.back());
+      return static_cast<uint32_t>(direct_routes_.size());
+    };
+    r.plus = add(topo::TieBreak::kPlus);
+    if (topo::route_has_tie(pod_, src, dst)) {
+      r.minus = add(topo::TieBreak::kMinus);
+    }
+  }
+  return r;
 }
 
 void CollectiveRun::to_classes(std::vector<topo::LinkId>& route) const {
