@@ -6,34 +6,21 @@ computed independently of the script).
 Exits 77 (CTest's SKIP_RETURN_CODE) when matplotlib is not importable.
 """
 
-import importlib.util
 import json
 import math
 import os
-import struct
-import subprocess
 import sys
-import tempfile
 import unittest
 
-try:
-    import matplotlib  # noqa: F401  (only checking it is there)
-except ImportError:
-    print(f"SKIP: matplotlib is not importable by {sys.executable} "
-          "(install python3-matplotlib: scripts/install-deps.sh)")
-    sys.exit(77)
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-SCRIPT = os.path.join(ROOT, "scripts", "plot_breakdown.py")
-CSV = os.path.join(HERE, "data", "serving.csv")
-JSON = os.path.join(HERE, "data", "serving.json")
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-spec = importlib.util.spec_from_file_location("plot_breakdown", SCRIPT)
-plot = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(plot)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plot_test_support, however run
+import plot_test_support as support  # noqa: E402
+
+support.require_matplotlib()
+plot = support.load_script("plot_breakdown")
+png_size = support.png_size
+CSV = os.path.join(support.DATA, "serving.csv")
+JSON = os.path.join(support.DATA, "serving.json")
 
 # A 3x2x2 torus: x a ring of 3, y and z lines of 2. Link (chip, dim, dir)
 # carries utilisation u(chip, dim, dir) = (chip + 10 * dim + (3 if dir < 0 else 0)) / 100.
@@ -73,29 +60,13 @@ def link_json(path, **overrides):
         json.dump({"topology": "test-3x2x2", "workload": "test", "link_stats": stats}, f)
 
 
-def png_size(path):
-    with open(path, "rb") as f:
-        head = f.read(24)
-    assert head[:8] == PNG_MAGIC, f"{path} is not a PNG: {head[:8]!r}"
-    return struct.unpack(">II", head[16:24])  # IHDR width, height
+class PlotBreakdownTest(support.PlotScriptTest):
+    SCRIPT = "plot_breakdown"
 
-
-class PlotBreakdownTest(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-        self.links = os.path.join(self.dir, "links.json")
+        super().setUp()
+        self.links = self.path("links.json")
         link_json(self.links)
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
-    def run_script(self, *args):
-        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True,
-                              check=False)
 
     def test_draws_both_charts_as_png(self):
         r = self.run_script(CSV, JSON, self.links, "--out-breakdown", self.path("b.png"),
@@ -126,8 +97,7 @@ class PlotBreakdownTest(unittest.TestCase):
             out = self.path(f"b{i}.png")
             r = self.run_script(CSV, JSON, "--out-breakdown", out)
             self.assertEqual(r.returncode, 0, r.stderr)
-            with open(out, "rb") as f:
-                images.append(f.read())
+            images.append(support.read_bytes(out))
         self.assertEqual(images[0], images[1])
 
     def test_reads_scenarios_in_order_skipping_repeated_headers(self):
@@ -154,9 +124,7 @@ class PlotBreakdownTest(unittest.TestCase):
                   "serving.collective_overlapped_us"]
         ok = ["3", "ok", "", "pod-a", "w", "M", "decode", "8", "100", "10", "50", "30", "10", "5"]
         oom = ["3", "oom", "too big", "pod-b", "w", "M", "decode", "8", "0", "0", "0", "0", "0", "0"]
-        path = os.path.join(self.tmp.name, "v3.csv")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("\n".join(",".join(r) for r in (header, ok, oom)) + "\n")
+        path = self.write("v3.csv", "\n".join(",".join(r) for r in (header, ok, oom)) + "\n")
         scenarios, _ = plot.read_inputs([path])
         self.assertEqual(len(scenarios), 1)
         self.assertEqual(scenarios[0].label, "M decode, batch 8\npod-a")
@@ -169,9 +137,7 @@ class PlotBreakdownTest(unittest.TestCase):
                "serving": {"step_time_us": 100, "compute_us": 10, "memory_us": 50,
                            "collective_exposed_us": 30, "idle_us": 10,
                            "collective_overlapped_us": 5}}
-        jpath = os.path.join(self.tmp.name, "v3.json")
-        with open(jpath, "w", encoding="utf-8") as f:
-            json.dump(obj, f)
+        jpath = self.write("v3.json", json.dumps(obj))
         scenarios, _ = plot.read_inputs([jpath])
         self.assertEqual(len(scenarios), 1)
         self.assertEqual(scenarios[0].label, "M decode, batch 8\npod-a")
@@ -208,17 +174,11 @@ class PlotBreakdownTest(unittest.TestCase):
         self.assertTrue(math.isnan(plus_y[1][1]))  # y = 1 is the end of the line
 
     def test_bad_input_exits_2_and_writes_nothing(self):
-        bad_csv = self.path("bad.csv")
-        with open(bad_csv, "w", encoding="utf-8") as f:
-            f.write("model,step_time_us\nX,12\n")
-        bad_number = self.path("nan.csv")
+        bad_csv = self.write("bad.csv", "model,step_time_us\nX,12\n")
         with open(CSV, encoding="utf-8") as f:
             text = f.read()
-        with open(bad_number, "w", encoding="utf-8") as f:
-            f.write(text.replace(",18367.136175,", ",lots,", 1))
-        bad_json = self.path("bad.json")
-        with open(bad_json, "w", encoding="utf-8") as f:
-            f.write("{\"step_time_us\": ")
+        bad_number = self.write("nan.csv", text.replace(",18367.136175,", ",lots,", 1))
+        bad_json = self.write("bad.json", "{\"step_time_us\": ")
         far_link = self.path("far.json")
         link_json(far_link, links=[{"src": 99, "kind": "ici", "dim": 0, "direction": 1,
                                     "utilisation": 0.5}])
@@ -239,7 +199,7 @@ class PlotBreakdownTest(unittest.TestCase):
             self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
             self.assertIn(message, r.stderr, args)
             self.assertFalse(os.path.exists(out), args)
-        self.assertEqual([n for n in os.listdir(self.dir) if n.startswith(".plot-")], [])
+        self.assert_no_partial_output()
 
 
 if __name__ == "__main__":

@@ -6,52 +6,22 @@ workloads/serve/llama3-70b-azure-conv.serve.textproto --format csv`).
 Exits 77 (CTest's SKIP_RETURN_CODE) when matplotlib is not importable.
 """
 
-import importlib.util
 import os
-import subprocess
 import sys
-import tempfile
 import unittest
 
-try:
-    import matplotlib  # noqa: F401  (only checking it is there)
-except ImportError:
-    print(f"SKIP: matplotlib is not importable by {sys.executable} "
-          "(install python3-matplotlib: scripts/install-deps.sh)")
-    sys.exit(77)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plot_test_support, however run
+import plot_test_support as support  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-SCRIPT = os.path.join(ROOT, "scripts", "plot_capacity.py")
-SEARCH = os.path.join(HERE, "data", "capacity.csv")
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-sys.dont_write_bytecode = True
-spec = importlib.util.spec_from_file_location("plot_capacity", SCRIPT)
-plot = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(plot)
+support.require_matplotlib()
+plot = support.load_script("plot_capacity")
+PNG_MAGIC = support.PNG_MAGIC
+SEARCH = os.path.join(support.DATA, "capacity.csv")
 
 
-class PlotCapacityTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
-    def write(self, name, text):
-        p = self.path(name)
-        with open(p, "w", encoding="utf-8") as f:
-            f.write(text)
-        return p
-
-    def run_script(self, *args):
-        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True,
-                              check=False)
+class PlotCapacityTest(support.PlotScriptTest):
+    SCRIPT = "plot_capacity"
 
     def assert_refused(self, csv_path, message):
         out = self.path("none.png")
@@ -67,10 +37,8 @@ class PlotCapacityTest(unittest.TestCase):
             r = self.run_script(SEARCH, "--ttft-ms", "1000", "--tpot-ms", "100", "--out", out)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stderr, "")
-        with open(a, "rb") as f:
-            first = f.read()
-        with open(b, "rb") as f:
-            self.assertEqual(first, f.read())
+        first = support.read_bytes(a)
+        self.assertEqual(first, support.read_bytes(b))
         self.assertEqual(first[:8], PNG_MAGIC)
 
     def test_reads_the_search_in_order_and_finds_its_capacity(self):
@@ -96,8 +64,7 @@ class PlotCapacityTest(unittest.TestCase):
         r = self.run_script(path, "--ttft-ms", "1000", "--out", out)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("none_met.csv: no rate tried met the objectives", r.stderr)
-        with open(out, "rb") as f:
-            self.assertEqual(f.read(8), PNG_MAGIC)
+        self.assertEqual(support.read_bytes(out)[:8], PNG_MAGIC)
 
     def test_bad_input_names_file_and_problem_and_writes_nothing(self):
         self.assert_refused(self.write("empty.csv", ""), "empty")

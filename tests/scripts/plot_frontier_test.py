@@ -5,54 +5,22 @@ frontier.csv, written by hand in podsim search's columns).
 Exits 77 (CTest's SKIP_RETURN_CODE) when matplotlib is not importable.
 """
 
-import importlib.util
 import os
-import struct
-import subprocess
 import sys
-import tempfile
 import unittest
 
-try:
-    import matplotlib  # noqa: F401  (only checking it is there)
-except ImportError:
-    print(f"SKIP: matplotlib is not importable by {sys.executable} "
-          "(install python3-matplotlib: scripts/install-deps.sh)")
-    sys.exit(77)
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plot_test_support, however run
+import plot_test_support as support  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-SCRIPT = os.path.join(ROOT, "scripts", "plot_frontier.py")
-CSV = os.path.join(HERE, "data", "frontier.csv")
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-
-sys.dont_write_bytecode = True
-spec = importlib.util.spec_from_file_location("plot_frontier", SCRIPT)
-plot = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(plot)
+support.require_matplotlib()
+plot = support.load_script("plot_frontier")
+png_size = support.png_size
+CSV = os.path.join(support.DATA, "frontier.csv")
 
 
-def png_size(path):
-    with open(path, "rb") as f:
-        head = f.read(24)
-    assert head[:8] == PNG_MAGIC, f"{path} is not a PNG: {head[:8]!r}"
-    return struct.unpack(">II", head[16:24])
-
-
-class PlotFrontierTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
-    def run_script(self, *args):
-        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True,
-                              check=False)
+class PlotFrontierTest(support.PlotScriptTest):
+    SCRIPT = "plot_frontier"
 
     def test_reads_points_in_milliseconds(self):
         points, latency = plot.read_frontier(CSV)
@@ -78,22 +46,15 @@ class PlotFrontierTest(unittest.TestCase):
             width, height = png_size(out)
             self.assertGreater(width, 300)
             self.assertGreater(height, 200)
-            with open(out, "rb") as f:
-                images.append(f.read())
+            images.append(support.read_bytes(out))
         self.assertEqual(images[0], images[1])
 
     def test_bad_input_exits_2_and_writes_nothing(self):
-        not_frontier = self.path("run.csv")
-        with open(not_frontier, "w", encoding="utf-8") as f:
-            f.write("model,step_time_us\nX,12\n")
-        bad_number = self.path("nan.csv")
+        not_frontier = self.write("run.csv", "model,step_time_us\nX,12\n")
         with open(CSV, encoding="utf-8") as f:
             text = f.read()
-        with open(bad_number, "w", encoding="utf-8") as f:
-            f.write(text.replace(",500,", ",lots,", 1))
-        empty = self.path("empty.csv")
-        with open(empty, "w", encoding="utf-8") as f:
-            f.write(text.splitlines()[0] + "\n")
+        bad_number = self.write("nan.csv", text.replace(",500,", ",lots,", 1))
+        empty = self.write("empty.csv", text.splitlines()[0] + "\n")
         out = self.path("out.png")
         cases = [
             ([not_frontier], "not a podsim search frontier (missing topology"),
@@ -107,7 +68,7 @@ class PlotFrontierTest(unittest.TestCase):
             self.assertEqual(r.returncode, 2, f"{args}: {r.stderr}")
             self.assertIn(message, r.stderr, args)
             self.assertFalse(os.path.exists(out), args)
-        self.assertEqual([n for n in os.listdir(self.dir) if n.startswith(".plot-")], [])
+        self.assert_no_partial_output()
 
 
 if __name__ == "__main__":
