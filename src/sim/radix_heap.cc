@@ -24,6 +24,10 @@ void RadixHeap::refill() {
     bound_ = latest;
     return;
   }
+  if (b < 2 * kDigits) {
+    sort_into_run(b);
+    return;
+  }
   // Two passes, a scan for the earliest time and then the move. Tracking the
   // earliest time per bucket in put() to skip the scan measured ~15% slower:
   // the sequential scan pulls a large bucket into cache ahead of the move,
@@ -31,26 +35,66 @@ void RadixHeap::refill() {
   uint64_t earliest = std::numeric_limits<uint64_t>::max();
   buckets_.for_each(b, [&](const QueueEntry& e) { earliest = std::min(earliest, key(e)); });
   bound_ = earliest;
-  run_.clear();
   run_pos_ = 0;
+  run_end_ = 0;
   buckets_.drain(b, [&](const QueueEntry& e) {
     const uint64_t t = key(e);
-    if (t == earliest) {
-      run_.push_back(e);
-    } else {
+    if (t != earliest) {
       put(e, t);
+    } else if (run_end_ < run_.size()) {
+      run_[run_end_++] = e;
+    } else {
+      run_.push_back(e);
+      ++run_end_;
     }
   });
-  if (run_.size() <= kDumpSize) {  // few: the near heap is as good and stays in L1
-    for (const QueueEntry& e : run_) {
-      near_.push(e);
+  if (run_end_ <= kDumpSize) {  // few: the near heap is as good and stays in L1
+    for (std::size_t i = 0; i < run_end_; ++i) {
+      near_.push(run_[i]);
     }
-    run_.clear();
+    run_end_ = 0;
     return;
   }
   // Entries pushed in sequence order often arrive sorted already: O(n) then.
-  if (!std::is_sorted(run_.begin(), run_.end(), QueueEntryLess{})) {
-    std::sort(run_.begin(), run_.end(), QueueEntryLess{});
+  const auto end = run_.begin() + static_cast<std::ptrdiff_t>(run_end_);
+  if (!std::is_sorted(run_.begin(), end, QueueEntryLess{})) {
+    std::sort(run_.begin(), end, QueueEntryLess{});
+  }
+}
+
+// A bucket of level 0 or 1 holds entries that differ from each other only in
+// the lowest byte of their time: a counting sort on that byte puts them in
+// time order in two sequential passes, instead of splitting them into up to
+// 256 level-0 buckets and refilling each (a chunk taken, filled with about one
+// entry and returned per refill on the hold model at 1e6 pending). The sort is
+// stable, and a bucket holds its entries in sequence order (entries are
+// appended in sequence order, and a split keeps the order), so entries at one
+// time come out in sequence order; only differing priorities need the check.
+void RadixHeap::sort_into_run(int b) {
+  const std::size_t n = buckets_.size(b);
+  std::array<uint32_t, kDigits> start{};
+  buckets_.for_each(b, [&](const QueueEntry& e) { ++start[key(e) & (kDigits - 1)]; });
+  uint32_t sum = 0;
+  for (uint32_t& s : start) {
+    const uint32_t count = s;
+    s = sum;
+    sum += count;
+  }
+  if (run_.size() < n) {
+    run_.resize(n);
+  }
+  run_pos_ = 0;
+  run_end_ = n;
+  uint64_t latest = 0;
+  buckets_.drain(b, [&](const QueueEntry& e) {
+    const uint64_t t = key(e);
+    run_[start[t & (kDigits - 1)]++] = e;
+    latest = std::max(latest, t);
+  });
+  bound_ = latest;
+  const auto end = run_.begin() + static_cast<std::ptrdiff_t>(n);
+  if (!std::is_sorted(run_.begin(), end, QueueEntryLess{})) {
+    std::sort(run_.begin(), end, QueueEntryLess{});
   }
 }
 
@@ -71,19 +115,19 @@ bool RadixHeap::is_valid() const {
   if (!near_.is_valid()) {
     return false;
   }
-  std::size_t count = near_.size() + (run_.size() - run_pos_);
+  std::size_t count = near_.size() + (run_end_ - run_pos_);
   for (const QueueEntry& e : near_.items()) {
     if (e.time < Time::zero() || key(e) > bound_) {
       return false;
     }
   }
-  if (run_pos_ > run_.size() ||
-      !std::is_sorted(run_.begin() + static_cast<std::ptrdiff_t>(run_pos_), run_.end(),
-                      QueueEntryLess{})) {
+  if (run_pos_ > run_end_ || run_end_ > run_.size() ||
+      !std::is_sorted(run_.begin() + static_cast<std::ptrdiff_t>(run_pos_),
+                      run_.begin() + static_cast<std::ptrdiff_t>(run_end_), QueueEntryLess{})) {
     return false;
   }
-  for (std::size_t i = run_pos_; i < run_.size(); ++i) {
-    if (key(run_[i]) != bound_) {
+  for (std::size_t i = run_pos_; i < run_end_; ++i) {
+    if (run_[i].time < Time::zero() || key(run_[i]) > bound_) {
       return false;
     }
   }

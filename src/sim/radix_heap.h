@@ -98,8 +98,10 @@ class RadixHeap {
   int bucket_of(uint64_t t) const;
   void put(const QueueEntry& e, uint64_t t);
   void refill();
-  // Entries at bound_ in key order, popped from run_pos_ on.
-  bool run_empty() const { return run_pos_ == run_.size(); }
+  // Moves a bucket of level 0 or 1 into run_, in key order.
+  void sort_into_run(int bucket);
+  // Entries at or before bound_ in key order, popped from run_pos_ to run_end_.
+  bool run_empty() const { return run_pos_ == run_end_; }
   // Whether the run's front pops before the near heap's top.
   bool run_first() const {
     return !run_empty() && (near_.empty() || QueueEntryLess{}(run_[run_pos_], near_.top()));
@@ -113,8 +115,11 @@ class RadixHeap {
   uint64_t bound_ = 0;  // near_ holds the entries with time <= bound_
   std::size_t size_ = 0;
   NearHeap near_;
-  std::vector<QueueEntry> run_;  // sorted by QueueEntryLess
+  // run_[run_pos_, run_end_) is sorted by QueueEntryLess; run_ only grows, so
+  // refilling it never constructs entries.
+  std::vector<QueueEntry> run_;
   std::size_t run_pos_ = 0;
+  std::size_t run_end_ = 0;
   ChunkedBags<QueueEntry, kChunkSize> buckets_;  // kBuckets bags
   // Bit i of occupied_[w] says bucket 64w+i is non-empty; bit w of summary_
   // says occupied_[w] != 0. Finding the lowest bucket is two count-zeros.
@@ -175,11 +180,11 @@ template <typename Pred>
 std::size_t RadixHeap::remove_if(Pred pred) {
   std::size_t removed = near_.remove_if(pred);
   // The run stays sorted: removal keeps the survivors' order.
-  run_.erase(run_.begin(), run_.begin() + static_cast<std::ptrdiff_t>(run_pos_));
-  run_pos_ = 0;
-  const auto dead = std::remove_if(run_.begin(), run_.end(), pred);
-  removed += static_cast<std::size_t>(run_.end() - dead);
-  run_.erase(dead, run_.end());
+  const auto run_begin = run_.begin() + static_cast<std::ptrdiff_t>(run_pos_);
+  const auto run_end = run_.begin() + static_cast<std::ptrdiff_t>(run_end_);
+  const auto dead = std::remove_if(run_begin, run_end, pred);
+  removed += static_cast<std::size_t>(run_end - dead);
+  run_end_ = static_cast<std::size_t>(dead - run_.begin());
   // Rare (a purge of cancelled events), so simply drain and refill: bound_ does
   // not change, so every survivor goes back to the bucket it came from.
   std::vector<QueueEntry> kept;
@@ -208,7 +213,7 @@ void RadixHeap::for_each(F f) const {
   for (const QueueEntry& e : near_.items()) {
     f(e);
   }
-  for (std::size_t i = run_pos_; i < run_.size(); ++i) {
+  for (std::size_t i = run_pos_; i < run_end_; ++i) {
     f(run_[i]);
   }
   for (int b = 0; b < kBuckets; ++b) {
