@@ -51,6 +51,8 @@ namespace podsim::sim {
 class EventQueue {
  public:
   static constexpr std::size_t kPurgeThreshold = 1024;
+  // How far ahead in the radix heap's sorted run pop() prefetches slot bits.
+  static constexpr std::size_t kPrefetchDistance = 8;
 
   struct Options {
     // Route events at now() with priority 0 through the FIFO. Turning it off
@@ -174,6 +176,12 @@ inline std::optional<Event> EventQueue::pop(Time limit) {
       return std::nullopt;
     }
     const QueueEntry e = take(from_fifo);
+    // The pending bits of 1e6 events do not stay in cache, and the order in
+    // which entries pop is unrelated to that of their slots: without this,
+    // the check of the next entry's bit was a cache miss per event.
+    if (const QueueEntry* ahead = heap_.run_ahead(kPrefetchDistance)) {
+      slots_.prefetch(ahead->slot);
+    }
     slots_.release(e.slot);
     if (is_dead(e)) [[unlikely]] {  // cancelled: drop it now
       --dead_;

@@ -78,6 +78,12 @@ class RadixHeap {
   const QueueEntry& top();
   QueueEntry pop();
 
+  // The entry k places behind top() in the sorted run, if the run holds one:
+  // a hint for prefetching what popping it will touch.
+  const QueueEntry* run_ahead(std::size_t k) const {
+    return run_pos_ + k < run_end_ ? &run_[run_pos_ + k] : nullptr;
+  }
+
   // Drops every entry for which pred is true: O(n).
   template <typename Pred>
   std::size_t remove_if(Pred pred);
