@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
-#include <limits>
 
 namespace podsim::sim {
 
@@ -11,6 +10,13 @@ RadixHeap::RadixHeap() : buckets_(kBuckets) {}
 
 void RadixHeap::refill() {
   assert(near_.empty() && run_empty() && summary_ != 0);
+  // Each pass empties the lowest bucket, so this ends: size_ > 0.
+  do {
+    refill_from_lowest();
+  } while (near_.empty() && run_empty());
+}
+
+void RadixHeap::refill_from_lowest() {
   const int b = lowest_bucket();
   unmark(b);
   // Entries drained from bucket b land in near_ or in buckets below b (they
@@ -28,12 +34,16 @@ void RadixHeap::refill() {
     sort_into_run(b);
     return;
   }
-  // Two passes, a scan for the earliest time and then the move. Tracking the
-  // earliest time per bucket in put() to skip the scan measured ~15% slower:
-  // the sequential scan pulls a large bucket into cache ahead of the move,
-  // whose loads are interleaved with stores to other buckets.
-  uint64_t earliest = std::numeric_limits<uint64_t>::max();
-  buckets_.for_each(b, [&](const QueueEntry& e) { earliest = std::min(earliest, key(e)); });
+  // A larger bucket of level 2 or more is split in one pass. The new bound is
+  // the earliest time the bucket can hold (its digits from its level up, zeros
+  // below), not the earliest it holds: finding that took a second pass over a
+  // bucket mostly not in cache (measured on the hold model: +6% at 1e6
+  // pending, +13% at 1e7 without it). Entries at the new bound form the run;
+  // there may be none, and then refill() goes on to the next bucket.
+  const int level = b / kDigits;
+  const int high_shift = (level + 1) * kDigitBits;
+  const uint64_t high = high_shift >= 64 ? 0 : (bound_ >> high_shift) << high_shift;
+  const uint64_t earliest = high | (static_cast<uint64_t>(b % kDigits) << (level * kDigitBits));
   bound_ = earliest;
   run_pos_ = 0;
   run_end_ = 0;

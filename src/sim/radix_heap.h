@@ -3,15 +3,22 @@
 // 1990) with 256-way digits, in front of a small d-ary heap.
 //
 // The time of every entry is compared with a bound B. Entries with time <= B sit
-// in the "near" heap, ordered by the full key (time, priority, sequence). Later
-// entries sit in buckets indexed by (level, digit): level = the most significant
-// byte in which the time differs from B, digit = that byte of the time. Every
-// entry of bucket i is earlier than every entry of bucket i+1, and all of them
-// are later than B, so the near heap's top is the minimum. When the near heap
-// runs dry, the lowest non-empty bucket is either moved into it whole (when it
-// holds at most kDumpSize entries; B becomes their latest time) or split: B
-// becomes its earliest time and its entries drop to lower levels. An entry can
-// only drop, and there are 8 levels, so it moves at most 8 times in its life.
+// in the "near" heap, ordered by the full key (time, priority, sequence), or in
+// a sorted "run" (below). Later entries sit in buckets indexed by (level,
+// digit): level = the most significant byte in which the time differs from B,
+// digit = that byte of the time. Every entry of bucket i is earlier than every
+// entry of bucket i+1, and all of them are later than B, so the smaller of the
+// near heap's top and the run's front is the minimum. When both run dry, the
+// lowest non-empty bucket b is emptied:
+//   - at most kDumpSize entries: moved into the near heap whole; B becomes
+//     their latest time;
+//   - level 0 or 1 (its entries differ only in the lowest byte of their time):
+//     counting-sorted on that byte into the run; B becomes their latest time;
+//   - otherwise split: B becomes the earliest time b can hold (b's digits from
+//     its level up, zeros below); entries at B form the run, the others drop
+//     to lower levels.
+// An entry can only drop, and there are 8 levels, so it moves at most 8 times
+// in its life.
 //
 // Why not a plain heap: measured on the hold model (kernel_benchmark,
 // BM_QueueHold, pop + push per second), a 4-ary heap of these entries does 39e6
@@ -26,10 +33,10 @@
 // Many entries at one time (a collective's transfers, all of one size, end
 // together: 196608 at each step of a ring all-reduce on a 32x32x32 torus)
 // would make the near heap large, and each pop a walk down it with a cache
-// miss per level. A split that finds more than kDumpSize entries at the
-// earliest time sorts them once instead, into a run that pops from the front
-// (sequential reads); top() is the smaller of the run's front and the near
-// heap's top by the full key, so the order is the same.
+// miss per level. They reach the run instead, from a bucket of level 0 or 1 or
+// at a split's bound, sorted once, and pop from its front (sequential reads);
+// top() is the smaller of the run's front and the near heap's top by the full
+// key, so the order is the same.
 //
 //   push     O(1)                (O(log kDumpSize) into the near heap)
 //   pop      O(1) amortised      (each entry moves at most kLevels times)
@@ -104,6 +111,7 @@ class RadixHeap {
   int bucket_of(uint64_t t) const;
   void put(const QueueEntry& e, uint64_t t);
   void refill();
+  void refill_from_lowest();
   // Moves a bucket of level 0 or 1 into run_, in key order.
   void sort_into_run(int bucket);
   // Entries at or before bound_ in key order, popped from run_pos_ to run_end_.
