@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 namespace podsim::sim {
@@ -92,10 +93,17 @@ class ChunkedBags {
  private:
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
+  // The items are left uninitialised (a union member that no constructor
+  // initialises): only those below a bag's size are ever read, and a new chunk
+  // is not written in full before its first use.
   struct Chunk {
+    Chunk() {}              // leaves items uninitialised
     uint32_t next = kNone;  // first, so reading it does not touch the last line
-    std::array<T, ChunkSize> items;
+    union {
+      std::array<T, ChunkSize> items;
+    };
   };
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
 
   // A hint only: harmless if chunks_ moves before the lines are used.
   void prefetch_chunk(uint32_t c) const {

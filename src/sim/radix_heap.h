@@ -69,8 +69,11 @@ class RadixHeap {
   // A bucket this small goes to the near heap whole instead of being split.
   // 32, 64, 128 and 256 measured within noise; smaller keeps the near heap in L1.
   static constexpr std::size_t kDumpSize = 32;
-  // Entries per chunk of bucket storage (see chunked_bags.h).
-  static constexpr std::size_t kChunkSize = 32;
+  // Entries per chunk of bucket storage (see chunked_bags.h). Larger chunks
+  // are longer sequential runs for the hardware prefetcher when a bucket is
+  // moved: 128 against 32 measured +9% on the hold model at 1e6 pending and
+  // +15% at 1e7, within noise at 1e3 and on same-time bursts; 256 was slower.
+  static constexpr std::size_t kChunkSize = 128;
 
   RadixHeap();
 
