@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
+#include <limits>
 
 namespace podsim::sim {
 
@@ -77,13 +78,25 @@ void RadixHeap::refill_from_lowest() {
 // time order in two sequential passes, instead of splitting them into up to
 // 256 level-0 buckets and refilling each (a chunk taken, filled with about one
 // entry and returned per refill on the hold model at 1e6 pending). The sort is
-// stable, and a bucket holds its entries in sequence order (entries are
-// appended in sequence order, and a split keeps the order), so entries at one
-// time come out in sequence order; only differing priorities need the check.
+// stable, so when the bucket holds its entries in sequence order, all at one
+// priority, the result is in key order. That is the usual case in a
+// simulation (entries are pushed in sequence order and a split keeps the
+// order), and the first pass checks it; otherwise the run is checked and
+// sorted by the full key.
 void RadixHeap::sort_into_run(int b) {
   const std::size_t n = buckets_.size(b);
   std::array<uint32_t, kDigits> start{};
-  buckets_.for_each(b, [&](const QueueEntry& e) { ++start[key(e) & (kDigits - 1)]; });
+  bool rising = true;  // sequences rise in bag order
+  uint64_t above = 0;  // the previous entry's sequence + 1
+  int32_t lowest = std::numeric_limits<int32_t>::max();
+  int32_t highest = std::numeric_limits<int32_t>::min();
+  buckets_.for_each(b, [&](const QueueEntry& e) {
+    ++start[key(e) & (kDigits - 1)];
+    rising = rising && e.seq >= above;
+    above = e.seq + 1;
+    lowest = std::min(lowest, e.priority);
+    highest = std::max(highest, e.priority);
+  });
   uint32_t sum = 0;
   for (uint32_t& s : start) {
     const uint32_t count = s;
@@ -95,17 +108,12 @@ void RadixHeap::sort_into_run(int b) {
   }
   run_pos_ = 0;
   run_end_ = n;
-  uint64_t latest = 0;
-  buckets_.drain(b, [&](const QueueEntry& e) {
-    const uint64_t t = key(e);
-    run_[start[t & (kDigits - 1)]++] = e;
-    latest = std::max(latest, t);
-  });
-  bound_ = latest;
+  buckets_.drain(b, [&](const QueueEntry& e) { run_[start[key(e) & (kDigits - 1)]++] = e; });
   const auto end = run_.begin() + static_cast<std::ptrdiff_t>(n);
-  if (!std::is_sorted(run_.begin(), end, QueueEntryLess{})) {
+  if (!(rising && lowest == highest) && !std::is_sorted(run_.begin(), end, QueueEntryLess{})) {
     std::sort(run_.begin(), end, QueueEntryLess{});
   }
+  bound_ = key(run_[n - 1]);  // the latest
 }
 
 void RadixHeap::unmark(int bucket) {
