@@ -47,8 +47,14 @@ class ChunkedBags {
       (b.size == 0 ? b.head : chunks_[b.tail].next) = c;
       b.tail = c;
     }
-    chunks_[b.tail].items[used] = x;
+    T* const item = &chunks_[b.tail].items[used];
+    *item = x;
     ++b.size;
+    // The next push into this bag writes the next line: start loading it.
+    // (Bags in use fill in turns, so by then this one is often out of L1.)
+    if (used + 2 < ChunkSize) {
+      __builtin_prefetch(item + 2, 1);
+    }
   }
 
   // Empties `bag`, calling f on each element in no particular order. f may push
