@@ -66,7 +66,7 @@ class ChunkedBags {
     bags_[bag] = Bag{};
     while (left > 0) {
       const std::size_t n = left < ChunkSize ? left : ChunkSize;
-      const char* ahead = left > n ? start_prefetch(chunks_[c].next) : nullptr;
+      const uint32_t ahead = left > n ? start_prefetch(chunks_[c].next) : kNone;
       for (std::size_t i = 0; i < n; ++i) {
         prefetch_line(ahead, i);
         // Copy first: f may grow chunks_ and move it.
@@ -85,7 +85,7 @@ class ChunkedBags {
     std::size_t left = bags_[bag].size;
     for (uint32_t c = bags_[bag].head; left > 0; c = chunks_[c].next) {
       const std::size_t n = left < ChunkSize ? left : ChunkSize;
-      const char* ahead = left > n ? start_prefetch(chunks_[c].next) : nullptr;
+      const uint32_t ahead = left > n ? start_prefetch(chunks_[c].next) : kNone;
       for (std::size_t i = 0; i < n; ++i) {
         prefetch_line(ahead, i);
         f(chunks_[c].items[i]);
@@ -114,21 +114,20 @@ class ChunkedBags {
 
   // Walking a bag prefetches the next chunk, line i of it with item i of the
   // current one: spread over the walk, not issued at once (a burst of dozens
-  // of prefetches waits for free line-fill buffers). A hint only: harmless if
-  // chunks_ moves before the lines are used.
+  // of prefetches waits for free line-fill buffers). The chunk is named by its
+  // index, as f may grow chunks_ and move it; a prefetch is only a hint.
   static constexpr std::size_t kCacheLine = 64;  // bytes, on every x86-64 and most ARM cores
   static constexpr std::size_t kChunkLines = (sizeof(Chunk) + kCacheLine - 1) / kCacheLine;
   // Prefetches the lines of chunk c that have no item of a chunk to go with.
-  const char* start_prefetch(uint32_t c) const {
-    const char* p = reinterpret_cast<const char*>(&chunks_[c]);
+  uint32_t start_prefetch(uint32_t c) const {
     for (std::size_t line = ChunkSize; line < kChunkLines; ++line) {
-      __builtin_prefetch(p + line * kCacheLine);
+      prefetch_line(c, line);
     }
-    return p;
+    return c;
   }
-  static void prefetch_line(const char* chunk, std::size_t line) {
-    if (chunk != nullptr && line < kChunkLines) {
-      __builtin_prefetch(chunk + line * kCacheLine);
+  void prefetch_line(uint32_t c, std::size_t line) const {
+    if (c != kNone && line < kChunkLines) {
+      __builtin_prefetch(reinterpret_cast<const char*>(&chunks_[c]) + line * kCacheLine);
     }
   }
 
