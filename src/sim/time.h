@@ -84,7 +84,9 @@ class Time {
   int64_t ps_ = 0;
 };
 
-constexpr Time operator*(int64_t k, Time t) { return t * k; }
+constexpr Time operator*(int64_t k, Time t) {
+  return t * k;
+}
 
 // Bytes per second, an exact integer (1 GB/s = 1e9 B/s).
 class Bandwidth {
