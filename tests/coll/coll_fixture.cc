@@ -32,15 +32,6 @@ topo::DeviceMesh one_axis_per_dim(const topo::Pod& pod) {
   return topo::DeviceMesh(pod, axes);
 }
 
-config::CollectiveSpec collective(config::CollectiveKind kind, uint64_t bytes,
-                                  std::vector<std::string> axes) {
-  config::CollectiveSpec c;
-  c.kind = kind;
-  c.bytes = bytes;
-  c.axes = std::move(axes);
-  return c;
-}
-
 Outcome run(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::CollectiveSpec& c,
             net::Model model) {
   net::Options options;

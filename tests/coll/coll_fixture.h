@@ -11,6 +11,7 @@
 #include "config/topology_spec.h"
 #include "config/workload_spec.h"
 #include "net/network.h"
+#include "specs.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
 
@@ -36,8 +37,7 @@ config::PodSpec pod_spec(const std::vector<Dim>& dims, uint32_t slices = 1);
 // the slices when there are several.
 topo::DeviceMesh one_axis_per_dim(const topo::Pod& pod);
 
-config::CollectiveSpec collective(config::CollectiveKind kind, uint64_t bytes,
-                                  std::vector<std::string> axes);
+using podsim::testing::collective;
 
 struct Outcome {
   double seconds = 0;

@@ -77,14 +77,7 @@ void PrintTo(const OpCase& c, std::ostream* os) {
   *os << c.label;
 }
 
-config::CollectiveSpec collective(config::CollectiveKind kind, uint64_t bytes,
-                                  std::vector<std::string> axes) {
-  config::CollectiveSpec c;
-  c.kind = kind;
-  c.bytes = bytes;
-  c.axes = std::move(axes);
-  return c;
-}
+using podsim::testing::collective;
 
 // One workload per collective kind, over every axis, the first or the last,
 // with a size that does not divide evenly; twice, the second after the

@@ -1,6 +1,7 @@
 #include "specs.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace podsim::testing {
 
@@ -60,6 +61,15 @@ config::ModelSpec llama3_70b() {
   m.heads = 64;
   m.ffn_dim = 28672;
   return m;
+}
+
+config::CollectiveSpec collective(config::CollectiveKind kind, uint64_t bytes,
+                                  std::vector<std::string> axes) {
+  config::CollectiveSpec c;
+  c.kind = kind;
+  c.bytes = bytes;
+  c.axes = std::move(axes);
+  return c;
 }
 
 }  // namespace podsim::testing

@@ -9,6 +9,7 @@
 
 #include "config/serving_spec.h"
 #include "config/topology_spec.h"
+#include "config/workload_spec.h"
 #include "sim/time.h"
 
 namespace podsim::testing {
@@ -31,6 +32,11 @@ struct PodOptions {
 
 // One slice of v5e chips on the given torus.
 config::PodSpec v5e_torus(const std::vector<TorusDim>& dims, const PodOptions& options = {});
+
+// A collective of `kind` moving `bytes` over the named mesh axes (the
+// other fields at their defaults).
+config::CollectiveSpec collective(config::CollectiveKind kind, uint64_t bytes,
+                                  std::vector<std::string> axes);
 
 // LLaMA-3 ("The Llama 3 Herd of Models", table 3): GQA with 8 KV heads, head
 // dim 128, SwiGLU, untied embeddings, vocabulary 128256.
