@@ -64,7 +64,9 @@ SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan*
 }
 
 net::LinkStats unfold_classes(const topo::SymmetryClasses& classes, const net::LinkStats& stats) {
-  net::LinkStats out = stats;
+  net::LinkStats out;
+  out.bytes.resize(stats.bytes.size());
+  out.busy.resize(stats.busy.size());
   for (size_t l = 0; l < stats.bytes.size(); ++l) {
     const topo::LinkId rep = classes.rep_link(static_cast<topo::LinkId>(l));
     out.bytes[l] = stats.bytes[rep];

@@ -6,6 +6,7 @@
 // played, so a symmetry that silently never engages fails here.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -122,10 +123,14 @@ std::vector<OpCase> op_cases() {
   return out;
 }
 
+std::unique_ptr<chip::ComputeModel> roofline(const topo::Pod& pod) {
+  return chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod.spec().chip,
+                                  chip::Efficiency{});
+}
+
 OpListResult run_list(const OpCase& c, bool symmetry) {
   const topo::Pod pod(c.pod);
-  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod.spec().chip,
-                                                chip::Efficiency{});
+  const auto compute = roofline(pod);
   OpListOptions options;
   options.symmetry = symmetry;
   return run_op_list(pod, c.workload, network_options(pod, net::Model::kFlow), *compute, options);
@@ -242,8 +247,7 @@ StepResult run_serving(const StepCase& c, bool symmetry) {
   const topo::Pod pod(c.pod);
   const topo::DeviceMesh mesh = workload_mesh(pod, c.workload);
   const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(pod, mesh));
-  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod.spec().chip,
-                                                chip::Efficiency{});
+  const auto compute = roofline(pod);
   StepOptions options;
   options.network = network_options(pod, net::Model::kFlow);
   options.fold_replicas = c.fold;
@@ -310,8 +314,7 @@ TEST(SymmetricRuns, OtherNetworkModelsAndStragglersArePlayedInFull) {
   const topo::Pod pod(c.pod);
   const topo::DeviceMesh mesh = workload_mesh(pod, c.workload);
   const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(pod, mesh));
-  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod.spec().chip,
-                                                chip::Efficiency{});
+  const auto compute = roofline(pod);
   StepOptions options;
   options.network = network_options(pod, net::Model::kAnalytical);
   const StepResult analytical = run_step(pod, mesh, program, *compute, options);
