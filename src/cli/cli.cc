@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/context.h"
 #include "cli/exit_codes.h"
+#include "cli/output.h"
 #include "config/diagnostics.h"
 #include "report/output_file.h"
 #include "sim/work_budget.h"
@@ -59,8 +60,10 @@ void print_usage(std::ostream& out) {
 
 }  // namespace
 
-int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
-            bool err_is_terminal) {
+namespace {
+
+int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+             bool err_is_terminal) {
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_st>(err);
   auto log = std::make_shared<spdlog::logger>("podsim", sink);
   log->set_pattern("podsim: %l: %v");
@@ -131,6 +134,21 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
         << "\nThis is a bug in podsim; please report it.\n";
     return kExitInternal;
   }
+}
+
+}  // namespace
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+            bool err_is_terminal) {
+  const int code = dispatch(args, out, err, err_is_terminal);
+  // Whatever the command said, a result cut short on stdout is not a result.
+  try {
+    check_stdout(out);
+  } catch (const report::OutputError& e) {
+    err << "podsim: " << e.what() << '\n';
+    return kExitBadInput;
+  }
+  return code;
 }
 
 }  // namespace podsim::cli

@@ -97,15 +97,17 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
   }
   std::ostringstream text;
   report::render_comparison(in, comparison, format, text);
+  PendingOutputs pending;  // --junit and --out, put in place together
   if (!junit.empty()) {
     const std::string suite = vm.count("junit-suite") != 0
                                   ? vm["junit-suite"].as<std::string>()
                                   : std::filesystem::path(in.current_file).filename().string();
     std::ostringstream xml;
     report::render_junit(in, comparison, suite, xml);
-    report::write_file_atomically(junit, xml.str());
+    pending.add(junit, xml.str());
   }
-  emit(ctx, vm.count("out") != 0 ? std::optional(vm["out"].as<std::string>()) : std::nullopt,
+  emit(ctx, pending,
+       vm.count("out") != 0 ? std::optional(vm["out"].as<std::string>()) : std::nullopt,
        text.str());
   return comparison.clean() ? kExitOk : kExitCheckFailed;
 }

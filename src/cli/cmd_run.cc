@@ -129,6 +129,7 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
   };
   study::Evaluation ev = study::evaluate_in_detail(pod, workload, options);
   progress.finish();
+  PendingOutputs pending;  // --trace and --out, put in place together
   const podsim::Result& result = ev.result;
   if (result.status() == podsim::Result::invalid) {
     if (!table) {
@@ -179,7 +180,7 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
     if (oo.trace) {
       if (generation)
         ctx.log->info("the trace is of the generation's last decode step (serving)");
-      write_step_trace(ctx, *oo.trace,
+      write_step_trace(ctx, pending, *oo.trace,
                        {pod, run.mesh, *run.program, *run.compute, run.step, names});
     }
   } else {
@@ -189,13 +190,13 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
       text << print_result(result, oo.format);
     }
     if (oo.trace) {
-      write_op_list_trace(ctx, *oo.trace, names, *ev.op_list);
+      write_op_list_trace(ctx, pending, *oo.trace, names, *ev.op_list);
     }
   }
   if (table && pod.has_faults()) {
     text << faults_line(pod, result);
   }
-  emit(ctx, oo.out_file, text.str());
+  emit(ctx, pending, oo.out_file, text.str());
   return kExitOk;
 }
 

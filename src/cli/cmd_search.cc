@@ -153,6 +153,8 @@ Request parse(const po::variables_map& vm) {
   std::vector<NamedFile> inputs{{"--model", r.model_file}};
   for (const std::string& t : r.topology_files)
     inputs.push_back({"--topology", t});
+  if (vm.count("calibration") != 0)
+    inputs.push_back({"--calibration", vm["calibration"].as<std::string>()});
   refuse_clobbering(
       inputs, {{"--out", r.out_file.value_or("")}, {"--write-best", r.best_file.value_or("")}});
   return r;
@@ -260,9 +262,12 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
                                    : " in " + std::to_string(result.rounds) + " rounds; ")
           << result.frontier.size() << " on the frontier\n";
 
-  emit(ctx, req.out_file, search::frontier_csv(problem, result, slices, req.options.space.phase));
-
+  // The frontier and the best configuration are put in place together.
+  PendingOutputs pending;
+  const std::string frontier =
+      search::frontier_csv(problem, result, slices, req.options.space.phase);
   if (result.frontier.empty()) {
+    emit(ctx, pending, req.out_file, frontier);
     ctx.err << "podsim search: no configuration is valid and fits";
     for (const auto& r : result.results) {
       if (r.check.status != search::Status::kOk) {
@@ -279,6 +284,7 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
       req.target_ms ? std::optional<double>(*req.target_ms * 1000) : std::nullopt;
   const std::optional<size_t> best = search::best_under(result, target_us);
   if (!best) {
+    emit(ctx, pending, req.out_file, frontier);
     const search::Evaluation& fastest = *result.results[result.frontier.front()].flow;
     ctx.err << "podsim search: no configuration meets " << target_name
             << " <= " << search::shortest(*req.target_ms) << " ms (the fastest takes "
@@ -295,8 +301,10 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
           << search::mesh_label(c.workload) << "; " << c.workload.description
           << "): " << search::fixed(e.tokens_per_s_per_chip, 2) << " tokens/s per chip, "
           << target_name << " " << search::fixed(e.latency_us / 1000, 3) << " ms\n";
+  if (req.best_file)
+    pending.add(*req.best_file, problem.texts()[*best]);
+  emit(ctx, pending, req.out_file, frontier);
   if (req.best_file) {
-    report::write_file_atomically(*req.best_file, problem.texts()[*best]);
     ctx.err << "podsim search: wrote " << *req.best_file << " (podsim run -w " << *req.best_file
             << " -t " << slices[c.slice].file << ")\n";
   }

@@ -28,6 +28,14 @@ std::string option_or_empty(const po::variables_map& vm, const char* name) {
   return vm.count(name) != 0 ? vm[name].as<std::string>() : std::string();
 }
 
+std::vector<NamedFile> serve_outputs(const po::variables_map& vm) {
+  return {{"--requests", option_or_empty(vm, "requests")},
+          {"--timeseries", option_or_empty(vm, "timeseries")},
+          {"--summary-json", option_or_empty(vm, "summary-json")},
+          {"--summary-csv", option_or_empty(vm, "summary-csv")},
+          {"--trace", option_or_empty(vm, "trace")}};
+}
+
 }  // namespace
 
 int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
@@ -61,14 +69,11 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   if (files.size() != 1)
     throw UsageError("serve needs one serve file; got " + std::to_string(files.size()));
   const report::Format format = parse_format_option(vm["format"].as<std::string>());
-  refuse_clobbering({{"serve file", files[0]}},
-                    {{"--requests", option_or_empty(vm, "requests")},
-                     {"--timeseries", option_or_empty(vm, "timeseries")},
-                     {"--summary-json", option_or_empty(vm, "summary-json")},
-                     {"--summary-csv", option_or_empty(vm, "summary-csv")},
-                     {"--trace", option_or_empty(vm, "trace")}});
+  // Before loading (a typo costs nothing), and again with every file it names.
+  refuse_clobbering({{"serve file", files[0]}}, serve_outputs(vm));
 
   config::ServeSpec spec = config::load_serve_file(files[0]);
+  refuse_clobbering(named_inputs(config::files_named_by(spec)), serve_outputs(vm));
   if (vm.count("seed") != 0)
     spec.seed = vm["seed"].as<uint64_t>();
   if (vm.count("no-bucket-error") != 0)
@@ -80,30 +85,26 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
     throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
   }
   const podsim::output::ServeReport report = fleet::make_report(spec, out);
-  // Every output is computed before any is put in place. The per-request CSV
-  // (about 170 bytes a request) is streamed into its temporary file rather
-  // than held whole; the others are small enough to hold.
-  std::optional<report::AtomicFile> requests_file;
+  // Every output is written to its temporary before any is put in place,
+  // and all are put in place together. The per-request CSV (about 170 bytes
+  // a request) is streamed into its temporary file rather than held whole.
+  PendingOutputs pending;
   if (vm.count("requests") != 0) {
-    requests_file.emplace(vm["requests"].as<std::string>());
-    fleet::write_requests_csv(out, [&](std::string_view piece) { requests_file->write(piece); });
+    report::AtomicFile& requests = pending.open(vm["requests"].as<std::string>());
+    fleet::write_requests_csv(out, [&](std::string_view piece) { requests.write(piece); });
   }
-  std::vector<std::pair<std::string, std::string>> writes;
   if (vm.count("timeseries") != 0)
-    writes.emplace_back(vm["timeseries"].as<std::string>(), fleet::timeseries_csv(out));
+    pending.add(vm["timeseries"].as<std::string>(), fleet::timeseries_csv(out));
   if (vm.count("summary-json") != 0)
-    writes.emplace_back(vm["summary-json"].as<std::string>(), fleet::summary_json(report));
+    pending.add(vm["summary-json"].as<std::string>(), fleet::summary_json(report));
   if (vm.count("summary-csv") != 0)
-    writes.emplace_back(vm["summary-csv"].as<std::string>(), fleet::summary_csv(report));
+    pending.add(vm["summary-csv"].as<std::string>(), fleet::summary_csv(report));
   if (vm.count("trace") != 0) {
     std::ostringstream trace;
     fleet::write_serve_trace(spec, out, trace);
-    writes.emplace_back(vm["trace"].as<std::string>(), trace.str());
+    pending.add(vm["trace"].as<std::string>(), trace.view());
   }
-  if (requests_file)
-    requests_file->commit();
-  for (const auto& [path, text] : writes)
-    report::write_file_atomically(path, text);
+  pending.commit();
   switch (format) {
     case report::Format::kJson:
       ctx.out << fleet::summary_json(report);

@@ -101,6 +101,8 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
       return kExitBadInput;  // rank 0 reports it, once
     throw;
   }
+  refuse_clobbering(named_inputs(config::files_named_by(spec)),
+                    {{"--out", vm.count("out") != 0 ? vm["out"].as<std::string>() : ""}});
   for (const config::Override& o : set_overrides(vm))
     spec.set.push_back(config::to_string(o));
   point_options.allow_oom = spec.allow_oom;
@@ -139,6 +141,8 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
       file->write(text);
     } else {
       ctx.out << text;
+      if (!ctx.out)  // a full disk under `> rows.csv`: stop now, not at the end
+        check_stdout(ctx.out);
     }
     progress.update(i + 1, spec.points);
   };
@@ -151,6 +155,13 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
       transport->abort(kExitBadInput);
     }
     throw UsageError(spec.source_file + ": " + e.what());
+  } catch (const report::OutputError& e) {
+    // The output cannot take the rows (disk full): bad usage, not a bug.
+    if (transport->ranks() > 1) {
+      ctx.log->error("{}", e.what());
+      transport->abort(kExitBadInput);
+    }
+    throw;
   } catch (...) {
     transport->abort(kExitInternal);
     throw;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/context.h"
+#include "report/format.h"
 
 namespace podsim::cli {
 
@@ -25,8 +26,12 @@ sim::WorkLimits limit_options(const po::variables_map& vm) {
   const auto value = [&vm](const char* name, double max) {
     const double v = vm[name].as<double>();
     if (!std::isfinite(v) || v < 0 || v > max) {
+      // Shortest form: 1e300 is "1e+300", not 301 digits and six decimals.
       throw UsageError(std::string("--") + name + " must be a number from 0 (no limit) to " +
-                       std::to_string(static_cast<uint64_t>(max)) + ", got " + std::to_string(v));
+                       std::to_string(static_cast<uint64_t>(max)) + ", got " +
+                       (std::isfinite(v) ? report::format_double(v)
+                        : std::isnan(v)  ? std::string("nan")
+                                         : std::string(v > 0 ? "inf" : "-inf")));
     }
     return v;
   };

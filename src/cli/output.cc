@@ -1,9 +1,11 @@
 #include "cli/output.h"
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
-#include "report/output_file.h"
+#include "report/output_target.h"
 
 namespace podsim::cli {
 
@@ -33,7 +35,7 @@ void refuse_clobbering(const std::vector<NamedFile>& inputs,
                        const std::vector<NamedFile>& outputs) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const NamedFile& out = outputs[i];
-    if (out.path.empty() || out.path == "-")
+    if (out.path.empty() || out.path == "-" || report::is_character_device(out.path))
       continue;
     for (const NamedFile& in : inputs) {
       if (!in.path.empty() && same_file(out.path, in.path)) {
@@ -50,14 +52,61 @@ void refuse_clobbering(const std::vector<NamedFile>& inputs,
   }
 }
 
-void emit(Context& ctx, const std::optional<std::string>& out_file, const std::string& text) {
+std::vector<NamedFile> named_inputs(const std::vector<config::NamedInputFile>& files) {
+  std::vector<NamedFile> out;
+  out.reserve(files.size());
+  for (const config::NamedInputFile& f : files)
+    out.push_back({f.what, f.path});
+  return out;
+}
+
+report::AtomicFile& PendingOutputs::open(const std::string& path) {
+  files_.push_back(std::make_unique<report::AtomicFile>(path));
+  return *files_.back();
+}
+
+void PendingOutputs::add(const std::string& path, std::string_view text) {
+  open(path).write(text);
+}
+
+void PendingOutputs::commit() {
+  std::vector<report::AtomicFile*> files;
+  files.reserve(files_.size());
+  for (const auto& f : files_)
+    files.push_back(f.get());
+  report::commit_together(files);
+  files_.clear();
+}
+
+void emit(Context& ctx, PendingOutputs& pending, const std::optional<std::string>& out_file,
+          const std::string& text) {
+  if (out_file)
+    pending.add(*out_file, text);
+  pending.commit();
   if (out_file) {
-    report::write_file_atomically(*out_file, text);
     ctx.log->info("wrote {}", *out_file);
     return;
   }
   ctx.out << text;
   ctx.out.flush();
+  check_stdout(ctx.out);
+}
+
+void emit(Context& ctx, const std::optional<std::string>& out_file, const std::string& text) {
+  PendingOutputs none;
+  emit(ctx, none, out_file, text);
+}
+
+void check_stdout(std::ostream& out) {
+  errno = 0;
+  out.flush();
+  if (out.good())
+    return;
+  // The stream keeps no error number: errno names the cause only when this
+  // flush is the write that failed.
+  const int why = errno;
+  throw report::OutputError(std::string("standard output: cannot write output: ") +
+                            (why != 0 ? std::strerror(why) : "a write failed"));
 }
 
 }  // namespace podsim::cli

@@ -36,7 +36,7 @@ std::optional<TraceRequest> parse_trace_request(const std::optional<std::string>
   return r;
 }
 
-void write_step_trace(Context& ctx, const TraceRequest& request,
+void write_step_trace(Context& ctx, PendingOutputs& pending, const TraceRequest& request,
                       const report::StepTraceInputs& inputs) {
   const report::TraceChipChoice choice =
       report::choose_trace_chips(request.chips, inputs.pod, inputs.step);
@@ -49,19 +49,19 @@ void write_step_trace(Context& ctx, const TraceRequest& request,
   }
   std::ostringstream text;
   report::render_step_trace(inputs, choice, text);
-  report::write_file_atomically(request.file, text.view());  // no copy: traces can be large
-  ctx.log->info("wrote trace of {} chips to {}", choice.indices.size(), request.file);
+  pending.add(request.file, text.view());  // no copy: traces can be large
+  ctx.log->info("trace of {} chips for {}", choice.indices.size(), request.file);
 }
 
-void write_op_list_trace(Context& ctx, const TraceRequest& request, const report::RunInputs& run,
-                         const engine::OpListResult& result) {
+void write_op_list_trace(Context& ctx, PendingOutputs& pending, const TraceRequest& request,
+                         const report::RunInputs& run, const engine::OpListResult& result) {
   if (request.chips.given()) {
     ctx.log->warn("--trace-chips is ignored for an operation-list workload (no per-chip tracks)");
   }
   std::ostringstream text;
   report::render_op_list_trace(run, result, text);
-  report::write_file_atomically(request.file, text.view());  // no copy: traces can be large
-  ctx.log->info("wrote trace to {}", request.file);
+  pending.add(request.file, text.view());  // no copy: traces can be large
+  ctx.log->info("trace for {}", request.file);
 }
 
 }  // namespace podsim::cli

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli/context.h"
+#include "cli/output.h"
 #include "engine/op_list.h"
 #include "report/trace.h"
 #include "report/trace_chips.h"
@@ -25,12 +26,13 @@ std::optional<TraceRequest> parse_trace_request(const std::optional<std::string>
                                                 const std::optional<std::string>& chips,
                                                 uint32_t chip_count);
 
-// Chooses the chips, warns when the default limited them, writes the file.
-// Throws report::OutputError when it cannot be written.
-void write_step_trace(Context& ctx, const TraceRequest& request,
+// Chooses the chips, warns when the default limited them, writes the file
+// to its temporary among `pending` (put in place with the command's other
+// outputs). Throws report::OutputError when it cannot be written.
+void write_step_trace(Context& ctx, PendingOutputs& pending, const TraceRequest& request,
                       const report::StepTraceInputs& inputs);
 
-void write_op_list_trace(Context& ctx, const TraceRequest& request, const report::RunInputs& run,
-                         const engine::OpListResult& result);
+void write_op_list_trace(Context& ctx, PendingOutputs& pending, const TraceRequest& request,
+                         const report::RunInputs& run, const engine::OpListResult& result);
 
 }  // namespace podsim::cli

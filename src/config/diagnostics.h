@@ -45,10 +45,23 @@ class InputError : public std::runtime_error {
 inline constexpr uint64_t kMaxInputFileBytes = uint64_t{64} << 20;
 inline constexpr uint64_t kMaxTableFileBytes = uint64_t{1} << 30;
 
+// What a file may hold: any bytes (Protobuf binary), or text, where a NUL
+// byte means the file is not what was asked for (CSV tables: /dev/zero or a
+// binary file is refused at its first block, not after a gigabyte).
+enum class FileContents { kAnyBytes, kText };
+
 // Reads a whole file as bytes, at most `max_bytes` of them. Throws
 // InputError naming the file when it does not exist, is a directory, cannot
-// be read, or is larger (read no further than the limit).
+// be read, is larger (a regular file's size is checked before reading; a
+// device or pipe is read no further than the limit), or, for kText, holds a
+// NUL byte.
 std::string read_file_to_string(const std::filesystem::path& path,
-                                uint64_t max_bytes = kMaxInputFileBytes);
+                                uint64_t max_bytes = kMaxInputFileBytes,
+                                FileContents contents = FileContents::kAnyBytes);
+
+// Why `path` cannot be an input file that a serve or sweep file names: "no
+// such file: P", "P is a directory", "P is a character device, not a
+// file", ...; empty for a regular file (links followed).
+std::string input_file_problem(const std::filesystem::path& path);
 
 }  // namespace podsim::config

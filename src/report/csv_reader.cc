@@ -200,6 +200,13 @@ CsvDocument read_csv_file(const std::filesystem::path& path, uint64_t max_bytes)
   if (std::filesystem::is_directory(path, ec)) {
     throw CsvError(path.string() + ": is a directory, not a CSV file");
   }
+  if (std::filesystem::is_regular_file(path, ec)) {
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > max_bytes) {
+      throw CsvError(path.string() + ": larger than the limit of " + std::to_string(max_bytes) +
+                     " bytes for a result CSV");
+    }
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw CsvError(path.string() + ": cannot read: " + std::strerror(errno));
@@ -209,7 +216,15 @@ CsvDocument read_csv_file(const std::filesystem::path& path, uint64_t max_bytes)
   std::vector<char> block(1 << 16);
   while (in) {
     in.read(block.data(), static_cast<std::streamsize>(block.size()));
-    text.append(block.data(), static_cast<size_t>(in.gcount()));
+    const auto n = static_cast<size_t>(in.gcount());
+    // A CSV is text: a NUL ends the read at once (/dev/zero, a binary file).
+    if (const void* nul = std::memchr(block.data(), 0, n)) {
+      const size_t at =
+          text.size() + static_cast<size_t>(static_cast<const char*>(nul) - block.data());
+      throw CsvError(path.string() + ": byte " + std::to_string(at + 1) +
+                     " is a NUL: not a text CSV file (binary data, or a device such as /dev/zero)");
+    }
+    text.append(block.data(), n);
     if (text.size() > max_bytes) {
       throw CsvError(path.string() + ": larger than the limit of " + std::to_string(max_bytes) +
                      " bytes for a result CSV");

@@ -29,6 +29,16 @@ std::string format_double(double v) {
 }
 
 std::string format_fixed(double v, int decimals) {
+  // Fixed notation has one digit per power of ten: beyond 1e15 (where a
+  // double has no fraction left to show) the shortest form that reads back,
+  // so 1e300 is "1e+300", not 301 digits cut at the buffer's end.
+  if (!(std::abs(v) < 1e15)) {
+    if (std::isnan(v))
+      return "nan";
+    if (std::isinf(v))
+      return v > 0 ? "inf" : "-inf";
+    return format_double(v);
+  }
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;

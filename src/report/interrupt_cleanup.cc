@@ -24,7 +24,16 @@ std::array<Slot, kSlots>& slots() {
   return table;
 }
 
+// Set while outputs are put in place; a signal then only notes itself.
+std::atomic<bool> g_holding{false};
+std::atomic<int> g_held_signal{0};
+
 extern "C" void remove_temporaries(int sig) {
+  if (g_holding.load(std::memory_order_acquire)) {
+    int none = 0;
+    g_held_signal.compare_exchange_strong(none, sig);
+    return;
+  }
   for (Slot& s : slots()) {
     if (s.live.load(std::memory_order_acquire))
       ::unlink(s.path);
@@ -70,6 +79,18 @@ InterruptCleanup::InterruptCleanup(const std::filesystem::path& path) {
       return;
     }
   }
+}
+
+HeldInterrupts::HeldInterrupts() {
+  install_once();
+  g_holding.store(true, std::memory_order_release);
+}
+
+HeldInterrupts::~HeldInterrupts() {
+  g_holding.store(false, std::memory_order_release);
+  const int sig = g_held_signal.exchange(0);
+  if (sig != 0)
+    remove_temporaries(sig);
 }
 
 InterruptCleanup::~InterruptCleanup() {

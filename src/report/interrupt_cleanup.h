@@ -6,6 +6,11 @@
 // which then restores the default action and re-raises the signal, so the
 // process still ends as interrupted (exit 130 from a shell for SIGINT).
 //
+// While a command puts several outputs in place (report::commit_together),
+// a HeldInterrupts holds those signals back: the handler notes the signal and
+// returns, and the guard delivers it once every output is in place, so an
+// interrupt never leaves some outputs new and others old.
+//
 // Signals are process-wide, so this is the one piece of process-wide state
 // in the report layer: a fixed table (no allocation in the handler, unlink()
 // only, which is async-signal-safe). Thread-safe.
@@ -25,6 +30,17 @@ class InterruptCleanup {
 
  private:
   int slot_ = -1;  // -1: the table was full (the file is then not cleaned up)
+};
+
+// Holds SIGINT, SIGTERM and SIGHUP back for its lifetime (from any thread),
+// then delivers the first that arrived: temporaries still registered are
+// removed and the process ends as interrupted. Not nested.
+class HeldInterrupts {
+ public:
+  HeldInterrupts();
+  ~HeldInterrupts();
+  HeldInterrupts(const HeldInterrupts&) = delete;
+  HeldInterrupts& operator=(const HeldInterrupts&) = delete;
 };
 
 }  // namespace podsim::report

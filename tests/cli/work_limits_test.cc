@@ -4,6 +4,7 @@
 // starts; the defaults leave shipped workloads alone.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -112,6 +113,30 @@ TEST(WorkLimits, AQuarterMillionChipAllReduceIsEstimatedBeforeItStarts) {
   EXPECT_THAT(symmetric.out, HasSubstr("symmetric"));
 }
 
+// Issue 27: three operations of `repeat: 1000000` (1.45e8 events once their
+// collectives are lowered, minutes of wall time) ran with no note; the
+// announcement now starts at 10^8 events. Stopped at once by a wall limit.
+TEST(WorkLimits, AMillionRepeatOperationListIsAnnounced) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("podsim_repeat_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path w = dir / "repeat.textproto";
+  std::ofstream(w) << R"(name: "repeat"
+mesh { axes { name: "x" dims: "x" } axes { name: "y" dims: "y" } }
+operations { name: "a" repeat: 1000000 collective { kind: ALL_REDUCE bytes: 1048576 axes: ["x"] } }
+operations { name: "b" repeat: 1000000 after: "a"
+             collective { kind: ALL_GATHER bytes: 1048576 axes: ["y"] } }
+operations { name: "c" repeat: 1000000 after: "b"
+             compute { matmul { m: 8 k: 8192 n: 8192 activation_dtype: BF16 weight_dtype: BF16 } } }
+)";
+  const Result r =
+      run({"run", "-w", w.string(), "-t", (root() / "topologies/v5e-4x4.textproto").string(),
+           "--max-wall-seconds", "0.2", "-f", "csv"});
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(r.code, kExitCheckFailed) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("podsim: note: this run is estimated at 145000000 events or more"));
+}
+
 TEST(WorkLimits, WallTimeLimitStopsALongRun) {
   const Result r = run({"run", "-t", v5e_4x4(), "-w", repeated_allreduce(100000),
                         "--max-wall-seconds", "0.2", "-f", "csv"});
@@ -200,6 +225,13 @@ TEST(WorkLimits, BadLimitsAreUsageErrors) {
     EXPECT_EQ(r.code, kExitBadInput);
     EXPECT_THAT(r.err, HasSubstr("--max-events must be a number from 0"));
   }
+  // Issue 27: the refused value was printed with std::to_string, 1e300 as
+  // 301 digits and six decimals, 2^64 with six decimals.
+  const Result huge = run({"run", "--max-wall-seconds", "1e300"});
+  EXPECT_EQ(huge.code, kExitBadInput);
+  EXPECT_THAT(huge.err, HasSubstr("got 1e+300\n"));
+  const Result two64 = run({"run", "--max-events", "18446744073709551616"});
+  EXPECT_THAT(two64.err, HasSubstr("got 18446744073709551616\n"));
 }
 
 TEST(WorkLimits, SweepsStopAtThePointPastALimit) {

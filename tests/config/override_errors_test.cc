@@ -121,6 +121,14 @@ TEST(OverrideErrors, ShapeOfThePath) {
               IsSetError("topology.torus.dims[x].size", "not a field path: expected an index"));
   EXPECT_THAT(pod_error("topology.torus..dims", "5"),
               IsSetError("topology.torus..dims", "not a field path: unexpected '.'"));
+  // Issue 27: a non-ASCII path printed one byte of a two-byte character,
+  // which is not UTF-8; the whole character, counted as one, is named now.
+  EXPECT_THAT(pod_error("topology.ch\xc3\xafp.name", "x"),
+              IsSetError("topology.ch\xc3\xafp.name",
+                         "not a field path: unexpected '\xc3\xaf' at character 3"));
+  EXPECT_THAT(
+      pod_error("topology.ch\xffp.name", "x"),
+      IsSetError("topology.ch\xffp.name", "not a field path: unexpected '\\xff' at character 3"));
 }
 
 TEST(OverrideErrors, WrongType) {

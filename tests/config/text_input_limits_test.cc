@@ -77,5 +77,35 @@ TEST(TextInputLimitsTest, AFileLargerThanTheLimitIsNotReadToTheEnd) {
   EXPECT_THROW(read_file_to_string(small, 9), InputError);
 }
 
+// Issue 27: `--op-table /dev/zero` read the whole 1 GiB table limit (2.1 GB,
+// 22 s) before refusing. A table is text: its first NUL byte ends the read.
+TEST(TextInputLimitsTest, ATextTableStopsAtItsFirstNulByte) {
+  try {
+    read_file_to_string("/dev/zero", kMaxTableFileBytes, FileContents::kText);
+    ADD_FAILURE() << "read /dev/zero as text";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("/dev/zero"));
+    EXPECT_THAT(e.what(), HasSubstr("byte 1 is a NUL: not a text file"));
+  }
+  testing::TempDir dir;
+  const auto cell =
+      dir.write("trace.csv", std::string("TIMESTAMP,ContextTokens,GeneratedTokens\n0,1\0,2\n", 47));
+  try {
+    read_file_to_string(cell, kMaxTableFileBytes, FileContents::kText);
+    ADD_FAILURE() << "read a NUL in a cell";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("byte 44 is a NUL"));
+  }
+}
+
+// Issue 27: a serve or sweep file naming /dev/zero or "." was told "no such file".
+TEST(TextInputLimitsTest, ANamedInputThatIsNotAFileSaysWhatItIs) {
+  EXPECT_EQ(input_file_problem("/dev/zero"), "/dev/zero is a character device, not a file");
+  EXPECT_EQ(input_file_problem("."), ". is a directory, not a file");
+  EXPECT_EQ(input_file_problem("/no/such/file"), "no such file: /no/such/file");
+  testing::TempDir dir;
+  EXPECT_EQ(input_file_problem(dir.write("t.textproto", "x")), "");
+}
+
 }  // namespace
 }  // namespace podsim::config

@@ -18,6 +18,42 @@ bool name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
+// The length of the UTF-8 sequence `text` starts with, or 0 when it is not one.
+size_t utf8_length(std::string_view text) {
+  const auto lead = static_cast<unsigned char>(text[0]);
+  const size_t n = lead < 0x80           ? 1
+                   : (lead >> 5) == 0x6  ? 2
+                   : (lead >> 4) == 0xE  ? 3
+                   : (lead >> 3) == 0x1E ? 4
+                                         : 0;
+  if (n == 0 || n > text.size())
+    return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((static_cast<unsigned char>(text[k]) & 0xC0) != 0x80)
+      return 0;
+  }
+  return n;
+}
+
+// "unexpected 'ï' at character 3": the whole character, never a lone byte of
+// one (the message stays valid UTF-8), a control or invalid byte as \xNN, and
+// the position counted in characters.
+std::string unexpected_at(std::string_view text, size_t i) {
+  size_t position = 1;
+  for (size_t k = 0; k < i; ++k)
+    position += (static_cast<unsigned char>(text[k]) & 0xC0) != 0x80 ? 1 : 0;
+  const size_t n = utf8_length(text.substr(i));
+  std::string shown;
+  const auto byte = static_cast<unsigned char>(text[i]);
+  if (n > 1 || (n == 1 && byte >= 0x20 && byte < 0x7F)) {
+    shown = std::string(text.substr(i, n));
+  } else {
+    static constexpr char kHex[] = "0123456789abcdef";
+    shown = std::string("\\x") + kHex[byte >> 4] + kHex[byte & 0xF];
+  }
+  return "unexpected '" + shown + "' at character " + std::to_string(position);
+}
+
 void collect(const pb::Message& message, const std::string& prefix, int depth,
              std::vector<std::string>& out) {
   if (depth > kMaxDepth)
@@ -57,9 +93,7 @@ std::optional<FieldPath> parse_field_path(std::string_view text, std::string& er
     while (i < text.size() && name_char(text[i]))
       ++i;
     if (i == start) {
-      error = i < text.size() ? "unexpected '" + std::string(1, text[i]) + "' at character " +
-                                    std::to_string(i + 1)
-                              : "a field name is missing at the end";
+      error = i < text.size() ? unexpected_at(text, i) : "a field name is missing at the end";
       return std::nullopt;
     }
     const std::string_view name = text.substr(start, i - start);
@@ -82,7 +116,7 @@ std::optional<FieldPath> parse_field_path(std::string_view text, std::string& er
     if (i == text.size())
       return path;
     if (text[i] != '.') {
-      error = "unexpected '" + std::string(1, text[i]) + "' at character " + std::to_string(i + 1);
+      error = unexpected_at(text, i);
       return std::nullopt;
     }
     ++i;

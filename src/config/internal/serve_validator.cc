@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "config/diagnostics.h"
 #include "config/internal/enum_values.h"
 #include "podsim/serve.pb.h"
 
@@ -129,9 +130,8 @@ class ServeValidator {
       issues_.add(at, std::string("must name a ") + what + " file");
       return;
     }
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(serve_path(base_dir_, name), ec))
-      issues_.add(at, "no such file: " + serve_path(base_dir_, name).string());
+    if (const std::string why = input_file_problem(serve_path(base_dir_, name)); !why.empty())
+      issues_.add(at, why);
   }
 
   void check_replica(int i) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <string_view>
 
+#include "config/diagnostics.h"
 #include "config/internal/enum_values.h"
 #include "config/internal/sweep_ranges.h"
 #include "podsim/sweep.pb.h"
@@ -106,9 +107,8 @@ class SweepValidator {
 
   void check_file(const FieldPath& at, const std::string& name) {
     const std::filesystem::path p = resolve(base_dir_, name);
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(p, ec))
-      issues_.add(at, "no such file: " + p.string());
+    if (const std::string why = input_file_problem(p); !why.empty())
+      issues_.add(at, why);
   }
 
   void check_set(int i) {
