@@ -443,7 +443,8 @@ OpTableSpec parse_op_table(std::string_view text, std::string source_name) {
 }
 
 OpTableSpec load_op_table_file(const std::filesystem::path& path) {
-  return parse_op_table(read_file_to_string(path, kMaxTableFileBytes, FileContents::kText), path.string());
+  return parse_op_table(read_file_to_string(path, kMaxTableFileBytes, FileContents::kText),
+                        path.string());
 }
 
 }  // namespace podsim::config

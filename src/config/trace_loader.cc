@@ -285,7 +285,8 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
 }
 
 std::vector<TraceRequest> load_trace_file(const std::filesystem::path& path, double speedup) {
-  return parse_trace_csv(read_file_to_string(path, kMaxTableFileBytes, FileContents::kText), path.string(), speedup);
+  return parse_trace_csv(read_file_to_string(path, kMaxTableFileBytes, FileContents::kText),
+                         path.string(), speedup);
 }
 
 }  // namespace podsim::config
