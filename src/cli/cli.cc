@@ -2,17 +2,14 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/program_options.hpp>
-#include <exception>
 #include <functional>
 #include <map>
 #include <ostream>
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/error_report.h"
 #include "cli/exit_codes.h"
-#include "config/diagnostics.h"
-#include "report/output_file.h"
-#include "sim/work_budget.h"
 
 namespace podsim::cli {
 namespace {
@@ -109,27 +106,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
     const std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1,
                                         args.end());
     return it->second.run(ctx, rest);
-  } catch (const UsageError& e) {
-    err << "podsim: " << e.what() << "\nRun 'podsim --help' for usage.\n";
-    return kExitBadInput;
-  } catch (const boost::program_options::error& e) {
-    err << "podsim: " << e.what() << "\nRun 'podsim COMMAND --help' for usage.\n";
-    return kExitBadInput;
-  } catch (const report::OutputError& e) {
-    err << "podsim: " << e.what() << '\n';
-    return kExitBadInput;
-  } catch (const config::InputError& e) {
-    err << e.what() << '\n';
-    return kExitBadInput;
-  } catch (const sim::WorkLimitExceeded& e) {
-    // A limit on work, not a bug: the run stopped, and wrote nothing.
-    err << "podsim: " << e.what()
-        << "\nNo result was written; raise the limit to run it (podsim run --help).\n";
-    return kExitCheckFailed;
-  } catch (const std::exception& e) {
-    err << "podsim: internal error: " << e.what()
-        << "\nThis is a bug in podsim; please report it.\n";
-    return kExitInternal;
+  } catch (...) {
+    return report_error(std::current_exception(), err);
   }
 }
 
