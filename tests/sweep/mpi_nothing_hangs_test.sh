@@ -6,7 +6,9 @@
 #  2. --max-wall-seconds bounds the whole sweep (exit 1, no output);
 #  3. no signal mpirun sends or forwards (TERM, INT, HUP, USR1, USR2) leaves
 #     rank 0's ".OUT.tmp.PID" behind;
-#  4. a sweep whose every point is invalid prints nothing on stdout (exit 2).
+#  4. a sweep whose every point is invalid prints nothing on stdout (exit 2);
+#  5. a point far longer than the rank timeout is not a silent rank: its
+#     rank's heartbeats keep rank 0 waiting.
 # Every wait is bounded; a job that outlives its bound fails the test.
 # Usage: mpi_nothing_hangs_test.sh MPIEXEC PODSIM SOURCE_DIR
 set -euo pipefail
@@ -89,7 +91,7 @@ await_file() {
 
 no_leftovers() {
   local left
-  left=$(ls -A "$dir" | grep -v -e '^big.textproto$' -e '^stderr\.' -e '^stdout\.' -e '^typo' || true)
+  left=$(ls -A "$dir" | grep -v -e '^big.textproto$' -e '^stderr\.' -e '^stdout\.' -e '^typo' -e '^long' || true)
   [ -z "$left" ] || fail "$1: left behind: $left"
 }
 
@@ -174,4 +176,18 @@ job=$!
 await_job 60 "all invalid"
 [ "$rc" -eq 2 ] || fail "all invalid: exit $rc, expected 2"
 [ ! -s "$dir/stdout.typo" ] || fail "all invalid: rows on stdout"
+
+# 5. Rank 1's point (the packet network: about 2.4 s) is many times the rank
+# timeout (0.5 s); rank 0's (analytical) is quick, so rank 0 waits for it.
+cat >"$dir/long.textproto" <<EOT
+topology: "$src/topologies/v5e-4x4.textproto"
+workload: "$src/workloads/llama3-8b-prefill-v5e.textproto"
+parameters { path: "network" values: ["analytical", "packet"] }
+EOT
+"$mpiexec" --oversubscribe -np 2 "$podsim" sweep "$dir/long.textproto" --quiet \
+  --rank-timeout-seconds 0.5 >"$dir/stdout.long" 2>"$dir/stderr.long" &
+job=$!
+await_job 120 "long point"
+[ "$rc" -eq 0 ] || fail "long point: exit $rc, expected 0 (heartbeats lost?)"
+[ "$(wc -l <"$dir/stdout.long")" -eq 3 ] || fail "long point: not a header and 2 rows"
 echo "mpi_nothing_hangs_test: ok"
