@@ -83,6 +83,9 @@ class MpiTransport final : public Transport {
         std::string result(static_cast<size_t>(bytes), '\0');
         MPI_Request request;
         MPI_Irecv(result.data(), bytes, MPI_CHAR, source, kResultTag, MPI_COMM_WORLD, &request);
+        // The sender stopped mid-message is given up too. The receive is
+        // then left pending: its throw is on the way to MPI_Abort (the
+        // sweep's on_error), with no MPI progress in between.
         wait(request, [&] { check_limits(source, index); });
         heard(source);
         return result;
