@@ -2,18 +2,15 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/program_options.hpp>
-#include <exception>
 #include <functional>
 #include <map>
 #include <ostream>
 
 #include "cli/commands.h"
 #include "cli/context.h"
+#include "cli/error_report.h"
 #include "cli/exit_codes.h"
 #include "cli/output.h"
-#include "config/diagnostics.h"
-#include "report/output_file.h"
-#include "sim/work_budget.h"
 
 namespace podsim::cli {
 namespace {
@@ -57,10 +54,6 @@ void print_usage(std::ostream& out) {
          "  --log-level LEVEL      trace, debug, info, warn (default), error, off\n\n"
          "Exit codes: 0 ok, 1 a check failed, 2 bad input or usage, 3 internal error.\n";
 }
-
-}  // namespace
-
-namespace {
 
 int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
              bool err_is_terminal) {
@@ -112,27 +105,8 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
     const std::vector<std::string> rest(args.begin() + static_cast<std::ptrdiff_t>(i) + 1,
                                         args.end());
     return it->second.run(ctx, rest);
-  } catch (const UsageError& e) {
-    err << "podsim: " << e.what() << "\nRun 'podsim --help' for usage.\n";
-    return kExitBadInput;
-  } catch (const boost::program_options::error& e) {
-    err << "podsim: " << e.what() << "\nRun 'podsim COMMAND --help' for usage.\n";
-    return kExitBadInput;
-  } catch (const report::OutputError& e) {
-    err << "podsim: " << e.what() << '\n';
-    return kExitBadInput;
-  } catch (const config::InputError& e) {
-    err << e.what() << '\n';
-    return kExitBadInput;
-  } catch (const sim::WorkLimitExceeded& e) {
-    // A limit on work, not a bug: the run stopped, and wrote nothing.
-    err << "podsim: " << e.what()
-        << "\nNo result was written; raise the limit to run it (podsim run --help).\n";
-    return kExitCheckFailed;
-  } catch (const std::exception& e) {
-    err << "podsim: internal error: " << e.what()
-        << "\nThis is a bug in podsim; please report it.\n";
-    return kExitInternal;
+  } catch (...) {
+    return report_error(std::current_exception(), err);
   }
 }
 

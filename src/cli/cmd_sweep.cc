@@ -5,17 +5,21 @@
 
 #include "cli/calibration_option.h"
 #include "cli/commands.h"
+#include "cli/error_report.h"
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
 #include "cli/output.h"
 #include "cli/positional_files.h"
 #include "cli/progress.h"
+#include "cli/rank_timeout_option.h"
 #include "cli/set_option.h"
 #include "config/sweep_loader.h"
 #include "report/output_file.h"
+#include "sweep/held_rows.h"
 #include "sweep/point_run.h"
 #include "sweep/points.h"
 #include "sweep/row_writer.h"
+#include "sweep/sweep_budget.h"
 #include "sweep/transport.h"
 
 namespace podsim::cli {
@@ -53,6 +57,18 @@ unsigned jobs_option(const po::variables_map& vm) {
   return static_cast<unsigned>(jobs);
 }
 
+// A row writer's std::invalid_argument (points of mixed kinds) is bad usage
+// of this sweep file; every other error stays what it is.
+std::exception_ptr as_usage(const std::exception_ptr& error, const std::string& sweep_file) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::invalid_argument& e) {
+    return std::make_exception_ptr(UsageError(sweep_file + ": " + e.what()));
+  } catch (...) {
+    return error;
+  }
+}
+
 }  // namespace
 
 int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
@@ -66,6 +82,7 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   add_set_option(opts);
   add_calibration_option(opts);
   add_limit_options(opts);
+  add_rank_timeout_option(opts);
   po::variables_map vm;
   const std::vector<std::string> files = parse_with_files(args, opts, vm);
   if (vm.count("help") != 0) {
@@ -75,6 +92,12 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
                "whatever --jobs; a point that is invalid or does not fit is a row whose status\n"
                "says so. Under `mpirun -np N podsim sweep ...` the points are dealt across the\n"
                "ranks and rank 0 writes the same bytes as one process would.\n\n"
+               "--max-wall-seconds and --max-events bound the whole sweep (its points' events\n"
+               "summed) as well as each point: a sweep past one stops with exit 1 and writes\n"
+               "no --out file. Under mpirun, a rank that sends nothing (no result, no\n"
+               "heartbeat) for --rank-timeout-seconds ends the job with exit 1, naming it.\n"
+               "Without --out, nothing reaches stdout until a point is valid: a sweep whose\n"
+               "every point is invalid prints nothing and exits 2.\n\n"
             << opts;
     return kExitOk;
   }
@@ -89,7 +112,14 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
        {"--calibration", vm.count("calibration") != 0 ? vm["calibration"].as<std::string>() : ""}},
       {{"--out", vm.count("out") != 0 ? vm["out"].as<std::string>() : ""}});
   const unsigned jobs = jobs_option(vm);
+  const sim::WorkLimits limits = limit_options(vm);
+  const double rank_timeout = rank_timeout_option(vm);
   const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
+  // The whole sweep's clock starts here, on every rank alike.
+  sweep::SweepBudget budget(limits);
+  transport->set_wait_limits({.rank_timeout_seconds = rank_timeout,
+                              .max_wall_seconds = limits.max_wall_seconds,
+                              .start = budget.start()});
 
   config::SweepSpec spec;
   sweep::PointOptions point_options;
@@ -108,12 +138,16 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   point_options.allow_oom = spec.allow_oom;
   point_options.generation.every_step = spec.every_step;
   point_options.generation.tolerance = spec.step_tolerance;
-  point_options.limits = limit_options(vm);
+  point_options.limits = limits;
 
   std::optional<report::AtomicFile> file;
+  std::optional<sweep::HeldRows> held;  // stdout's rows, until a point is valid
   const bool writer = transport->writes_output();
-  if (writer && vm.count("out") != 0)
+  if (writer && vm.count("out") != 0) {
     file.emplace(vm["out"].as<std::string>());
+  } else if (writer) {
+    held.emplace(ctx.out);
+  }
   if (writer)
     ctx.log->info("sweep '{}': {} points on {} rank(s) x {} job(s)", spec.name, spec.points,
                   transport->ranks(), jobs);
@@ -127,44 +161,49 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   Tally tally;
   sweep::BaseInputs bases;
   const sweep::RowFormat row_format = *format;
-  auto work = [&spec, &point_options, &bases, row_format](uint64_t i) {
+  auto work = [&spec, &point_options, &bases, &budget, row_format](uint64_t i) {
+    const sweep::Point point = sweep::point_at(spec, i);
+    const podsim::Result result = budget.run(i, [&](const sim::WorkLimits& left) {
+      return sweep::run_point(point, point_options, bases, left);
+    });
     // Rendered where it ran; deterministic text, so a rank hands rank 0
     // exactly what rank 0 would have written.
-    return sweep::encode(sweep::render(
-        row_format, sweep::run_point(sweep::point_at(spec, i), point_options, bases)));
+    return sweep::encode(sweep::render(row_format, result));
   };
   auto sink = [&](uint64_t i, const std::string& bytes) {
     const sweep::RenderedPoint r = sweep::decode(bytes);
+    if (transport->owner(i) != transport->rank())
+      budget.spend(i, r.events);  // rank 0 sums every rank's points
     count(r, tally);
     const std::string text = rows.rows(r);
     if (file) {
       file->write(text);
     } else {
-      ctx.out << text;
+      if (r.status != podsim::Result::invalid)
+        held->release();  // the sweep is not all invalid: stream from now on
+      held->write(text);
       if (!ctx.out)  // a full disk under `> rows.csv`: stop now, not at the end
         check_stdout(ctx.out);
     }
     progress.update(i + 1, spec.points);
   };
+  // Under MPI the other ranks are still computing or waiting: an error ends
+  // the whole job, not this rank alone, and at once (before this rank's
+  // points in flight finish). MPI_Abort does not return or unwind, so the
+  // temporary output goes and the reason is told first.
+  auto end_job = [&](const std::exception_ptr& e) {
+    if (transport->ranks() <= 1)
+      return;
+    file.reset();
+    const std::string prefix = "rank " + std::to_string(transport->rank()) + ": ";
+    const int code = report_error(as_usage(e, spec.source_file), ctx.err, prefix.c_str());
+    ctx.err.flush();
+    transport->abort(code);
+  };
   try {
-    sweep::run_points(spec.points, *transport, jobs, work, sink);
-  } catch (const std::invalid_argument& e) {
-    // The other ranks are still sending: end the whole job, not rank 0 alone.
-    if (transport->ranks() > 1) {
-      ctx.log->error("{}: {}", spec.source_file, e.what());
-      transport->abort(kExitBadInput);
-    }
-    throw UsageError(spec.source_file + ": " + e.what());
-  } catch (const report::OutputError& e) {
-    // The output cannot take the rows (disk full): bad usage, not a bug.
-    if (transport->ranks() > 1) {
-      ctx.log->error("{}", e.what());
-      transport->abort(kExitBadInput);
-    }
-    throw;
+    sweep::run_points(spec.points, *transport, jobs, work, sink, end_job);
   } catch (...) {
-    transport->abort(kExitInternal);
-    throw;
+    std::rethrow_exception(as_usage(std::current_exception(), spec.source_file));
   }
   progress.finish();
   if (!writer)
@@ -172,8 +211,10 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   if (tally.invalid == spec.points) {
     ctx.log->error("{}: every point is invalid; the first: {}", spec.source_file,
                    tally.first_invalid);
-    return kExitBadInput;  // nothing written to --out
+    return kExitBadInput;  // nothing written to --out or stdout
   }
+  if (held)
+    held->release();
   if (file)
     file->commit();
   ctx.out.flush();

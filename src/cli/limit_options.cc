@@ -14,12 +14,14 @@ void add_limit_options(po::options_description& opts) {
   const sim::WorkLimits d = sim::kDefaultWorkLimits;
   opts.add_options()(
       "max-events", po::value<double>()->default_value(static_cast<double>(d.max_events), "2e10"),
-      "stop a run after this many simulated events (0: no limit); exit 1, no output")(
+      "stop a run after this many simulated events (a sweep: summed over its points; 0: no "
+      "limit); exit 1, no output")(
       "max-memory-mb",
       po::value<double>()->default_value(static_cast<double>(d.max_memory_bytes >> 20), "16384"),
       "stop a run once podsim's resident memory passes this many MiB (0: no limit)")(
       "max-wall-seconds", po::value<double>()->default_value(d.max_wall_seconds, "14400"),
-      "stop a run after this many seconds of wall time (0: no limit)");
+      "stop a run (a sweep: the whole sweep) after this many seconds of wall time (0: no "
+      "limit)");
 }
 
 sim::WorkLimits limit_options(const po::variables_map& vm) {

@@ -45,7 +45,10 @@ extern "C" void remove_temporaries(int sig) {
 void install_once() {
   static std::once_flag once;
   std::call_once(once, [] {
-    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    // SIGUSR1, SIGUSR2 and SIGALRM too: mpirun forwards them to its ranks
+    // (Open MPI's ess_base_forward_signals), and by default each ends the
+    // process as SIGTERM does.
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM}) {
       struct sigaction action {};
       action.sa_handler = remove_temporaries;
       sigemptyset(&action.sa_mask);

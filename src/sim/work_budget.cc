@@ -12,15 +12,15 @@ std::string mb(uint64_t bytes) {
   return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MB";
 }
 
-std::string seconds(double s) {
+}  // namespace
+
+std::string format_seconds(double s) {
   // Whole seconds from 100 s on, three digits below (a limit of 0.5 s is
   // not "0 s").
   char buf[32];
   std::snprintf(buf, sizeof buf, s >= 100 ? "%.0f s" : "%.3g s", s);
   return buf;
 }
-
-}  // namespace
 
 uint64_t resident_memory_bytes() {
   std::ifstream statm("/proc/self/statm");
@@ -47,9 +47,10 @@ void WorkBudget::charge(uint64_t events) {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
     if (elapsed > limits_.max_wall_seconds) {
       throw WorkLimitExceeded(WorkLimitExceeded::Limit::kWallTime,
-                              "stopped after " + seconds(elapsed) + " and " +
+                              "stopped after " + format_seconds(elapsed) + " and " +
                                   std::to_string(events_) + " events, over the limit of " +
-                                  seconds(limits_.max_wall_seconds) + " (--max-wall-seconds)");
+                                  format_seconds(limits_.max_wall_seconds) +
+                                  " (--max-wall-seconds)");
     }
   }
   if (limits_.max_memory_bytes != 0) {

@@ -48,6 +48,10 @@ class WorkLimitExceeded : public std::runtime_error {
 // The resident memory of this process in bytes (0 where it cannot be read).
 uint64_t resident_memory_bytes();
 
+// Seconds as the limits' messages give them: whole from 100 s on, three
+// significant digits below ("0.5 s", "2.01 s", "600 s").
+std::string format_seconds(double s);
+
 class WorkBudget {
  public:
   using Clock = std::chrono::steady_clock;

@@ -67,6 +67,15 @@ void OrderedRunner::worker() {
   }
 }
 
+bool OrderedRunner::wait_next_for(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (consumed_ >= share_.size())
+    throw std::logic_error("OrderedRunner::wait_next_for: every result was already returned");
+  const uint64_t k = consumed_;
+  return ready_.wait_for(lock, timeout,
+                         [&] { return done_.count(k) != 0 || failed_.count(k) != 0; });
+}
+
 std::string OrderedRunner::next() {
   std::unique_lock<std::mutex> lock(mu_);
   if (consumed_ >= share_.size())

@@ -9,6 +9,7 @@
 // output never depends on which thread finished first.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -51,6 +52,10 @@ class OrderedRunner {
   // Rethrows what `work` threw for it. Precondition: fewer than
   // share.size() calls so far.
   std::string next();
+  // Waits at most `timeout` for the result next() returns next (or its
+  // error); true once it is there, so next() will not block. Lets the
+  // calling thread do other work while it waits (an MPI rank's heartbeat).
+  bool wait_next_for(std::chrono::milliseconds timeout);
 
  private:
   void worker();

@@ -54,7 +54,13 @@ config::WorkloadSource BaseInputs::workload(const std::optional<std::string>& fi
 }
 
 podsim::Result run_point(const Point& point, const PointOptions& options, BaseInputs& bases) {
+  return run_point(point, options, bases, options.limits);
+}
+
+podsim::Result run_point(const Point& point, const PointOptions& options, BaseInputs& bases,
+                         const sim::WorkLimits& limits) {
   study::RunOptions opts = run_options(point, options);
+  opts.limits = limits;
   opts.programs = bases.programs();
   std::optional<config::PodSpec> pod_spec;
   try {

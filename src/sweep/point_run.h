@@ -58,5 +58,9 @@ class BaseInputs {
 };
 
 podsim::Result run_point(const Point& point, const PointOptions& options, BaseInputs& bases);
+// The same with `limits` in place of options.limits (what the sweep has
+// left, sweep_budget.h).
+podsim::Result run_point(const Point& point, const PointOptions& options, BaseInputs& bases,
+                         const sim::WorkLimits& limits);
 
 }  // namespace podsim::sweep

@@ -5,6 +5,7 @@
 
 #include "report/result_csv.h"
 #include "report/result_print.h"
+#include "sweep/sweep_budget.h"
 
 namespace podsim::sweep {
 namespace {
@@ -55,6 +56,7 @@ std::optional<RowFormat> parse_row_format(std::string_view name) {
 RenderedPoint render(RowFormat format, const podsim::Result& result) {
   RenderedPoint p;
   p.status = result.status();
+  p.events = events_of(result);
   if (p.status == podsim::Result::invalid)
     p.reason = result.reason();
   if (format == RowFormat::kJsonLines) {
@@ -71,6 +73,7 @@ std::string encode(const RenderedPoint& point) {
   std::string out;
   out.reserve(point.text.size() + point.reason.size() + point.kind.size() + 32);
   put(out, std::to_string(static_cast<int>(point.status)));
+  put(out, std::to_string(point.events));
   put(out, point.reason);
   put(out, point.kind);
   put(out, point.text);
@@ -83,6 +86,7 @@ RenderedPoint decode(std::string_view bytes) {
   if (!podsim::Result::Status_IsValid(static_cast<int>(status)))
     throw std::runtime_error("sweep point: bad status in frame");
   p.status = static_cast<podsim::Result::Status>(status);
+  p.events = number(take(bytes), "events");
   p.reason = take(bytes);
   p.kind = take(bytes);
   p.text = take(bytes);

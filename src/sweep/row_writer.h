@@ -9,6 +9,7 @@
 // rendered them, and the writing thread only appends.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,9 +26,10 @@ std::optional<RowFormat> parse_row_format(std::string_view name);
 // One point's output and what the writer counts.
 struct RenderedPoint {
   podsim::Result::Status status = podsim::Result::ok;
-  std::string reason;  // the result's reason, kept for an invalid point only
-  std::string kind;    // the result's CSV kind (report::csv_kind); empty for JSON Lines
-  std::string text;    // its rows (CSV, without the header) or its JSON line
+  uint64_t events = 0;  // simulated (sweep_budget.h): rank 0 sums the sweep's
+  std::string reason;   // the result's reason, kept for an invalid point only
+  std::string kind;     // the result's CSV kind (report::csv_kind); empty for JSON Lines
+  std::string text;     // its rows (CSV, without the header) or its JSON line
 };
 
 // The point's rows in `format`.

@@ -5,20 +5,57 @@
 // is spread over every rank), sends each result to rank 0 as it finishes,
 // and rank 0 writes them all in index order: the output is byte-identical to
 // the one-process run's. Only each process's main thread calls MPI.
+//
+// Nothing waits forever or spins (issue 27): every wait on another rank
+// polls and sleeps between polls, and rank 0 gives up on a rank that has
+// sent nothing (no result, no heartbeat) for WaitLimits::rank_timeout_seconds
+// (RankSilent), or when the sweep's wall-time limit passes while it waits
+// (sim::WorkLimitExceeded). Ranks other than 0 send a heartbeat while they
+// compute, so a long point is not taken for a stopped rank.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "sweep/ordered_runner.h"
 
 namespace podsim::sweep {
 
+// How long rank 0 waits for the others.
+struct WaitLimits {
+  // A rank silent this long (seconds) while rank 0 waits for one of its
+  // points is given up. 0: wait as long as it takes.
+  double rank_timeout_seconds = 0;
+  // The whole sweep's wall-time limit (seconds since `start`; 0: none).
+  double max_wall_seconds = 0;
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+};
+
+// Rank 0 heard nothing from `rank` for longer than the rank timeout: it was
+// stopped, hangs, or its machine is unreachable. A limit (exit 1), not a bug.
+class RankSilent : public std::runtime_error {
+ public:
+  RankSilent(unsigned rank, const std::string& what) : std::runtime_error(what), rank_(rank) {}
+  unsigned rank() const { return rank_; }
+
+ private:
+  unsigned rank_;
+};
+
 class Transport {
  public:
   virtual ~Transport() = default;
+
+  void set_wait_limits(const WaitLimits& limits) { limits_ = limits; }
+  const WaitLimits& wait_limits() const { return limits_; }
+  // How often a rank that is computing tells rank 0 it is alive: a quarter
+  // of the rank timeout (so three may be lost), between 50 ms and 30 s.
+  std::chrono::milliseconds heartbeat_interval() const;
 
   virtual unsigned rank() const = 0;
   virtual unsigned ranks() const = 0;
@@ -39,6 +76,16 @@ class Transport {
   // How rank 0 shares merged results that every rank needs to go on (a
   // search's next round).
   virtual std::string broadcast(std::string bytes) = 0;
+  // Called by run_points while this rank waits for its own workers, at
+  // least every heartbeat_interval(): ranks other than 0 send rank 0 a
+  // heartbeat; rank 0 takes the heartbeats waiting for it.
+  virtual void keep_alive() {}
+  // Called when a round of points starts (run_points): rank 0 counts the
+  // others' silence from now, not from the end of the previous round.
+  virtual void begin_points() {}
+
+ private:
+  WaitLimits limits_;
 };
 
 // One process: rank 0 of 1.
@@ -78,8 +125,13 @@ class MpiSession {
 // share on `jobs` threads; rank 0 passes every result, in index order, to
 // `sink` (the others pass theirs to rank 0). Memory stays bounded by the
 // runner's window (plus what MPI buffers in flight).
+// `on_error`, when given, is called with what ends the run (a point's error,
+// the sink's, a rank gone silent) before the workers are stopped, which
+// waits for the points they compute: a rank that ends the whole job from it
+// (Transport::abort) does so at once. The error is then rethrown.
 void run_points(uint64_t count, Transport& transport, unsigned jobs,
                 const OrderedRunner::Work& work,
-                const std::function<void(uint64_t index, const std::string& result)>& sink);
+                const std::function<void(uint64_t index, const std::string& result)>& sink,
+                const std::function<void(const std::exception_ptr&)>& on_error = {});
 
 }  // namespace podsim::sweep

@@ -181,6 +181,33 @@ TEST(SweepCommand, OutIsWrittenWholeAndNotAtAllWhenEveryPointIsInvalid) {
   EXPECT_FALSE(fs::exists(out));
 }
 
+TEST(SweepCommand, EveryPointInvalidWithoutOutPrintsNothing) {
+  // Issue 27: the rows were streamed to stdout before the exit 2. They are
+  // held until a point is valid, so an all-invalid sweep prints nothing.
+  const SweepFile typo(
+      "typo_stdout",
+      small_sweep(R"(parameters { path: "workload.scenario.bach" values: ["1", "2", "3"] })"));
+  for (const char* jobs : {"1", "3"}) {
+    const Result bad = run({"sweep", typo.path(), "--jobs", jobs});
+    EXPECT_EQ(bad.code, kExitBadInput);
+    EXPECT_THAT(bad.err, HasSubstr("every point is invalid"));
+    EXPECT_EQ(bad.out, "") << "--jobs " << jobs;
+  }
+}
+
+TEST(SweepCommand, InvalidRowsBeforeTheFirstValidOneAreAllPrintedInOrder) {
+  const SweepFile f("invalid_first", small_sweep(R"(
+    parameters { path: "workload.scenario.batch" values: ["8", "8", "64", "8"] }
+  )"));
+  const Result r = run({"sweep", f.path()});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const report::CsvDocument d = csv(r.out);
+  ASSERT_EQ(d.rows.size(), 4U);
+  for (const size_t i : {0U, 1U, 3U})
+    EXPECT_EQ(cell(d, i, "status"), "invalid") << i;
+  EXPECT_EQ(cell(d, 2, "status"), "ok");
+}
+
 TEST(SweepCommand, MixingServingAndOperationListsNeedsJsonLines) {
   const SweepFile f("mixed",
                     "topology: \"" + (root() / "topologies/v5e-4x4.textproto").string() +

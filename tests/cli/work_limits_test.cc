@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -245,6 +246,63 @@ TEST(WorkLimits, SweepsStopAtThePointPastALimit) {
   EXPECT_EQ(r.code, kExitCheckFailed) << r.err;
   EXPECT_THAT(r.err, HasSubstr("sweep point 0: stopped after"));
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// A grid of cheap points (analytical network): 64 batches x 1000 link
+// bandwidths = 64,000 points, minutes of work.
+std::string big_sweep() {
+  const auto sweep = scratch("big_sweep.textproto");
+  std::ofstream(sweep) << "name: \"big\"\ntopology: \"" << v5e_4x4() << "\"\nworkload: \""
+                       << llama3_8b_decode()
+                       << "\"\nnetwork: \"analytical\"\n"
+                          "parameters { path: \"workload.scenario.batch\" linear { start: 16 "
+                          "stop: 1024 step: 16 } }\n"
+                          "parameters { path: \"topology.torus.dims[0].link_bandwidth_gbps\" "
+                          "linear { start: 1 stop: 1000 step: 1 } }\n";
+  return sweep.string();
+}
+
+TEST(WorkLimits, WallTimeBoundsAWholeSweep) {
+  // Issue 27: a 64,000-point sweep under --max-wall-seconds 2 ran 36 s and
+  // exited 0, each point being far under the limit.
+  const auto out = scratch("big_sweep.csv");
+  std::filesystem::remove(out);
+  const auto start = std::chrono::steady_clock::now();
+  const Result r =
+      run({"sweep", big_sweep(), "--jobs", "2", "--max-wall-seconds", "0.5", "-o", out.string()});
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.code, kExitCheckFailed) << r.err;
+  EXPECT_THAT(r.err,
+              HasSubstr("over the limit of 0.5 s (--max-wall-seconds bounds the whole sweep)"));
+  EXPECT_FALSE(std::filesystem::exists(out)) << "no partial output";
+  EXPECT_LT(took, 10.0) << "stopped at the limit, not after every point";
+}
+
+TEST(WorkLimits, EventsAreSummedOverASweepsPoints) {
+  // Each point runs about 52,000 events, under a limit of 120,000; the
+  // three together do not fit in it.
+  const auto sweep = scratch("summed.textproto");
+  std::ofstream(sweep)
+      << "name: \"summed\"\ntopology: \"" << v5e_4x4() << "\"\nworkload: \"" << llama3_8b_decode()
+      << "\"\nparameters { path: \"topology.torus.dims[0].link_bandwidth_gbps\" values: [\"25\", "
+         "\"50\", \"100\"] }\n";
+  const auto out = scratch("summed.csv");
+  std::filesystem::remove(out);
+  const Result each = run({"sweep", sweep.string(), "--max-events", "120000", "--max-wall-seconds",
+                           "0", "--jobs", "1", "-o", out.string()});
+  EXPECT_EQ(each.code, kExitCheckFailed) << each.err;
+  EXPECT_THAT(each.err, HasSubstr("(--max-events bounds the sum over the sweep's points)"));
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const Result all = run({"sweep", sweep.string(), "--max-events", "200000", "-o", out.string()});
+  EXPECT_EQ(all.code, kExitOk) << all.err;
+  std::filesystem::remove(out);
+}
+
+TEST(WorkLimits, BadRankTimeoutIsAUsageError) {
+  const Result r = run({"sweep", big_sweep(), "--rank-timeout-seconds", "-1"});
+  EXPECT_EQ(r.code, kExitBadInput);
+  EXPECT_THAT(r.err, HasSubstr("--rank-timeout-seconds must be a number from 0"));
 }
 
 }  // namespace

@@ -101,5 +101,62 @@ TEST(OrderedRunnerTest, AShareComputesOnlyItsPoints) {
   EXPECT_THROW(runner.next(), std::logic_error);
 }
 
+TEST(OrderedRunnerTest, WaitNextForReturnsWhenTheNextResultIsThere) {
+  std::atomic<bool> go{false};
+  OrderedRunner runner({0, 1, 1}, 1, [&go](uint64_t) {
+    while (!go)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return std::string("done");
+  });
+  EXPECT_FALSE(runner.wait_next_for(std::chrono::milliseconds(20))) << "still computing";
+  go = true;
+  EXPECT_TRUE(runner.wait_next_for(std::chrono::seconds(30)));
+  EXPECT_EQ(runner.next(), "done");
+}
+
+// One process that counts how often run_points keeps it alive.
+class CountingTransport final : public Transport {
+ public:
+  unsigned rank() const override { return 0; }
+  unsigned ranks() const override { return 1; }
+  std::string receive(uint64_t) override { throw std::logic_error("one rank"); }
+  void send(uint64_t, const std::string&) override { throw std::logic_error("one rank"); }
+  void abort(int) override {}
+  std::string broadcast(std::string bytes) override { return bytes; }
+  void keep_alive() override { ++keep_alives; }
+  void begin_points() override { ++rounds; }
+  int keep_alives = 0;
+  int rounds = 0;
+};
+
+TEST(OrderedRunnerTest, ALongPointKeepsTheRankAlive) {
+  // A rank timeout of 0.2 s: a heartbeat every 50 ms (a quarter, at least
+  // 50 ms), so a 400 ms point sends several while rank 0 waits for it.
+  CountingTransport transport;
+  transport.set_wait_limits({.rank_timeout_seconds = 0.2});
+  EXPECT_EQ(transport.heartbeat_interval(), std::chrono::milliseconds(50));
+  run_points(
+      1, transport, 1,
+      [](uint64_t) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        return std::string("x");
+      },
+      [](uint64_t, const std::string&) {});
+  EXPECT_GE(transport.keep_alives, 3);
+  EXPECT_EQ(transport.rounds, 1);
+}
+
+TEST(TransportTest, HeartbeatIsAQuarterOfTheRankTimeoutWithinBounds) {
+  CountingTransport t;
+  t.set_wait_limits({.rank_timeout_seconds = 600});
+  EXPECT_EQ(t.heartbeat_interval(), std::chrono::seconds(30));
+  t.set_wait_limits({.rank_timeout_seconds = 2});
+  EXPECT_EQ(t.heartbeat_interval(), std::chrono::milliseconds(500));
+  t.set_wait_limits({.rank_timeout_seconds = 0.01});
+  EXPECT_EQ(t.heartbeat_interval(), std::chrono::milliseconds(50));
+  t.set_wait_limits({});
+  EXPECT_EQ(t.heartbeat_interval(), std::chrono::seconds(1));
+}
+
 }  // namespace
 }  // namespace podsim::sweep

@@ -34,8 +34,10 @@ TEST(RenderedPoint, RoundTripsAnyText) {
   p.reason = "a.textproto:3:7: field: 12:34 is\nnot a number";
   p.kind = "serving";
   p.text = "1:2:3\n\"x,y\"\n:\n";
+  p.events = 123456789012345ULL;
   const RenderedPoint q = decode(encode(p));
   EXPECT_EQ(q.status, p.status);
+  EXPECT_EQ(q.events, p.events);
   EXPECT_EQ(q.reason, p.reason);
   EXPECT_EQ(q.kind, p.kind);
   EXPECT_EQ(q.text, p.text);

@@ -1,0 +1,17 @@
+// What an exception leaving a command means: the message on stderr and the
+// exit code (exit_codes.h). One mapping for run_cli() and for an MPI rank
+// that must end the whole job itself (MPI_Abort) instead of returning.
+#pragma once
+
+#include <exception>
+#include <ostream>
+
+namespace podsim::cli {
+
+// Writes `error`'s message to `err` ("podsim: ...", with a hint where one
+// helps) and returns its exit code: 2 for usage, input and output-path
+// errors, 1 for a limit (sim::WorkLimitExceeded, sweep::RankSilent), 3 for
+// anything else (a bug). `prefix` goes after "podsim: " (e.g. "rank 1: ").
+int report_error(const std::exception_ptr& error, std::ostream& err, const char* prefix = "");
+
+}  // namespace podsim::cli
