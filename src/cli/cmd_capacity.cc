@@ -39,7 +39,7 @@ int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, doub
   try {
     result = fleet::fewest_chips_across(specs, rate, options, transport, jobs);
   } catch (const fleet::StepError& e) {
-    throw config::InputError(config::Diagnostic{"", "replicas", 0, 0, e.what()});
+    throw config::InputError(config::Diagnostic{"", e.field(), 0, 0, e.what()});
   } catch (const std::invalid_argument& e) {
     throw config::InputError(config::Diagnostic{"", "arrivals", 0, 0, e.what()});
   }
@@ -85,7 +85,7 @@ int fewest_replicas(Context& ctx, const config::ServeSpec& spec, double rate, ui
   try {
     result = fleet::fewest_replicas(spec, rate, options, max_copies, transport, jobs);
   } catch (const fleet::StepError& e) {
-    throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
+    throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
   } catch (const std::invalid_argument& e) {
     throw config::InputError(config::Diagnostic{
         spec.source_file, spec.replicas.size() != 1 ? "replicas" : "arrivals", 0, 0, e.what()});
@@ -193,7 +193,7 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   try {
     result = fleet::find_capacity_across(spec, options, transport, static_cast<unsigned>(jobs));
   } catch (const fleet::StepError& e) {
-    throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
+    throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
   } catch (const std::invalid_argument& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, "arrivals", 0, 0, e.what()});
   }

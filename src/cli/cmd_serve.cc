@@ -77,7 +77,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   try {
     out = fleet::serve(spec, vm.count("trace") != 0, limit_options(vm));
   } catch (const fleet::StepError& e) {
-    throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
+    throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
   }
   const podsim::output::ServeReport report = fleet::make_report(spec, out);
   // Every output is computed before any is put in place. The per-request CSV
