@@ -6,6 +6,7 @@
 // writes (fleet/capacity_across.h): the output is that of one process.
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 
@@ -13,6 +14,7 @@
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
 #include "cli/positional_files.h"
+#include "cli/unsigned_option.h"
 #include "config/serve_loader.h"
 #include "fleet/capacity.h"
 #include "fleet/capacity_across.h"
@@ -125,13 +127,13 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   opts.add_options()("help,h", "show this help")(
       "ttft-ms", po::value<double>(), "TTFT objective at the percentile (default: the file's slo)")(
       "tpot-ms", po::value<double>(), "TPOT objective at the percentile (default: the file's slo)")(
-      "percentile", po::value<uint32_t>()->default_value(99), "50, 90 or 99")(
+      "percentile", po::value<std::string>()->default_value("99"), "50, 90 or 99")(
       "tolerance", po::value<double>()->default_value(0.02),
       "stop when the bracket is narrower than this fraction of its top")(
       "fewest-replicas",
       "with --target-rate and one serve file of one replica entry: the fewest copies of it "
       "(1, 2, ...) that meet the objectives")("max-replicas",
-                                              po::value<uint32_t>()->default_value(64),
+                                              po::value<std::string>()->default_value("64"),
                                               "with --fewest-replicas: the most copies tried")(
       "jobs,j", po::value<int64_t>()->default_value(1),
       "serve runs at once in this process (the same output for any number)")(
@@ -158,7 +160,7 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   if (format != "table" && format != "csv")
     throw UsageError("--format: expected table or csv, got '" + format + "'");
   fleet::CapacityOptions options;
-  options.percentile = vm["percentile"].as<uint32_t>();
+  options.percentile = static_cast<uint32_t>(unsigned_option(vm, "percentile", 100));
   if (options.percentile != 50 && options.percentile != 90 && options.percentile != 99)
     throw UsageError("--percentile: expected 50, 90 or 99");
   options.limits = limit_options(vm);
@@ -169,11 +171,19 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   for (const std::string& f : files)
     specs.push_back(config::load_serve_file(f));
   const config::ServeSpec& spec = specs.front();
+  // Given on the command line an objective must be one: a finite time > 0
+  // (0 would drop it, leaving a search no rate may end; the file's slo keeps
+  // 0 for "none").
+  for (const char* slo : {"ttft-ms", "tpot-ms"}) {
+    if (vm.count(slo) == 0)
+      continue;
+    const double ms = vm[slo].as<double>();
+    if (!(ms > 0) || !std::isfinite(ms))
+      throw UsageError(std::string("--") + slo + ": expected a time > 0 ms, got " +
+                       report::format_double(ms));
+  }
   options.ttft_ms = vm.count("ttft-ms") != 0 ? vm["ttft-ms"].as<double>() : spec.slo.ttft_ms;
   options.tpot_ms = vm.count("tpot-ms") != 0 ? vm["tpot-ms"].as<double>() : spec.slo.tpot_ms;
-  if (!(options.ttft_ms >= 0) || !(options.tpot_ms >= 0) || !std::isfinite(options.ttft_ms) ||
-      !std::isfinite(options.tpot_ms))
-    throw UsageError("--ttft-ms and --tpot-ms must be >= 0");
   if (options.ttft_ms == 0 && options.tpot_ms == 0)
     throw UsageError("capacity needs an objective: --ttft-ms, --tpot-ms or the file's slo");
   const int64_t jobs = vm["jobs"].as<int64_t>();
@@ -183,8 +193,9 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
     if (!target || files.size() != 1)
       throw UsageError("--fewest-replicas needs --target-rate and one serve file");
     return fewest_replicas(ctx, spec, vm["target-rate"].as<double>(),
-                           vm["max-replicas"].as<uint32_t>(), options, format, transport,
-                           static_cast<unsigned>(jobs));
+                           static_cast<uint32_t>(unsigned_option(
+                               vm, "max-replicas", std::numeric_limits<uint32_t>::max())),
+                           options, format, transport, static_cast<unsigned>(jobs));
   }
   if (target)
     return fewest_chips(ctx, specs, vm["target-rate"].as<double>(), options, format, transport,
