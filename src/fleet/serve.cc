@@ -94,7 +94,13 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   sim::WorkBudget budget(limits_);
   setup.budget = &budget;
   out.setups = setup.replicas;
-  out.run = simulate(std::move(setup));
+  try {
+    out.run = simulate(std::move(setup));
+  } catch (const sim::TimeOverflow& e) {
+    // Steps, swaps and transfers each within the clock can still add up past
+    // it (slow replicas, long outputs): refused as `podsim run` refuses it.
+    throw StepError(study::clock_overflow_reason(e));
+  }
   out.summary = summarize(out.run, out.setups, run.slo);
   BucketReport& b = out.summary.buckets;
   b.batch_steps_per_octave = spec_.buckets.batch_steps_per_octave;
