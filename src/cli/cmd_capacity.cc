@@ -125,8 +125,10 @@ int fewest_replicas(Context& ctx, const config::ServeSpec& spec, double rate, ui
 int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transport& transport) {
   po::options_description opts("Usage: podsim capacity SERVE_FILE [options]\n\nOptions");
   opts.add_options()("help,h", "show this help")(
-      "ttft-ms", po::value<double>(), "TTFT objective at the percentile (default: the file's slo)")(
-      "tpot-ms", po::value<double>(), "TPOT objective at the percentile (default: the file's slo)")(
+      "ttft-ms", po::value<double>(),
+      "TTFT objective at the percentile, ms > 0 (default: the file's slo)")(
+      "tpot-ms", po::value<double>(),
+      "TPOT objective at the percentile, ms > 0 (default: the file's slo)")(
       "percentile", po::value<std::string>()->default_value("99"), "50, 90 or 99")(
       "tolerance", po::value<double>()->default_value(0.02),
       "stop when the bracket is narrower than this fraction of its top")(
@@ -148,7 +150,9 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   if (vm.count("help") != 0) {
     ctx.out << "Finds the highest arrival rate at which a serve file's configuration meets\n"
                "its SLOs (TTFT and TPOT at a percentile, no request rejected), by bisection\n"
-               "over serve runs (docs/serving.md, \"Capacity\"). Exit 1 when no rate does.\n\n"
+               "over serve runs (docs/serving.md, \"Capacity\"). Exit 1 when no rate does.\n"
+               "Going up, no rate above 1e9/s nor, for a run ended by its duration alone,\n"
+               "one whose run would hold more than 1e6 requests is tried.\n\n"
             << opts;
     return kExitOk;
   }

@@ -27,7 +27,12 @@ namespace fs = std::filesystem;
 // A file in a scratch directory of this test, removed with it.
 class Scratch {
  public:
-  Scratch() : dir_(fs::temp_directory_path() / "podsim_partition_test") {
+  // One directory per test: CTest runs this binary's tests as processes
+  // side by side, and each removes its directory when done.
+  Scratch()
+      : dir_(fs::temp_directory_path() /
+             (std::string("podsim_partition_test_") +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
     fs::create_directories(dir_);
   }
   ~Scratch() { fs::remove_all(dir_); }

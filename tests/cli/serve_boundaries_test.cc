@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -42,7 +43,12 @@ namespace fs = std::filesystem;
 
 class Scratch {
  public:
-  Scratch() : dir_(fs::temp_directory_path() / "podsim_serve_boundaries_test") {
+  // One directory per test: CTest runs this binary's tests as processes
+  // side by side, and each removes its directory when done.
+  Scratch()
+      : dir_(fs::temp_directory_path() /
+             (std::string("podsim_serve_boundaries_test_") +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
     fs::create_directories(dir_);
   }
   ~Scratch() { fs::remove_all(dir_); }
@@ -246,7 +252,12 @@ void set(Message& m, const FieldDescriptor& f, const Value& v) {
       r.SetDouble(&m, &f, v.real);
       break;
     case FieldDescriptor::CPPTYPE_FLOAT:
-      r.SetFloat(&m, &f, static_cast<float>(v.real));
+      // Out of float's range the cast is undefined: saturate to infinity.
+      r.SetFloat(
+          &m, &f,
+          std::abs(v.real) > std::numeric_limits<float>::max()
+              ? static_cast<float>(std::copysign(std::numeric_limits<double>::infinity(), v.real))
+              : static_cast<float>(v.real));
       break;
     case FieldDescriptor::CPPTYPE_INT32:
       r.SetInt32(
