@@ -139,6 +139,19 @@ TEST(Partition, ASweepPointAcrossTheCutIsAnInvalidRowAndTheOthersRun) {
   EXPECT_THAT(r.err, HasSubstr("1 invalid"));
 }
 
+TEST(Partition, ASearchOnACutPodRulesOutTheShardingsThatCrossIt) {
+  // Every sharding that joins (0,0) to the other chips is invalid, named as
+  // such; none is an internal error (the search used to die on the first).
+  const Scratch s;
+  const Result r =
+      run({"search", "--model", (root() / "workloads/llama3-8b-decode-v5e.textproto").string(),
+           "--topology", s.write("corner.textproto", isolated_corner_2x2()), "--phase", "decode",
+           "--context", "1024", "--batches", "8,16"});
+  EXPECT_EQ(r.code, kExitCheckFailed) << r.err;  // none valid: the others do not fit in HBM
+  EXPECT_THAT(r.err, HasSubstr("needs a route from chip (0,0)"));
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("internal error")));
+}
+
 // A serve file of one prefill and one decode LLaMA-3-8B replica on v5e
 // 2x2 slices; `kv` is its kv_transfer, `topology` the replicas' pod.
 std::string serve_file(const std::string& topology, const std::string& kv) {
