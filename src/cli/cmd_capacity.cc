@@ -6,6 +6,7 @@
 // writes (fleet/capacity_across.h): the output is that of one process.
 #include <boost/program_options.hpp>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 
@@ -13,6 +14,7 @@
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
 #include "cli/positional_files.h"
+#include "cli/unsigned_option.h"
 #include "config/serve_loader.h"
 #include "fleet/capacity.h"
 #include "fleet/capacity_across.h"
@@ -39,7 +41,7 @@ int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, doub
   try {
     result = fleet::fewest_chips_across(specs, rate, options, transport, jobs);
   } catch (const fleet::StepError& e) {
-    throw config::InputError(config::Diagnostic{"", "replicas", 0, 0, e.what()});
+    throw config::InputError(config::Diagnostic{"", e.field(), 0, 0, e.what()});
   } catch (const std::invalid_argument& e) {
     throw config::InputError(config::Diagnostic{"", "arrivals", 0, 0, e.what()});
   }
@@ -85,7 +87,7 @@ int fewest_replicas(Context& ctx, const config::ServeSpec& spec, double rate, ui
   try {
     result = fleet::fewest_replicas(spec, rate, options, max_copies, transport, jobs);
   } catch (const fleet::StepError& e) {
-    throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
+    throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
   } catch (const std::invalid_argument& e) {
     throw config::InputError(config::Diagnostic{
         spec.source_file, spec.replicas.size() != 1 ? "replicas" : "arrivals", 0, 0, e.what()});
@@ -123,15 +125,17 @@ int fewest_replicas(Context& ctx, const config::ServeSpec& spec, double rate, ui
 int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transport& transport) {
   po::options_description opts("Usage: podsim capacity SERVE_FILE [options]\n\nOptions");
   opts.add_options()("help,h", "show this help")(
-      "ttft-ms", po::value<double>(), "TTFT objective at the percentile (default: the file's slo)")(
-      "tpot-ms", po::value<double>(), "TPOT objective at the percentile (default: the file's slo)")(
-      "percentile", po::value<uint32_t>()->default_value(99), "50, 90 or 99")(
+      "ttft-ms", po::value<double>(),
+      "TTFT objective at the percentile, ms > 0 (default: the file's slo)")(
+      "tpot-ms", po::value<double>(),
+      "TPOT objective at the percentile, ms > 0 (default: the file's slo)")(
+      "percentile", po::value<std::string>()->default_value("99"), "50, 90 or 99")(
       "tolerance", po::value<double>()->default_value(0.02),
       "stop when the bracket is narrower than this fraction of its top")(
       "fewest-replicas",
       "with --target-rate and one serve file of one replica entry: the fewest copies of it "
       "(1, 2, ...) that meet the objectives")("max-replicas",
-                                              po::value<uint32_t>()->default_value(64),
+                                              po::value<std::string>()->default_value("64"),
                                               "with --fewest-replicas: the most copies tried")(
       "jobs,j", po::value<int64_t>()->default_value(1),
       "serve runs at once in this process (the same output for any number)")(
@@ -146,7 +150,9 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   if (vm.count("help") != 0) {
     ctx.out << "Finds the highest arrival rate at which a serve file's configuration meets\n"
                "its SLOs (TTFT and TPOT at a percentile, no request rejected), by bisection\n"
-               "over serve runs (docs/serving.md, \"Capacity\"). Exit 1 when no rate does.\n\n"
+               "over serve runs (docs/serving.md, \"Capacity\"). Exit 1 when no rate does.\n"
+               "Going up, no rate above 1e9/s nor, for a run ended by its duration alone,\n"
+               "one whose run would hold more than 1e6 requests is tried.\n\n"
             << opts;
     return kExitOk;
   }
@@ -158,7 +164,7 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   if (format != "table" && format != "csv")
     throw UsageError("--format: expected table or csv, got '" + format + "'");
   fleet::CapacityOptions options;
-  options.percentile = vm["percentile"].as<uint32_t>();
+  options.percentile = static_cast<uint32_t>(unsigned_option(vm, "percentile", 100));
   if (options.percentile != 50 && options.percentile != 90 && options.percentile != 99)
     throw UsageError("--percentile: expected 50, 90 or 99");
   options.limits = limit_options(vm);
@@ -169,11 +175,19 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   for (const std::string& f : files)
     specs.push_back(config::load_serve_file(f));
   const config::ServeSpec& spec = specs.front();
+  // Given on the command line an objective must be one: a finite time > 0
+  // (0 would drop it, leaving a search no rate may end; the file's slo keeps
+  // 0 for "none").
+  for (const char* slo : {"ttft-ms", "tpot-ms"}) {
+    if (vm.count(slo) == 0)
+      continue;
+    const double ms = vm[slo].as<double>();
+    if (!(ms > 0) || !std::isfinite(ms))
+      throw UsageError(std::string("--") + slo + ": expected a time > 0 ms, got " +
+                       report::format_double(ms));
+  }
   options.ttft_ms = vm.count("ttft-ms") != 0 ? vm["ttft-ms"].as<double>() : spec.slo.ttft_ms;
   options.tpot_ms = vm.count("tpot-ms") != 0 ? vm["tpot-ms"].as<double>() : spec.slo.tpot_ms;
-  if (!(options.ttft_ms >= 0) || !(options.tpot_ms >= 0) || !std::isfinite(options.ttft_ms) ||
-      !std::isfinite(options.tpot_ms))
-    throw UsageError("--ttft-ms and --tpot-ms must be >= 0");
   if (options.ttft_ms == 0 && options.tpot_ms == 0)
     throw UsageError("capacity needs an objective: --ttft-ms, --tpot-ms or the file's slo");
   const int64_t jobs = vm["jobs"].as<int64_t>();
@@ -183,8 +197,9 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
     if (!target || files.size() != 1)
       throw UsageError("--fewest-replicas needs --target-rate and one serve file");
     return fewest_replicas(ctx, spec, vm["target-rate"].as<double>(),
-                           vm["max-replicas"].as<uint32_t>(), options, format, transport,
-                           static_cast<unsigned>(jobs));
+                           static_cast<uint32_t>(unsigned_option(
+                               vm, "max-replicas", std::numeric_limits<uint32_t>::max())),
+                           options, format, transport, static_cast<unsigned>(jobs));
   }
   if (target)
     return fewest_chips(ctx, specs, vm["target-rate"].as<double>(), options, format, transport,
@@ -193,7 +208,7 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   try {
     result = fleet::find_capacity_across(spec, options, transport, static_cast<unsigned>(jobs));
   } catch (const fleet::StepError& e) {
-    throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
+    throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
   } catch (const std::invalid_argument& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, "arrivals", 0, 0, e.what()});
   }

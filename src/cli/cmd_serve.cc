@@ -2,6 +2,7 @@
 //   [--timeseries FILE] [--summary-json FILE] [--summary-csv FILE]
 //   [--seed N] [--no-bucket-error]
 #include <boost/program_options.hpp>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -11,6 +12,7 @@
 #include "cli/limit_options.h"
 #include "cli/output.h"
 #include "cli/positional_files.h"
+#include "cli/unsigned_option.h"
 #include "config/serve_loader.h"
 #include "fleet/engine_oracle.h"
 #include "fleet/serve.h"
@@ -50,7 +52,8 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
       "summary-csv", po::value<std::string>(), "write the summary as one CSV row to this file")(
       "trace", po::value<std::string>(),
       "write a Chrome/Perfetto trace (one track per replica, a slice per step) to this file")(
-      "seed", po::value<uint64_t>(), "the seed of arrivals and lengths (overrides the file's)")(
+      "seed", po::value<std::string>(),
+      "the seed of arrivals and lengths, 0 to 2^64 - 1 (overrides the file's)")(
       "no-bucket-error",
       "do not simulate each step bucket's lower edge (the bucketing's error bound is then not "
       "reported; half the pod simulations)");
@@ -75,14 +78,14 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   config::ServeSpec spec = config::load_serve_file(files[0]);
   refuse_clobbering(named_inputs(config::files_named_by(spec)), serve_outputs(vm));
   if (vm.count("seed") != 0)
-    spec.seed = vm["seed"].as<uint64_t>();
+    spec.seed = unsigned_option(vm, "seed", std::numeric_limits<uint64_t>::max());
   if (vm.count("no-bucket-error") != 0)
     spec.buckets.measure_error = false;
   fleet::ServeOutput out;
   try {
     out = fleet::serve(spec, vm.count("trace") != 0, limit_options(vm));
   } catch (const fleet::StepError& e) {
-    throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
+    throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
   }
   const podsim::output::ServeReport report = fleet::make_report(spec, out);
   // Every output is written to its temporary before any is put in place,

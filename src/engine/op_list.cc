@@ -8,6 +8,7 @@
 
 #include "coll/executor.h"
 #include "coll/plan.h"
+#include "engine/reachable.h"
 #include "engine/symmetry.h"
 #include "engine/workload_mesh.h"
 #include "sim/simulation.h"
@@ -30,6 +31,7 @@ class OpListRun {
         progress_(run_options.progress),
         before_start_(run_options.before_start),
         state_(w.operations.size()) {
+    require_routes(pod, mesh_, w);  // a cut pod refused before lowering a collective
     for (size_t i = 0; i < w.operations.size(); ++i) {
       runs_total_ += w.operations[i].repeat;
       state_[i].deps_left = w.operations[i].after.size();

@@ -114,7 +114,9 @@ struct OpListOptions {
 // `compute` (which must be built for the pod's chip). Throws
 // std::logic_error when the simulation ends with work left (an engine bug:
 // dependencies are checked acyclic by the loader) naming the operations that
-// never finished.
+// never finished; topo::Partitioned, before the first event, when a
+// collective joins chips that dead chips or failed links cut apart
+// (engine/reachable.h).
 OpListResult run_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload,
                          const net::Options& network, const chip::ComputeModel& compute,
                          const OpListOptions& options = {});

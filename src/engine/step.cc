@@ -12,6 +12,7 @@
 #include "coll/plan.h"
 #include "coll/replay.h"
 #include "engine/breakdown.h"
+#include "engine/reachable.h"
 #include "engine/symmetry.h"
 #include "net/analytical_network.h"
 #include "sim/simulation.h"
@@ -797,6 +798,7 @@ StepResult StepRun::summarize() {
 StepResult run_step(const topo::Pod& pod, const topo::DeviceMesh& mesh,
                     const workload::Program& program, const chip::ComputeModel& compute,
                     const StepOptions& options) {
+  require_routes(pod, mesh, program);  // a cut pod refused before the first event
   // Each shortcut that turns out not to hold is dropped and the step played
   // again: at most three runs, and the result is the same as without either.
   StepOptions o = options;

@@ -18,7 +18,9 @@
 //
 // When the simulation ends with work left (a dependency cycle, a collective
 // some chip never joins) run_step() throws StuckError naming the stuck
-// instructions instead of hanging.
+// instructions instead of hanging. A step whose collectives or stage
+// transfers join chips that dead chips or failed links cut apart is refused
+// before its first event (topo::Partitioned, engine/reachable.h).
 #pragma once
 
 #include <cstdint>

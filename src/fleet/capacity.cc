@@ -90,6 +90,13 @@ CapacityOptions search_options(const config::ServeSpec& spec, const CapacityOpti
     const double span_s =
         (spec.arrivals.trace.back().arrival - spec.arrivals.trace.front().arrival).to_s();
     o.min_rate = std::max(o.min_rate, nominal_rate(spec) * span_s / (50.0 * 86400));
+  } else if (spec.arrivals.kind != config::ArrivalKind::kClosedLoop &&
+             spec.max_requests >= config::kMaxServeRequests && spec.duration < sim::Time::max()) {
+    // Requests grow with the rate: bound the runs, not just the rates.
+    const double duration_s = spec.duration.to_s();
+    if (duration_s > 0)
+      o.max_rate =
+          std::min(o.max_rate, std::max(nominal_rate(spec), kMaxProbeRequests / duration_s));
   }
   return o;
 }

@@ -6,7 +6,12 @@
 // percentile of TTFT and of TPOT are within their objectives (0: none). The
 // search starts at the spec's own rate, doubles or halves until the target
 // flips, then bisects until the bracket is narrower than the tolerance
-// (relative to its top). Every run uses the spec's seed, so the search is
+// (relative to its top). Going up it stops, unbracketed, at max_rate:
+// never above the serve files' own bound on rates (kMaxArrivalRatePerS),
+// nor, for a run bounded by duration_s alone, above the rate whose run would
+// hold kMaxProbeRequests requests (search_options), so an objective every
+// rate meets (a TPOT bound that batching keeps) ends the search instead of
+// doubling into runs of millions of requests. Every run uses the spec's seed, so the search is
 // deterministic; latency need not be monotone in the rate for one seed,
 // so the answer is a rate that meets the target with a higher one (within
 // the tolerance) that does not.
@@ -32,6 +37,9 @@ struct CapacityOptions {
   // No rate below this is tried (a trace slowed too far would outlast the
   // clock); 0: start / 2^30.
   double min_rate = 0;
+  // No rate above this is tried (search_options lowers it for a run bounded
+  // by its duration alone).
+  double max_rate = config::kMaxArrivalRatePerS;
   // Each serve run's limits (fleet/serve.h, sim/work_budget.h).
   sim::WorkLimits limits = sim::kDefaultWorkLimits;
 };
@@ -67,8 +75,14 @@ config::ServeSpec at_rate(const config::ServeSpec& spec, double rate);
 // search_capacity over serve runs of `spec` (one Server: the step-time memo
 // is shared by every run).
 CapacityResult find_capacity(const config::ServeSpec& spec, const CapacityOptions& options);
+// The most requests an upward probe of a run bounded by duration_s alone
+// may hold (rate x duration_s): a few minutes of fleet simulation.
+inline constexpr double kMaxProbeRequests = 1e6;
+
 // The options find_capacity searches with: for a trace, no rate so slow
-// that its replay would outlast 50 days.
+// that its replay would outlast 50 days; for synthetic arrivals ended by
+// duration_s alone (no requests), no rate above kMaxProbeRequests /
+// duration_s (but never below the spec's own rate).
 CapacityOptions search_options(const config::ServeSpec& spec, const CapacityOptions& options);
 
 // Given a target rate: one serve run of each configuration at that rate,

@@ -33,7 +33,7 @@ void settle(SearchState& s, const CapacityOptions& o) {
     case SearchState::Phase::kStart:
       return;
     case SearchState::Phase::kUp:
-      if (s.doublings < 30 && budget)
+      if (s.doublings < 30 && budget && s.lo * 2 <= o.max_rate)
         return;
       break;
     case SearchState::Phase::kDown:

@@ -9,6 +9,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "config/serve_spec.h"
 #include "fleet/step_memo.h"
@@ -18,11 +19,17 @@
 
 namespace podsim::fleet {
 
-// A step the engine cannot run (its shapes do not lower); names the
-// workload file and the scenario.
+// A step the engine cannot run (its shapes do not lower, its pod is cut
+// apart, it outlasts the clock); names the workload file and the scenario.
+// field(): the serve file's field at fault ("replicas" unless said).
 class StepError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit StepError(const std::string& what, std::string field = "replicas")
+      : std::runtime_error(what), field_(std::move(field)) {}
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string field_;
 };
 
 // One replica's view of the engine: its pod (built once) and workload.

@@ -1,9 +1,12 @@
 #include "fleet/kv_transfer.h"
 
+#include <array>
 #include <stdexcept>
+#include <string>
 
 #include "coll/plan.h"
 #include "engine/op_list.h"
+#include "topo/components.h"
 #include "topo/mesh.h"
 
 namespace podsim::fleet {
@@ -34,6 +37,27 @@ config::CollectiveSpec kv_send(const topo::Pod& pod, std::span<const uint32_t> s
     c.pairs.push_back(std::move(p));
   }
   return c;
+}
+
+void require_kv_routes(const KvTransferSetup& setup, std::span<const uint32_t> from,
+                       std::span<const uint32_t> to) {
+  const topo::Pod& pod = *setup.pod;
+  if (!pod.has_failed_links())
+    return;
+  const topo::Components parts = topo::ici_components(pod);
+  for (const uint32_t f : from) {
+    for (const uint32_t t : to) {
+      const config::CollectiveSpec send =
+          kv_send(pod, setup.shape, setup.place.at(f), setup.place.at(t), 0);
+      for (const config::ChipPair& p : send.pairs) {
+        const std::array<topo::ChipId, 2> ends{pod.chip_at(p.src.slice, p.src.coords),
+                                               pod.chip_at(p.dst.slice, p.dst.coords)};
+        topo::require_reachable(pod, parts, ends,
+                                "the KV cache transfer from replica copy " + std::to_string(f) +
+                                    " to copy " + std::to_string(t));
+      }
+    }
+  }
 }
 
 KvMover::KvMover(const KvTransferSetup& setup) : setup_(setup) {

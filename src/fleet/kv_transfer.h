@@ -49,6 +49,14 @@ config::CollectiveSpec kv_send(const topo::Pod& pod, std::span<const uint32_t> s
                                const config::KvPlacement& from, const config::KvPlacement& to,
                                uint64_t bytes_per_chip);
 
+// Throws topo::Partitioned when a cache's SEND from a copy of `from` to a
+// copy of `to` (indices into setup.place) joins chips that dead chips or
+// failed links of setup.pod cut apart: checked once, before the fleet runs,
+// rather than on the first transfer across the cut. O(pod chips + links +
+// |from| x |to| x chips of a copy).
+void require_kv_routes(const KvTransferSetup& setup, std::span<const uint32_t> from,
+                       std::span<const uint32_t> to);
+
 class KvMover final : public net::TransferSink {
  public:
   // Throws std::invalid_argument without a pod, std::out_of_range with a

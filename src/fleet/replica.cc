@@ -60,8 +60,10 @@ void Replica::start_step(sim::Simulation& sim) {
   sim::Time t = cost.time;
   if (plan_.swap_tokens > 0) {
     // Swaps block the step (vLLM swaps before it runs).
-    const sim::Time swap = sim::Time::ps(static_cast<int64_t>(
-        std::ceil(static_cast<double>(plan_.swap_tokens) * setup_.swap_s_per_token * 1e12)));
+    // Rounded up to the picosecond; past the clock's range a TimeOverflow
+    // (refused as bad input by the caller), never a wrapped negative time.
+    const sim::Time swap = sim::Time::from_ns_rounded(
+        std::ceil(static_cast<double>(plan_.swap_tokens) * setup_.swap_s_per_token * 1e12) * 1e-3);
     t += swap;
     totals_.swapped_tokens += plan_.swap_tokens;
     totals_.swap_time += swap;

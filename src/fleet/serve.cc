@@ -5,6 +5,9 @@
 
 #include "fleet/buckets.h"
 #include "net/network.h"
+#include "sim/time.h"
+#include "study/evaluate.h"
+#include "topo/components.h"
 
 namespace podsim::fleet {
 
@@ -50,9 +53,27 @@ Server::Server(const config::ServeSpec& spec, const sim::WorkLimits& limits)
     kv_.model = net::parse_model(spec.kv_transfer.model).value_or(net::Model::kFlow);
     kv_.shape = spec.kv_transfer.shape;
     size_t next = 0;
-    for (const ReplicaSetup& rs : setups_)
+    std::vector<uint32_t> prefill;
+    std::vector<uint32_t> decode;
+    for (const ReplicaSetup& rs : setups_) {
+      const auto copy = static_cast<uint32_t>(kv_.place.size());
+      if (rs.role == ReplicaRole::kPrefill)
+        prefill.push_back(copy);
+      if (rs.role == ReplicaRole::kDecode)
+        decode.push_back(copy);
       kv_.place.push_back(rs.role == ReplicaRole::kUnified ? config::KvPlacement{}
                                                            : spec.kv_transfer.placement.at(next++));
+    }
+    try {
+      require_kv_routes(kv_, prefill, decode);
+    } catch (const topo::Partitioned& e) {
+      throw StepError(
+          std::string(spec.kv_transfer.ici_topology.empty()
+                          ? "the KV transfer pod: "
+                          : "the KV transfer topology " + spec.kv_transfer.ici_topology + ": ") +
+              e.what(),
+          spec.kv_transfer.ici_topology.empty() ? "kv_transfer" : "kv_transfer.ici_topology");
+    }
   }
 }
 
@@ -73,7 +94,13 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   sim::WorkBudget budget(limits_);
   setup.budget = &budget;
   out.setups = setup.replicas;
-  out.run = simulate(std::move(setup));
+  try {
+    out.run = simulate(std::move(setup));
+  } catch (const sim::TimeOverflow& e) {
+    // Steps, swaps and transfers each within the clock can still add up past
+    // it (slow replicas, long outputs): refused as `podsim run` refuses it.
+    throw StepError(study::clock_overflow_reason(e));
+  }
   out.summary = summarize(out.run, out.setups, run.slo);
   BucketReport& b = out.summary.buckets;
   b.batch_steps_per_octave = spec_.buckets.batch_steps_per_octave;

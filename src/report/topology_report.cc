@@ -1,6 +1,7 @@
 // summarize(): every figure of `podsim topo`, computed from the pod graph.
 #include "report/topology_report.h"
 
+#include "topo/components.h"
 #include "topo/metrics.h"
 
 namespace podsim::report {
@@ -33,6 +34,16 @@ TopologySummary summarize(const topo::Pod& pod) {
     (link.kind == topo::LinkKind::kIci ? s.ici_links : s.dcn_links) += 1;
   }
   s.diameter_hops = topo::diameter_hops(pod);
+  if (!s.diameter_hops) {
+    const topo::Components parts = topo::ici_components(pod);
+    for (uint32_t slice = 0; slice < pod.slice_count(); ++slice) {
+      if (parts.per_slice[slice] <= 1)
+        continue;
+      s.disconnected += (s.disconnected.empty() ? "" : "; ") +
+                        (pod.slice_count() > 1 ? "slice " + std::to_string(slice) + ": " : "") +
+                        topo::describe_components(pod, parts, slice);
+    }
+  }
   s.chip_ici_bandwidth_gbps = topo::chip_ici_bandwidth(pod).typical.gbps();
   if (const auto cut = topo::bisection(pod)) {
     s.bisection_links = cut->links;

@@ -40,10 +40,14 @@ struct TopologySummary {
   uint64_t dead_chips = 0;
   uint64_t degraded_links = 0;
   uint64_t stragglers = 0;
-  uint64_t ici_links = 0;                 // directed
-  uint64_t dcn_links = 0;                 // directed, chip to fabric and back
-  std::optional<uint32_t> diameter_hops;  // nullopt: failed links disconnect a slice
-  double chip_ici_bandwidth_gbps = 0;     // all ports, both directions (Google's per-chip figure)
+  uint64_t ici_links = 0;  // directed
+  uint64_t dcn_links = 0;  // directed, chip to fabric and back
+  // Over live chips, along the routes taken; nullopt: a slice is cut apart.
+  std::optional<uint32_t> diameter_hops;
+  // When diameter_hops is nullopt: the components of live chips of each cut
+  // slice (topo::describe_components), "; " between slices.
+  std::string disconnected;
+  double chip_ici_bandwidth_gbps = 0;  // all ports, both directions (Google's per-chip figure)
   uint64_t bisection_links = 0;
   double bisection_bandwidth_gbps = 0;  // one direction of every link cut
   std::string bisection_cut;            // which cut is the worst, e.g. "x"

@@ -28,12 +28,13 @@ std::string wrap_of(const TopologySummary& s) {
   return w;
 }
 
-// Empty in CSV, "disconnected" on the terminal, when failed links split a slice.
+// Empty in CSV (the disconnected column names the parts), "disconnected: "
+// and the parts on the terminal, when a slice's live chips are cut apart.
 std::string diameter_text(const TopologySummary& s, const char* unit) {
   if (s.diameter_hops) {
     return std::to_string(*s.diameter_hops) + unit;
   }
-  return *unit == '\0' ? "" : "disconnected";
+  return *unit == '\0' ? "" : "disconnected: " + s.disconnected;
 }
 
 void render_json(const TopologySummary& s, std::ostream& out) {
@@ -63,6 +64,8 @@ void render_json(const TopologySummary& s, std::ostream& out) {
   r.set_dcn_links(static_cast<uint32_t>(s.dcn_links));
   if (s.diameter_hops) {
     r.set_diameter_hops(*s.diameter_hops);
+  } else {
+    r.set_disconnected(s.disconnected);
   }
   r.set_chip_ici_bandwidth_gbps(s.chip_ici_bandwidth_gbps);
   r.set_bisection_links(static_cast<uint32_t>(s.bisection_links));
@@ -81,13 +84,13 @@ void render_csv(const TopologySummary& s, std::ostream& out) {
   Table t({"name", "chip", "shape", "wraparound", "slices", "chips", "links", "dcn_links",
            "diameter_hops", "chip_ici_bandwidth_gbps", "bisection_links",
            "bisection_bandwidth_gbps", "dcn_bandwidth_gbps_per_chip", "peak_bf16_pflops_total",
-           "source"});
+           "source", "disconnected"});
   t.add_row({s.name, s.chip, shape_of(s), wrap_of(s), std::to_string(s.slices),
              std::to_string(s.chips), std::to_string(s.ici_links), std::to_string(s.dcn_links),
              diameter_text(s, ""), format_double(s.chip_ici_bandwidth_gbps),
              std::to_string(s.bisection_links), format_double(s.bisection_bandwidth_gbps),
              format_double(s.dcn_bandwidth_gbps_per_chip), format_double(s.peak_bf16_pflops_total),
-             s.source});
+             s.source, s.disconnected});
   t.render_csv(out);
 }
 

@@ -2,9 +2,11 @@
 
 #include "chip/compute_model.h"
 #include "engine/op_list.h"
+#include "engine/reachable.h"
 #include "engine/serving_summary.h"
 #include "engine/step.h"
 #include "engine/workload_mesh.h"
+#include "topo/components.h"
 #include "workload/program.h"
 
 namespace podsim::search {
@@ -19,6 +21,14 @@ Evaluation lower_and_check(const topo::Pod& pod, const config::WorkloadSpec& wor
   } catch (const workload::ShapeError& err) {
     e.status = Status::kInvalid;
     e.reason = err.field() + ": " + err.what();
+    return e;
+  }
+  try {
+    engine::require_routes(pod, mesh, program);
+  } catch (const topo::Partitioned& err) {
+    // Dead chips or failed links cut the chips this sharding joins apart.
+    e.status = Status::kInvalid;
+    e.reason = err.what();
     return e;
   }
   const engine::ServingSummary memory = engine::summarize_serving(

@@ -13,6 +13,7 @@
 #include "study/generation.h"
 #include "study/prefill_chunks.h"
 #include "study/work_estimate.h"
+#include "topo/components.h"
 
 namespace podsim::study {
 namespace {
@@ -239,7 +240,36 @@ void compare_with_healthy(const topo::Pod& pod, const config::WorkloadSpec& work
   }
 }
 
+// The pod's fault fields, for a diagnostic about a cut.
+std::string fault_fields(const config::PodSpec& pod) {
+  if (pod.dead_chips.empty())
+    return "failed_links";
+  return pod.failed_links.empty() ? "dead_chips" : "dead_chips, failed_links";
+}
+
+// Turns `ev` into an invalid result for `why`: the inputs kept, whatever
+// the run filled in dropped.
+void refuse(Evaluation& ev, config::Diagnostic why) {
+  podsim::Result inputs_only = std::move(ev.result);
+  ev = Evaluation{};
+  ev.result = std::move(inputs_only);
+  ev.result.clear_serving();
+  ev.result.clear_op_list();
+  ev.result.clear_link_stats();
+  ev.result.clear_generation();
+  ev.error = config::InputError(std::move(why));
+  ev.result.set_status(podsim::Result::invalid);
+  ev.result.set_reason(reason_of(*ev.error));
+}
+
 }  // namespace
+
+std::string clock_overflow_reason(const sim::TimeOverflow& e) {
+  return std::string(
+             "the run needs more simulated time than podsim's clock holds (2^63 ps, about 106 "
+             "days): ") +
+         e.what();
+}
 
 Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& workload,
                               const RunOptions& options) {
@@ -269,20 +299,14 @@ Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& 
     // Inputs within every limit can still ask for more simulated time than
     // the clock holds (a 2^56-byte collective over a 1 MB/s link): refused,
     // as bad input, with whatever was filled in dropped.
-    podsim::Result inputs_only = std::move(ev.result);
-    ev = Evaluation{};
-    ev.result = std::move(inputs_only);
-    ev.result.clear_serving();
-    ev.result.clear_op_list();
-    ev.result.clear_link_stats();
-    ev.result.clear_generation();
-    ev.error = config::InputError(config::Diagnostic{
-        workload.source_file, workload.serving ? "scenario" : "operations", 0, 0,
-        std::string("the run needs more simulated time than podsim's clock holds (2^63 ps, "
-                    "about 106 days): ") +
-            e.what()});
-    ev.result.set_status(podsim::Result::invalid);
-    ev.result.set_reason(reason_of(*ev.error));
+    refuse(ev,
+           config::Diagnostic{workload.source_file, workload.serving ? "scenario" : "operations", 0,
+                              0, clock_overflow_reason(e)});
+  } catch (const topo::Partitioned& e) {
+    // Dead chips or failed links cut apart chips the workload joins: the
+    // pod cannot run it, found before the first event (engine/reachable.h).
+    refuse(ev, config::Diagnostic{pod.spec().source_file, fault_fields(pod.spec()), 0, 0,
+                                  std::string(e.what()) + " (workload '" + workload.name + "')"});
   }
   return ev;
 }

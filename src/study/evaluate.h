@@ -11,7 +11,9 @@
 // Errors: a configuration that does not fit in HBM (without allow_oom) or
 // whose serving step cannot be lowered (workload::ShapeError) is not an
 // exception but a result whose status says so (oom / invalid, with a
-// reason). A run past RunOptions::limits throws sim::WorkLimitExceeded;
+// reason), nor is one that needs more simulated time than the clock holds or
+// whose collectives join chips that dead chips or failed links cut apart
+// (invalid, naming the cut). A run past RunOptions::limits throws sim::WorkLimitExceeded;
 // what else throws is a bug (std::logic_error from the engine).
 #pragma once
 
@@ -31,6 +33,7 @@
 #include "engine/step.h"
 #include "net/network.h"
 #include "podsim/result.pb.h"
+#include "sim/time.h"
 #include "sim/work_budget.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
@@ -131,6 +134,10 @@ struct KnownInputs {
 // diagnostics (one per line, as the error message gives them), and whatever
 // inputs are known.
 podsim::Result invalid_result(const config::InputError& error, const KnownInputs& known);
+
+// Why a run that overflowed the clock is refused (exit 2, not a bug): the
+// bound `podsim run` states, shared by `podsim serve` and `podsim capacity`.
+std::string clock_overflow_reason(const sim::TimeOverflow& e);
 
 // The run options part of the inputs (network, compute, flags).
 void fill_run_options(const RunOptions& options, podsim::RunOptions& out);

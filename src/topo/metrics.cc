@@ -28,16 +28,24 @@ bool twisted_torus_is_vertex_transitive(const Pod& pod) {
   });
 }
 
-// Largest BFS distance from `sources` chips (the first ones of the slice) to
-// any chip of the slice; nullopt if some chip is unreachable.
+// Largest BFS distance from `sources` live chips (the first ones of the
+// slice) to any live chip of the slice; nullopt if some live chip is
+// unreachable. Dead chips are neither sources nor targets: nothing routes
+// to them, and routes around them are what the BFS measures.
 std::optional<uint32_t> slice_diameter_by_bfs(const Pod& pod, uint32_t slice, uint32_t sources) {
   const ChipId first = slice * pod.shape().chips_per_slice();
   const ChipId end = first + pod.shape().chips_per_slice();
   detail::BfsTree tree;
   uint32_t diameter = 0;
-  for (ChipId src = first; src < first + sources; ++src) {
+  uint32_t searched = 0;
+  for (ChipId src = first; src < end && searched < sources; ++src) {
+    if (pod.is_dead(src))
+      continue;
+    ++searched;
     detail::ici_bfs(pod, src, tree);
     for (ChipId c = first; c < end; ++c) {
+      if (pod.is_dead(c))
+        continue;
       if (tree.dist[c] == detail::kUnreached)
         return std::nullopt;
       diameter = std::max(diameter, tree.dist[c]);
@@ -90,6 +98,9 @@ std::optional<uint32_t> diameter_hops(const Pod& pod) {
   std::vector<bool> slice_has_failure(pod.slice_count(), false);
   for (const auto& f : pod.spec().failed_links)
     slice_has_failure[f.slice] = true;
+  // A dead chip's links are gone too: its slice is no longer the closed form's.
+  for (const auto& d : pod.spec().dead_chips)
+    slice_has_failure[d.slice] = true;
   const uint32_t per_slice = pod.shape().chips_per_slice();
 
   std::optional<uint32_t> intact;  // diameter of a slice without failed links

@@ -13,14 +13,16 @@
 
 namespace podsim::topo {
 
-// The largest fewest-hops ICI distance between two chips of one slice, over
-// all slices (DCN links are not used); nullopt when failed links disconnect a
-// slice. Plain tori use the closed form sum_d (wraparound ? size/2 : size-1),
-// O(dims). A twisted torus whose dimensions all wrap is vertex-transitive when
-// no twist shifts along a dimension that is itself twisted (it is then a
+// The largest fewest-hops ICI distance between two live chips of one slice,
+// over all slices (DCN links are not used); nullopt when dead chips or failed
+// links cut a slice's live chips apart (topo/components.h names the parts).
+// Fewest hops is what the routes take: dimension order where it meets no
+// fault, a shortest route around one otherwise (topo/routing.h). Plain tori use the closed form
+// sum_d (wraparound ? size/2 : size-1), O(dims). A twisted torus whose dimensions all wrap is
+// vertex-transitive when no twist shifts along a dimension that is itself twisted (it is then a
 // quotient of Z^n by a lattice, so every chip sees the same graph): one BFS,
-// O(chips). Slices with failed links, and other twisted shapes, take a BFS
-// from every chip of the slice: O(chips x links) — seconds on a full v5p pod.
+// O(chips). Slices with failed links or dead chips, and other twisted shapes,
+// take a BFS from every live chip of the slice: O(chips x links) — seconds on a full v5p pod.
 std::optional<uint32_t> diameter_hops(const Pod& pod);
 
 // ICI bandwidth of one chip, in and out over all its ICI links: Google's

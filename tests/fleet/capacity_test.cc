@@ -76,6 +76,36 @@ TEST(CapacitySearch, ScalesATraceToTheRate) {
   EXPECT_THROW(nominal_rate(spec), std::invalid_argument);
 }
 
+TEST(CapacitySearch, AnObjectiveEveryRateMeetsStopsAtTheRateBound) {
+  // TPOT alone, met at any rate (batching bounds it): the search used to
+  // double up to 2^30 x the start (10^9/s, runs of 2e7 requests). It stops,
+  // unbracketed, at max_rate.
+  CapacityOptions o;
+  o.tpot_ms = 50;
+  o.max_rate = 1000;
+  const CapacityResult r = search_capacity(
+      10, [](double rate) { return fake(rate, 1e300); }, o);
+  EXPECT_FALSE(r.bracketed);
+  for (const CapacityRun& run : r.runs)
+    EXPECT_LE(run.rate_per_s, 1000) << run.rate_per_s;
+  EXPECT_EQ(r.rate_per_s, 640);  // 10 x 2^6; 1280 would pass the bound
+}
+
+TEST(CapacitySearch, ARunEndedByItsDurationAloneIsBoundedInRequests) {
+  config::ServeSpec spec;
+  spec.arrivals.kind = config::ArrivalKind::kPoisson;
+  spec.arrivals.rate_per_s = 10;
+  spec.duration = sim::Time::s(60);
+  // Up to kMaxProbeRequests requests a probe: 10^6 / 60 s.
+  EXPECT_DOUBLE_EQ(search_options(spec, {}).max_rate, kMaxProbeRequests / 60);
+  // The file's own rate is always allowed.
+  spec.arrivals.rate_per_s = 1e5;
+  EXPECT_DOUBLE_EQ(search_options(spec, {}).max_rate, 1e5);
+  // A request count bounds every probe already; the rate bound is the files'.
+  spec.max_requests = 1000;
+  EXPECT_DOUBLE_EQ(search_options(spec, {}).max_rate, config::kMaxArrivalRatePerS);
+}
+
 TEST(Capacity, OnTheAzureExampleTheRateFoundMeetsItsSlo) {
   const config::ServeSpec spec = config::load_serve_file(
       source_dir() / "workloads/serve/llama3-70b-azure-conv.serve.textproto");

@@ -4,6 +4,7 @@
 
 #include "config/diagnostics.h"
 #include "config/internal/enum_values.h"
+#include "config/internal/topology_validator.h"
 #include "podsim/serve.pb.h"
 
 namespace podsim::config::internal {
@@ -45,6 +46,8 @@ class ServeValidator {
     if (issues_.non_negative(root_("sample_interval_s"), s_.sample_interval_s()) &&
         s_.sample_interval_s() != 0 && s_.sample_interval_s() < 1e-6)
       issues_.add(root_("sample_interval_s"), "must be >= 1e-6 s (or 0 for 1 s)");
+    // Past the longest run an interval would only overflow the clock (ps).
+    issues_.at_most(root_("sample_interval_s"), s_.sample_interval_s(), kMaxServeDurationS, "s");
     if (!s_.network().empty() && s_.network() != "analytical" && s_.network() != "flow")
       issues_.add(root_("network"), "must be analytical or flow, got \"" + s_.network() + "\"");
     check_steps(root_("buckets")("batch_steps_per_octave"), s_.buckets().batch_steps_per_octave());
@@ -104,10 +107,7 @@ class ServeValidator {
         issues_.add(kv("model"), "must be flow, analytical or packet, got \"" + model + "\"");
       return;
     }
-    if (issues_.non_negative(kv("bandwidth_gbps_per_chip"),
-                             s_.kv_transfer().bandwidth_gbps_per_chip()))
-      issues_.at_most(kv("bandwidth_gbps_per_chip"), s_.kv_transfer().bandwidth_gbps_per_chip(),
-                      1e6, "GB/s");
+    bandwidth(kv("bandwidth_gbps_per_chip"), s_.kv_transfer().bandwidth_gbps_per_chip());
     if (issues_.non_negative(kv("latency_us"), s_.kv_transfer().latency_us()))
       issues_.at_most(kv("latency_us"), s_.kv_transfer().latency_us(), 1e9, "us");
     if (prefill && !(s_.kv_transfer().bandwidth_gbps_per_chip() > 0))
@@ -117,6 +117,16 @@ class ServeValidator {
     const std::string& model = s_.kv_transfer().model();
     if (!model.empty() && model != "flow" && model != "analytical" && model != "packet")
       issues_.add(kv("model"), "must be flow, analytical or packet, got \"" + model + "\"");
+  }
+
+  // A rate in GB/s, 0 for none: at most 1e6 GB/s and, when set, at least the
+  // slowest link or memory a topology may have (kMinBandwidthGbps, 1 MB/s),
+  // so that bytes over it stay within the clock as they do in `podsim run`.
+  void bandwidth(const FieldPath& at, double gbps) {
+    if (issues_.non_negative(at, gbps) && issues_.at_most(at, gbps, 1e6, "GB/s") && gbps > 0 &&
+        gbps < kMinBandwidthGbps)
+      issues_.add(at, "must be >= 0.001 GB/s (1 MB/s) when set, got " + format_number(gbps) +
+                          " GB/s: no link or memory is that slow");
   }
 
   void check_steps(const FieldPath& at, uint32_t v) {
@@ -142,8 +152,7 @@ class ServeValidator {
     issues_.at_most(at("count"), r.count(), kMaxServeReplicas, "");
     known_value(*Scheduler_descriptor(), r.scheduler(), at("scheduler"), issues_);
     known_value(*Preemption_descriptor(), r.preemption(), at("preemption"), issues_);
-    if (issues_.non_negative(at("host_bandwidth_gbps"), r.host_bandwidth_gbps()))
-      issues_.at_most(at("host_bandwidth_gbps"), r.host_bandwidth_gbps(), 1e6, "GB/s");
+    bandwidth(at("host_bandwidth_gbps"), r.host_bandwidth_gbps());
     if (r.preemption() == SWAP && !(r.host_bandwidth_gbps() > 0))
       issues_.add(at("host_bandwidth_gbps"), "SWAP preemption needs the host bandwidth (> 0 GB/s)");
     if (issues_.at_least(at("max_batch"), r.max_batch(), 1))
