@@ -253,10 +253,10 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
   line.reset();
   const size_t fit = result.count(search::Status::kOk);
   ctx.err << "podsim search: " << result.count(search::Status::kInvalid)
-          << " rejected by the loader or the lowering, " << result.count(search::Status::kOom)
-          << " do not fit in HBM, " << fit << " fit; " << result.pruned()
-          << " dominated on the analytical model beyond its error, " << result.simulated_flow()
-          << " simulated on flow"
+          << " rejected (by the loader, the lowering or a cut in the pod), "
+          << result.count(search::Status::kOom) << " do not fit in HBM, " << fit << " fit; "
+          << result.pruned() << " dominated on the analytical model beyond its error, "
+          << result.simulated_flow() << " simulated on flow"
           << (result.rounds == 0   ? " (no pruning); "
               : result.rounds == 1 ? " in 1 round; "
                                    : " in " + std::to_string(result.rounds) + " rounds; ")

@@ -2,9 +2,9 @@
 # The real binary against outputs that are not plain files (issue 27): a
 # device or FIFO is written in place and stays what it was, a symbolic link
 # is followed, an open descriptor's name (/dev/stdout) is written through, a
-# rewritten file keeps its mode and hard links, an output naming a file an
-# input names is refused, and a write error on stdout exits 2 for every
-# command. Device nodes are made here with mknod (root only; skipped
+# rewritten file keeps its mode and hard links, a directory or read-only file
+# system is refused, an output naming a file an input names is refused, and
+# a write error on stdout exits 2 for every command. Device nodes are made here with mknod (root only; skipped
 # otherwise): the machine's own /dev/null is never an output of this test.
 # Usage: hostile_outputs_test.sh PODSIM SOURCE_DIR
 set -uo pipefail
@@ -93,6 +93,15 @@ cmp -s "$dir/expected.csv" "$dir/hardlink.csv" || fail "the hard link kept the o
 # A directory in the way: exit 2, nothing written.
 mkdir "$dir/adir"
 expect 2 "$podsim" topo "$topo" --out "$dir/adir"
+[ -d "$dir/adir" ] || fail "--out replaced a directory"
+# A read-only file system (procfs refuses a new file even to root): exit 2,
+# the file as it was.
+if [ -f /proc/version ]; then
+  before=$(cat /proc/version)
+  expect 2 "$podsim" topo "$topo" --out /proc/version
+  grep -q "cannot write output" "$dir/err" || fail "read-only: $(cat "$dir/err")"
+  [ "$before" = "$(cat /proc/version)" ] || fail "/proc/version changed"
+fi
 
 # Outputs onto files an input names, through the files that name them.
 cp -r "$src/workloads/serve" "$dir/serve"

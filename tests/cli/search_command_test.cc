@@ -112,6 +112,22 @@ TEST(SearchCommand, TargetNoneMeetsExitsOneAndWritesNoFile) {
   std::filesystem::remove(out);
 }
 
+// Issue 27: --write-best onto the --calibration profile replaced it.
+TEST(SearchCommand, WriteBestNeverReplacesTheCalibrationProfile) {
+  const auto profile = temp("profile.textproto");
+  std::filesystem::copy_file(root() / "topologies/calibration/v5e.textproto", profile,
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string before = slurp(profile);
+  const Result r =
+      run(small({"--calibration", profile.string(), "--write-best", profile.string()}));
+  EXPECT_EQ(r.code, kExitBadInput) << r.err;
+  EXPECT_NE(r.err.find("--write-best " + profile.string() + " is also the --calibration input"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(profile), before);
+  std::filesystem::remove(profile);
+}
+
 TEST(SearchCommand, BadArgumentsExitTwoWithAClearMessage) {
   const std::string m = model();
   const std::string t = slice();
