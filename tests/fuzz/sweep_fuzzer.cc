@@ -42,9 +42,14 @@ namespace config = podsim::config;
 
 constexpr uint64_t kMaxChips = 16;
 // Events over a point's simulations, and its wall time: a point that passes
-// either stops (WorkLimitExceeded); small points take far less.
+// either stops (WorkLimitExceeded). Small points take far less, but a small
+// pod on the flow network can still take seconds (a shipped sweep, LLaMA-3-8B
+// prefill on the v5e 4x4, about 0.5 s of CPU a point under the sanitizers);
+// three points stay under libFuzzer's 10 s timeout. The budget checks the
+// clock every 65536 events (sim::Simulation::kChargeInterval) and when a
+// simulation ends.
 constexpr uint64_t kMaxEvents = 2'000'000;
-constexpr double kMaxWallSeconds = 5;
+constexpr double kMaxWallSeconds = 2;
 
 [[noreturn]] void fail(const char* what, uint64_t index) {
   std::fprintf(stderr, "fuzz harness: point %llu: %s\n", static_cast<unsigned long long>(index),
