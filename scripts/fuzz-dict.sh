@@ -48,6 +48,18 @@ protoc -I"$include" --decode=google.protobuf.FileDescriptorSet google/protobuf/d
     printf '"%s"\n' "$t"
   done
   printf '"\\x0d\\x0a"\n"\\x0a"\n"\\x00"\n"\\x22\\x22"\n'
+  echo "# Trace CSVs (serve_trace_fuzzer, trace_csv_fuzzer; the former's section separator):"
+  for t in TIMESTAMP,ContextTokens,GeneratedTokens arrival_s,prompt_tokens,output_tokens \
+    '#--- trace.csv ---' '2023-11-16 18:15:46.6805900' '9999-12-31 23:59:59.9999999' \
+    '0000-01-01 00:00:00' 1048576 1048577 2592000 0.000000000001; do
+    printf '"%s"\n' "$t"
+  done
+  echo "# Sweeps (sweep_fuzzer; file names as seen from workloads/sweeps/):"
+  for t in analytical flow packet roofline systolic topology workload network compute \
+    ../../topologies/v5e-2x2.textproto ../../topologies/v5e-4x4.textproto \
+    ../serve/llama3-8b-v5e-2x2.textproto ../collectives-tour-v5e-4x4.textproto; do
+    printf '"%s"\n' "$t"
+  done
   echo "# --set paths:"
   for t in topology. workload. topology.torus.dims[0]. workload.model. workload.scenario. \
     workload.sharding. workload.operations[0]. '[0]' '[1]' '=['; do

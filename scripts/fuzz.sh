@@ -12,7 +12,7 @@
 # at once (default 1). --merge then minimises the committed corpus, the new
 # inputs and the seeds into tests/fuzz/corpus/TARGET/ (libFuzzer -merge=1:
 # the fewest inputs that keep every feature), so the next run starts where
-# this one stopped; commit the result. Targets default to all seven.
+# this one stopped; commit the result. Targets default to all nine.
 #
 # A crash, sanitizer report, escaped exception, leak, input slower than
 # $PODSIM_FUZZ_TIMEOUT s (default 10) or over $PODSIM_FUZZ_RSS_MB MB
@@ -22,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 all_targets=(topology_fuzzer workload_fuzzer op_table_fuzzer compare_csv_fuzzer overrides_fuzzer
-             serve_fuzzer trace_csv_fuzzer)
+             serve_fuzzer trace_csv_fuzzer serve_trace_fuzzer sweep_fuzzer)
 seconds=20
 jobs=1
 merge=0
@@ -56,6 +56,7 @@ seeds_of() {
     workload_fuzzer) echo workloads ;;
     compare_csv_fuzzer) echo tests/regression/baselines tests/scripts/data ;;
     serve_fuzzer | trace_csv_fuzzer) echo workloads/serve ;;
+    sweep_fuzzer) echo workloads/sweeps ;;
     *) ;;
   esac
 }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 
 namespace podsim::config {
@@ -273,12 +274,24 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
                                     " s" + (speedup != 1 ? " after its speed-up" : "")});
   std::vector<TraceRequest> out;
   out.reserve(rows.size());
+  // Spans of up to this many whole seconds are exact in int64 picoseconds.
+  constexpr int64_t kExactSpanS = std::numeric_limits<int64_t>::max() / kPsPerS - 1;
   for (const Row& r : rows) {
-    // At most 30 days and a second before the speed-up, 2.6e18 ps, and 30
-    // days after it: within int64.
-    int64_t rel = (r.time.seconds - t0.seconds) * kPsPerS + (r.time.frac_ps - t0.frac_ps);
-    if (speedup != 1)
-      rel = static_cast<int64_t>(std::llround(static_cast<double>(rel) / speedup));
+    // At most 30 days after the speed-up: within int64. Before it, a trace
+    // sped up more than 3.5 times may span more (an Azure trace, years:
+    // signed overflow, found by serve_trace_fuzzer), so such a span is
+    // scaled in double instead.
+    const int64_t ds = r.time.seconds - t0.seconds;
+    const int64_t dfrac = r.time.frac_ps - t0.frac_ps;
+    int64_t rel = 0;
+    if (ds <= kExactSpanS) {
+      rel = ds * kPsPerS + dfrac;
+      if (speedup != 1)
+        rel = static_cast<int64_t>(std::llround(static_cast<double>(rel) / speedup));
+    } else {
+      rel = static_cast<int64_t>(
+          std::llround((static_cast<double>(ds) * kPsPerS + static_cast<double>(dfrac)) / speedup));
+    }
     out.push_back(TraceRequest{sim::Time::ps(rel), r.prompt, r.output});
   }
   return out;

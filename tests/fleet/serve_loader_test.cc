@@ -278,6 +278,33 @@ TEST(TraceLoader, TimesPastInt64PicosecondsAndSlowedTraces) {
   }
 }
 
+// Sped up, a trace may span more before its speed-up than int64 picoseconds
+// hold (2^63 ps is about 107 days): serve_trace_fuzzer's finding, an Azure
+// row of 1970 among rows of 2023 sped up a million times (signed overflow
+// under UBSan). Such spans are scaled in double.
+TEST(TraceLoader, SpedUpTracesSpanningMoreThanInt64Picoseconds) {
+  const auto year = parse_trace_csv(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-01-01 00:00:00,1,1\n"
+      "2024-01-01 00:00:00,1,1\n",
+      "y.csv", 12.5);
+  ASSERT_EQ(year.size(), 2u);
+  EXPECT_EQ(year[1].arrival, sim::Time::s(31'536'000 * 2 / 25)) << "365 days / 12.5";
+  const auto decades = parse_trace_csv(
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:16:05.1444820,389,87\n"
+      "1970-01-01 00:00:00,209,181\n",
+      "d.csv", 1e6);
+  ASSERT_EQ(decades.size(), 2u);
+  EXPECT_EQ(decades[0].prompt_tokens, 209u) << "the 1970 row first";
+  // 1700158565.144482 s after it, a millionth of that: within a picosecond.
+  EXPECT_NEAR(static_cast<double>(decades[1].arrival.count_ps()), 1700158565144482.0, 1.0);
+  // Unchanged where the span fits: 2 s, halved.
+  EXPECT_EQ(parse_trace_csv("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,1,1\n"
+                            "2023-11-16 18:15:48,1,1\n",
+                            "s.csv", 2)[1]
+                .arrival,
+            sim::Time::s(1));
+}
+
 TEST(TraceLoader, NamesTheLineAndColumnOfEveryBadCell) {
   const std::string e = error_of([] {
     parse_trace_csv(
