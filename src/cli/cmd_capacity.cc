@@ -11,9 +11,11 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/error_report.h"
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
 #include "cli/positional_files.h"
+#include "cli/rank_timeout_option.h"
 #include "cli/unsigned_option.h"
 #include "config/serve_loader.h"
 #include "fleet/capacity.h"
@@ -22,6 +24,7 @@
 #include "fleet/engine_oracle.h"
 #include "report/format.h"
 #include "report/table.h"
+#include "sim/work_budget.h"
 #include "sweep/transport.h"
 
 namespace podsim::cli {
@@ -145,6 +148,7 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
       "format,f", po::value<std::string>()->default_value("table"),
       "table, or csv (one row per serve run)");
   add_limit_options(opts);
+  add_rank_timeout_option(opts);
   po::variables_map vm;
   const std::vector<std::string> files = parse_with_files(args, opts, vm);
   if (vm.count("help") != 0) {
@@ -153,6 +157,11 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
                "over serve runs (docs/serving.md, \"Capacity\"). Exit 1 when no rate does.\n"
                "Going up, no rate above 1e9/s nor, for a run ended by its duration alone,\n"
                "one whose run would hold more than 1e6 requests is tried.\n\n"
+               "Under `mpirun -np N podsim capacity ...` the serve runs are dealt across the\n"
+               "ranks and rank 0 prints what one process would. A serve run's error (a limit\n"
+               "included) is reported once, with one process's exit code; a rank that sends\n"
+               "nothing (no result, no heartbeat) for --rank-timeout-seconds ends the job\n"
+               "with exit 1, naming it.\n\n"
             << opts;
     return kExitOk;
   }
@@ -168,6 +177,10 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   if (options.percentile != 50 && options.percentile != 90 && options.percentile != 99)
     throw UsageError("--percentile: expected 50, 90 or 99");
   options.limits = limit_options(vm);
+  // Rank 0 and the others wait for each other every round (the others for
+  // its merged probes): both ways need heartbeats.
+  transport.set_wait_limits(
+      {.rank_timeout_seconds = rank_timeout_option(vm), .root_heartbeats = true});
   options.relative_tolerance = vm["tolerance"].as<double>();
   if (!(options.relative_tolerance >= 1e-4 && options.relative_tolerance < 1))
     throw UsageError("--tolerance: expected a fraction in [0.0001, 1)");
@@ -244,11 +257,18 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
 
 int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
   // Under mpirun every rank parses the same arguments and runs the same
-  // search; rank 0 alone reports an error in them, once.
-  // Any other error is one rank's alone (every serve run's error is carried
-  // to every rank): it ends the whole job, as the others would wait for it.
+  // search; rank 0 alone reports an error in them, once. So too a serve
+  // run's error, a limit included: its probe carries it to every rank that
+  // needs it, which rethrows it at the same step (fleet/capacity_across.h),
+  // and the job exits as one process would.
+  // Any other error is one rank's alone (a rank gone silent, a bug): that
+  // rank reports it and ends the whole job at once, as the others would
+  // wait for it; run_points calls the same from inside a round, before its
+  // serve runs in flight finish. capacity writes stdout only, once every
+  // round is done: there is no temporary file to remove.
   const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
   const bool writer = transport->writes_output();
+  transport->set_on_error([&](const std::exception_ptr& e) { abort_job(e, *transport, ctx.err); });
   try {
     return capacity(ctx, args, *transport);
   } catch (const UsageError&) {
@@ -263,9 +283,12 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
     if (writer)
       throw;
     return kExitBadInput;
+  } catch (const sim::WorkLimitExceeded&) {
+    if (writer)
+      throw;
+    return kExitCheckFailed;
   } catch (...) {
-    if (transport->ranks() > 1)
-      transport->abort(kExitInternal);
+    abort_job(std::current_exception(), *transport, ctx.err);
     throw;
   }
 }

@@ -11,11 +11,14 @@
 
 #include "cli/calibration_option.h"
 #include "cli/commands.h"
+#include "cli/error_report.h"
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/rank_timeout_option.h"
 #include "cli/set_option.h"
+#include "config/diagnostics.h"
 #include "config/serving_candidate.h"
 #include "config/topology_loader.h"
 #include "report/output_file.h"
@@ -160,9 +163,8 @@ Request parse(const po::variables_map& vm) {
   return r;
 }
 
-}  // namespace
-
-int cmd_search(Context& ctx, const std::vector<std::string>& args) {
+int search_command(Context& ctx, const std::vector<std::string>& args,
+                   sweep::Transport& transport) {
   po::options_description opts(
       "Usage: podsim search --model FILE --topology FILE [FILE ...] --phase P --context C "
       "[options]\n\nOptions");
@@ -186,6 +188,7 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
   add_set_option(opts);
   add_calibration_option(opts);
   add_limit_options(opts);
+  add_rank_timeout_option(opts);
   po::variables_map vm;
   // No positional arguments: without this Boost drops them silently, and
   // `podsim run TOPOLOGY WORKLOAD` would run the default workload.
@@ -200,10 +203,19 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
                "frontier of tokens/s per chip against per-token latency (TPOT for decode,\n"
                "TTFT for prefill) as CSV. The best configuration under --tpot-ms / --ttft-ms\n"
                "is named on stderr (exit 1 when none meets it). See docs/search.md.\n\n"
+               "Under `mpirun -np N podsim search ...` the evaluations are dealt across the\n"
+               "ranks and rank 0 writes what one process would. An error on one rank (a\n"
+               "limit included) ends the job at once with one process's exit code, the\n"
+               "message naming the rank; a rank that sends nothing (no result, no\n"
+               "heartbeat) for --rank-timeout-seconds ends it with exit 1, naming it.\n\n"
             << opts;
     return kExitOk;
   }
   Request req = parse(vm);
+  // Rank 0 and the others wait for each other every round (the others for
+  // its merged evaluations): both ways need heartbeats.
+  transport.set_wait_limits(
+      {.rank_timeout_seconds = rank_timeout_option(vm), .root_heartbeats = true});
   // The search writes the mesh, sharding and scenario itself: --set may
   // change the slices and the model only.
   const config::Overrides overrides = set_overrides(vm);
@@ -236,11 +248,10 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
 
   // Under mpirun every rank builds the same problem and runs the same search,
   // the evaluations dealt across them; rank 0 alone reports and writes.
-  const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
-  req.options.transport = transport.get();
+  req.options.transport = &transport;
   search::Problem problem = search::build_problem(model, slices, req.options.space);
   problem.set_limits(limit_options(vm));
-  if (!transport->writes_output()) {
+  if (!transport.writes_output()) {
     const search::SearchResult result = search::run_search(problem, req.options);
     const std::optional<double> target_us =
         req.target_ms ? std::optional<double>(*req.target_ms * 1000) : std::nullopt;
@@ -309,6 +320,42 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
             << " -t " << slices[c.slice].file << ")\n";
   }
   return kExitOk;
+}
+
+}  // namespace
+
+int cmd_search(Context& ctx, const std::vector<std::string>& args) {
+  // Under mpirun every rank parses the same arguments and reads the same
+  // files: rank 0 alone reports an error in them, once. Only rank 0 writes,
+  // once every round is done. Any other error (an evaluation past a limit,
+  // a rank gone silent, a bug) is one rank's alone: that rank reports it
+  // and ends the whole job at once, as the others would wait for it;
+  // run_points calls the same from inside a round, before the evaluations
+  // in flight finish. The frontier and best files are written after the
+  // last round: there is no temporary file to remove then.
+  const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
+  const bool writer = transport->writes_output();
+  transport->set_on_error([&](const std::exception_ptr& e) { abort_job(e, *transport, ctx.err); });
+  try {
+    return search_command(ctx, args, *transport);
+  } catch (const UsageError&) {
+    if (writer)
+      throw;
+    return kExitBadInput;
+  } catch (const po::error&) {
+    if (writer)
+      throw;
+    return kExitBadInput;
+  } catch (const config::InputError&) {
+    if (writer)
+      throw;
+    return kExitBadInput;
+  } catch (const report::OutputError&) {
+    throw;  // rank 0's, writing once the others are done
+  } catch (...) {
+    abort_job(std::current_exception(), *transport, ctx.err);
+    throw;
+  }
 }
 
 }  // namespace podsim::cli

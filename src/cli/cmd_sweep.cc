@@ -195,10 +195,7 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
     if (transport->ranks() <= 1)
       return;
     file.reset();
-    const std::string prefix = "rank " + std::to_string(transport->rank()) + ": ";
-    const int code = report_error(as_usage(e, spec.source_file), ctx.err, prefix.c_str());
-    ctx.err.flush();
-    transport->abort(code);
+    abort_job(as_usage(e, spec.source_file), *transport, ctx.err);
   };
   try {
     sweep::run_points(spec.points, *transport, jobs, work, sink, end_job);

@@ -1,6 +1,7 @@
 #include "cli/error_report.h"
 
 #include <boost/program_options/errors.hpp>
+#include <string>
 
 #include "cli/context.h"
 #include "cli/exit_codes.h"
@@ -43,6 +44,15 @@ int report_error(const std::exception_ptr& error, std::ostream& err, const char*
     err << "podsim: " << prefix << "internal error: unexpected exception\n";
     return kExitInternal;
   }
+}
+
+void abort_job(const std::exception_ptr& error, sweep::Transport& transport, std::ostream& err) {
+  if (transport.ranks() <= 1)
+    return;
+  const std::string prefix = "rank " + std::to_string(transport.rank()) + ": ";
+  const int code = report_error(error, err, prefix.c_str());
+  err.flush();
+  transport.abort(code);
 }
 
 }  // namespace podsim::cli

@@ -6,6 +6,10 @@
 #include <exception>
 #include <ostream>
 
+namespace podsim::sweep {
+class Transport;
+}
+
 namespace podsim::cli {
 
 // Writes `error`'s message to `err` ("podsim: ...", with a hint where one
@@ -13,5 +17,12 @@ namespace podsim::cli {
 // errors, 1 for a limit (sim::WorkLimitExceeded, sweep::RankSilent), 3 for
 // anything else (a bug). `prefix` goes after "podsim: " (e.g. "rank 1: ").
 int report_error(const std::exception_ptr& error, std::ostream& err, const char* prefix = "");
+
+// Under mpirun (more than one rank): reports `error` prefixed by this
+// rank ("podsim: rank 1: ...") and ends the whole job with its exit code
+// (Transport::abort, which does not return): the other ranks would wait
+// for this one. Does nothing in one process, where the error goes on to
+// run_cli(). Remove temporary outputs before.
+void abort_job(const std::exception_ptr& error, sweep::Transport& transport, std::ostream& err);
 
 }  // namespace podsim::cli

@@ -1,8 +1,10 @@
-// --rank-timeout-seconds on the commands that run across MPI ranks (sweep):
-// how long rank 0 waits for a rank that sends nothing, neither a result nor
-// a heartbeat (sweep/transport.h), before it ends the job with exit 1 and a
-// message naming the rank. Ranks send a heartbeat every quarter of it while
-// they compute, so a long point does not trip it; a stopped, hung or
+// --rank-timeout-seconds on the commands that run across MPI ranks (sweep,
+// search, capacity): how long rank 0 waits for a rank that sends nothing,
+// neither a result nor a heartbeat (sweep/transport.h), before it ends the
+// job with exit 1 and a message naming the rank; in search and capacity,
+// also how long a rank waits for rank 0's merged results of a round while
+// rank 0 is silent. Ranks send a heartbeat every quarter of it while they
+// compute or wait, so a long point does not trip it; a stopped, hung or
 // unreachable rank does. Ignored in one process.
 #pragma once
 

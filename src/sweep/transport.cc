@@ -56,8 +56,11 @@ void run_points(uint64_t count, Transport& transport, unsigned jobs,
       }
     }
   } catch (...) {
-    if (on_error)
+    if (on_error) {
       on_error(std::current_exception());
+    } else if (transport.on_error()) {
+      transport.on_error()(std::current_exception());
+    }
     throw;
   }
 }

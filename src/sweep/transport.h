@@ -12,6 +12,13 @@
 // (RankSilent), or when the sweep's wall-time limit passes while it waits
 // (sim::WorkLimitExceeded). Ranks other than 0 send a heartbeat while they
 // compute, so a long point is not taken for a stopped rank.
+//
+// Commands that run in rounds (search, capacity) also wait for rank 0:
+// every rank gets a round's merged results from broadcast() before it goes
+// on. There rank 0 sends the others heartbeats too (WaitLimits::
+// root_heartbeats), and a rank computing its share or waiting in
+// broadcast() gives up on a rank 0 silent past the timeout, as rank 0 gives
+// up on a rank that does not take its merged results.
 #pragma once
 
 #include <chrono>
@@ -21,6 +28,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "sweep/ordered_runner.h"
 
@@ -34,9 +42,15 @@ struct WaitLimits {
   // The whole sweep's wall-time limit (seconds since `start`; 0: none).
   double max_wall_seconds = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  // Rank 0 sends the others heartbeats as they send it theirs, so a rank
+  // waiting in broadcast() can give up on a stopped rank 0. For commands
+  // whose ranks wait for rank 0's merged results (search, capacity); a
+  // sweep's ranks never wait for rank 0, so it sends none there.
+  bool root_heartbeats = false;
 };
 
-// Rank 0 heard nothing from `rank` for longer than the rank timeout: it was
+// Heard nothing from `rank` for longer than the rank timeout (rank 0 from
+// another rank, or a rank waiting in broadcast() from rank 0): it was
 // stopped, hangs, or its machine is unreachable. A limit (exit 1), not a bug.
 class RankSilent : public std::runtime_error {
  public:
@@ -53,6 +67,13 @@ class Transport {
 
   void set_wait_limits(const WaitLimits& limits) { limits_ = limits; }
   const WaitLimits& wait_limits() const { return limits_; }
+  // What run_points calls with the error that ends this rank's part when it
+  // is given no `on_error` of its own: how a command ends the whole job at
+  // once (report the reason, Transport::abort) from library code that runs
+  // points for it (search, capacity). Empty: the error is only rethrown.
+  using ErrorHook = std::function<void(const std::exception_ptr&)>;
+  void set_on_error(ErrorHook hook) { on_error_ = std::move(hook); }
+  const ErrorHook& on_error() const { return on_error_; }
   // How often a rank that is computing tells rank 0 it is alive: a quarter
   // of the rank timeout (so three may be lost), between 50 ms and 30 s.
   std::chrono::milliseconds heartbeat_interval() const;
@@ -74,11 +95,15 @@ class Transport {
   virtual void abort(int exit_code) = 0;
   // Every rank calls it; each gets rank 0's `bytes` (the others' are ignored).
   // How rank 0 shares merged results that every rank needs to go on (a
-  // search's next round).
+  // search's next round). Waits like receive(): sleeping, and throwing
+  // RankSilent for a rank (rank 0, or one rank 0 sends to) silent past the
+  // rank timeout.
   virtual std::string broadcast(std::string bytes) = 0;
   // Called by run_points while this rank waits for its own workers, at
   // least every heartbeat_interval(): ranks other than 0 send rank 0 a
-  // heartbeat; rank 0 takes the heartbeats waiting for it.
+  // heartbeat; rank 0 takes the heartbeats waiting for it (and, with
+  // root_heartbeats, sends the others one; they take it here too, and
+  // throw RankSilent once rank 0 has been silent past the rank timeout).
   virtual void keep_alive() {}
   // Called when a round of points starts (run_points): rank 0 counts the
   // others' silence from now, not from the end of the previous round.
@@ -86,6 +111,7 @@ class Transport {
 
  private:
   WaitLimits limits_;
+  ErrorHook on_error_;
 };
 
 // One process: rank 0 of 1.
@@ -125,10 +151,11 @@ class MpiSession {
 // share on `jobs` threads; rank 0 passes every result, in index order, to
 // `sink` (the others pass theirs to rank 0). Memory stays bounded by the
 // runner's window (plus what MPI buffers in flight).
-// `on_error`, when given, is called with what ends the run (a point's error,
-// the sink's, a rank gone silent) before the workers are stopped, which
-// waits for the points they compute: a rank that ends the whole job from it
-// (Transport::abort) does so at once. The error is then rethrown.
+// `on_error` (or, when not given, the transport's on_error()) is called
+// with what ends the run (a point's error, the sink's, a rank gone silent)
+// before the workers are stopped, which waits for the points they compute:
+// a rank that ends the whole job from it (Transport::abort) does so at
+// once. The error is then rethrown.
 void run_points(uint64_t count, Transport& transport, unsigned jobs,
                 const OrderedRunner::Work& work,
                 const std::function<void(uint64_t index, const std::string& result)>& sink,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -20,6 +21,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kResultTag = 1;
 constexpr int kHeartbeatTag = 2;  // empty messages: "still computing"
+constexpr int kBroadcastTag = 3;  // rank 0's merged results of a round, to each rank
 
 // Open MPI's blocking calls (MPI_Probe, MPI_Send, MPI_Bcast) poll without
 // sleeping, so a rank waiting for a stopped one burned a core. Every wait
@@ -85,11 +87,18 @@ class MpiTransport final : public Transport {
         MPI_Irecv(result.data(), bytes, MPI_CHAR, source, kResultTag, MPI_COMM_WORLD, &request);
         // The sender stopped mid-message is given up too. The receive is
         // then left pending: its throw is on the way to MPI_Abort (the
-        // sweep's on_error), with no MPI progress in between.
-        wait(request, [&] { check_limits(source, index); });
+        // command's on_error), with no MPI progress in between.
+        wait(request, [&] {
+          tell_others_when_due();
+          check_limits(source, index);
+        });
         heard(source);
         return result;
       }
+      // Ranks already waiting in broadcast() for this round's merged
+      // results must not take a rank 0 that waits for a slow rank as
+      // stopped.
+      tell_others_when_due();
       check_limits(source, index);
       backoff.pause();
     }
@@ -103,50 +112,135 @@ class MpiTransport final : public Transport {
     MPI_Isend(result.data(), static_cast<int>(result.size()), MPI_CHAR, 0, kResultTag,
               MPI_COMM_WORLD, &request);
     // A large result waits until rank 0 takes it, maybe after a long point
-    // of its own: keep telling it this rank is alive.
-    Clock::time_point last = Clock::now();
+    // of its own: keep telling it this rank is alive. Where rank 0 sends
+    // heartbeats too (it does while it computes or waits for a rank), a
+    // silent one is given up.
     wait(request, [&] {
-      if (Clock::now() - last >= heartbeat_interval()) {
-        keep_alive();
-        last = Clock::now();
-      }
+      take_heartbeats();
+      tell_others_when_due();
+      if (wait_limits().root_heartbeats)
+        check_silent(0, [&] {
+          return "while rank " + std::to_string(rank_) + " waited for it to take point " +
+                 std::to_string(index);
+        });
     });
   }
 
   void abort(int exit_code) override { MPI_Abort(MPI_COMM_WORLD, exit_code); }
 
+  // Point to point rather than MPI_Ibcast: a pending collective can be
+  // neither given up after a timeout nor asked which rank it waits for, so
+  // one stopped rank left every other waiting in it forever (issue 27).
+  // Rank 0 sends each rank the size, then the bytes in pieces of at most
+  // INT_MAX (MPI's count type); a round's results are kilobytes, so the
+  // N - 1 copies cost nothing next to the simulations that made them.
   std::string broadcast(std::string bytes) override {
-    uint64_t size = bytes.size();
-    MPI_Request request;
-    MPI_Ibcast(&size, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &request);
-    wait(request, [] {});
-    bytes.resize(size);
-    // In pieces of at most INT_MAX bytes, MPI's count type.
-    for (uint64_t at = 0; at < size;) {
-      const auto piece = static_cast<int>(std::min<uint64_t>(size - at, INT_MAX));
-      MPI_Ibcast(bytes.data() + at, piece, MPI_CHAR, 0, MPI_COMM_WORLD, &request);
-      wait(request, [] {});
-      at += static_cast<uint64_t>(piece);
+    if (ranks_ == 1)
+      return bytes;
+    if (rank_ == 0) {
+      send_to_all(bytes);
+      return bytes;
     }
-    return bytes;
+    return receive_from_root();
   }
 
   void keep_alive() override {
-    if (rank_ == 0) {
-      take_heartbeats();
-      return;
-    }
-    if (wait_limits().rank_timeout_seconds <= 0)
-      return;  // nobody listens
-    // Empty, so it goes at once (eager); freed, since nobody waits for it.
-    MPI_Request request;
-    MPI_Isend(nullptr, 0, MPI_CHAR, 0, kHeartbeatTag, MPI_COMM_WORLD, &request);
-    MPI_Request_free(&request);
+    take_heartbeats();
+    tell_others();
+    // With root_heartbeats rank 0 is in the same round, computing or
+    // waiting, and sends a heartbeat each interval: a rank computing a long
+    // share notices a stopped rank 0 now, not once it waits in broadcast().
+    if (rank_ != 0 && wait_limits().root_heartbeats)
+      check_silent(0, [&] {
+        return "while rank " + std::to_string(rank_) + " computed its share of the round";
+      });
   }
 
   void begin_points() override { last_heard_.assign(ranks_, Clock::now()); }
 
  private:
+  static int piece_at(uint64_t at, uint64_t size) {
+    return static_cast<int>(std::min<uint64_t>(size - at, INT_MAX));
+  }
+
+  void send_to_all(const std::string& bytes) {
+    const uint64_t size = bytes.size();
+    std::vector<std::vector<MPI_Request>> requests(ranks_);
+    for (unsigned r = 1; r < ranks_; ++r) {
+      const int to = static_cast<int>(r);
+      MPI_Request request;
+      MPI_Isend(&size, 1, MPI_UINT64_T, to, kBroadcastTag, MPI_COMM_WORLD, &request);
+      requests[r].push_back(request);
+      for (uint64_t at = 0; at < size; at += static_cast<uint64_t>(piece_at(at, size))) {
+        MPI_Isend(bytes.data() + at, piece_at(at, size), MPI_CHAR, to, kBroadcastTag,
+                  MPI_COMM_WORLD, &request);
+        requests[r].push_back(request);
+      }
+    }
+    // A send pending after RankSilent is left so: the throw is on its way
+    // to MPI_Abort (the command's on_error), with no MPI progress between.
+    for (unsigned r = 1; r < ranks_; ++r) {
+      for (MPI_Request& request : requests[r]) {
+        wait(request, [&] {
+          take_heartbeats();
+          tell_others_when_due();
+          check_silent(r,
+                       [] { return std::string("while rank 0 sent it a round's merged results"); });
+        });
+      }
+    }
+  }
+
+  std::string receive_from_root() {
+    const auto between = [&] {
+      take_heartbeats();
+      tell_others_when_due();
+      if (wait_limits().root_heartbeats)
+        check_silent(0, [&] {
+          return "while rank " + std::to_string(rank_) + " waited for the round's merged results";
+        });
+    };
+    uint64_t size = 0;
+    MPI_Request request;
+    MPI_Irecv(&size, 1, MPI_UINT64_T, 0, kBroadcastTag, MPI_COMM_WORLD, &request);
+    wait(request, between);
+    std::string bytes(size, '\0');
+    for (uint64_t at = 0; at < size; at += static_cast<uint64_t>(piece_at(at, size))) {
+      MPI_Irecv(bytes.data() + at, piece_at(at, size), MPI_CHAR, 0, kBroadcastTag, MPI_COMM_WORLD,
+                &request);
+      wait(request, between);
+    }
+    heard(0);
+    return bytes;
+  }
+
+  // Heartbeats: ranks other than 0 tell rank 0; with root_heartbeats, rank 0
+  // tells every other rank. Empty, so each goes at once (eager); freed,
+  // since nobody waits for it. Nothing without a timeout: nobody listens.
+  void tell_others() {
+    told_ = Clock::now();
+    const WaitLimits& limits = wait_limits();
+    if (limits.rank_timeout_seconds <= 0)
+      return;
+    if (rank_ != 0) {
+      heartbeat(0);
+    } else if (limits.root_heartbeats) {
+      for (unsigned r = 1; r < ranks_; ++r)
+        heartbeat(static_cast<int>(r));
+    }
+  }
+
+  void tell_others_when_due() {
+    if (Clock::now() - told_ >= heartbeat_interval())
+      tell_others();
+  }
+
+  static void heartbeat(int to) {
+    MPI_Request request;
+    MPI_Isend(nullptr, 0, MPI_CHAR, to, kHeartbeatTag, MPI_COMM_WORLD, &request);
+    MPI_Request_free(&request);
+  }
+
   // Tests `request` until it completes, sleeping between tests and calling
   // `between` (which may throw) after each.
   template <class Between>
@@ -168,11 +262,12 @@ class MpiTransport final : public Transport {
     last_heard_[static_cast<size_t>(rank)] = Clock::now();
   }
 
+  // Rank 0 takes every rank's; the others, rank 0's (root_heartbeats).
   void take_heartbeats() {
     for (;;) {
       int arrived = 0;
       MPI_Status status;
-      MPI_Iprobe(MPI_ANY_SOURCE, kHeartbeatTag, MPI_COMM_WORLD, &arrived, &status);
+      MPI_Iprobe(rank_ == 0 ? MPI_ANY_SOURCE : 0, kHeartbeatTag, MPI_COMM_WORLD, &arrived, &status);
       if (arrived == 0)
         return;
       MPI_Recv(nullptr, 0, MPI_CHAR, status.MPI_SOURCE, kHeartbeatTag, MPI_COMM_WORLD,
@@ -181,25 +276,34 @@ class MpiTransport final : public Transport {
     }
   }
 
+  // Throws RankSilent once `rank` has been silent past the rank timeout;
+  // `waiting()` says what for, from "... for 3.1 s " on (built only then:
+  // this runs 50 times a second).
+  template <class Waiting>
+  void check_silent(unsigned rank, const Waiting& waiting) {
+    const WaitLimits& limits = wait_limits();
+    const Clock::time_point now = Clock::now();
+    if (last_heard_.size() != ranks_)
+      last_heard_.assign(ranks_, now);
+    const double silent = std::chrono::duration<double>(now - last_heard_[rank]).count();
+    if (limits.rank_timeout_seconds > 0 && silent > limits.rank_timeout_seconds) {
+      throw RankSilent(rank, "rank " + std::to_string(rank) + " of " + std::to_string(ranks_) +
+                                 " sent nothing (no result, no heartbeat) for " +
+                                 sim::format_seconds(silent) + " " + waiting() +
+                                 ", over the limit of " +
+                                 sim::format_seconds(limits.rank_timeout_seconds) +
+                                 " (--rank-timeout-seconds): it was stopped, hangs, or its host "
+                                 "is unreachable");
+    }
+  }
+
   // Rank 0, waiting for `source`'s point `index`: throws once `source` has
   // been silent past the rank timeout, or the sweep past its wall time.
   void check_limits(int source, uint64_t index) {
     const WaitLimits& limits = wait_limits();
     const Clock::time_point now = Clock::now();
-    if (last_heard_.size() != ranks_)
-      last_heard_.assign(ranks_, now);
-    const double silent =
-        std::chrono::duration<double>(now - last_heard_[static_cast<size_t>(source)]).count();
-    if (limits.rank_timeout_seconds > 0 && silent > limits.rank_timeout_seconds) {
-      throw RankSilent(static_cast<unsigned>(source),
-                       "rank " + std::to_string(source) + " of " + std::to_string(ranks_) +
-                           " sent nothing (no result, no heartbeat) for " +
-                           sim::format_seconds(silent) + " while rank 0 waited for its point " +
-                           std::to_string(index) + ", over the limit of " +
-                           sim::format_seconds(limits.rank_timeout_seconds) +
-                           " (--rank-timeout-seconds): it was stopped, hangs, or its host is "
-                           "unreachable");
-    }
+    check_silent(static_cast<unsigned>(source),
+                 [&] { return "while rank 0 waited for its point " + std::to_string(index); });
     const double elapsed = std::chrono::duration<double>(now - limits.start).count();
     if (limits.max_wall_seconds > 0 && elapsed > limits.max_wall_seconds) {
       throw sim::WorkLimitExceeded(
@@ -213,7 +317,10 @@ class MpiTransport final : public Transport {
 
   unsigned rank_ = 0;
   unsigned ranks_ = 1;
-  std::vector<Clock::time_point> last_heard_;  // rank 0: when each rank was last heard from
+  // When each rank was last heard from (rank 0: every rank; the others:
+  // rank 0, with root_heartbeats).
+  std::vector<Clock::time_point> last_heard_;
+  Clock::time_point told_ = Clock::now();  // this rank's last heartbeat sent
 };
 
 }  // namespace

@@ -305,5 +305,23 @@ TEST(WorkLimits, BadRankTimeoutIsAUsageError) {
   EXPECT_THAT(r.err, HasSubstr("--rank-timeout-seconds must be a number from 0"));
 }
 
+// search and capacity run across MPI ranks too: the same option, checked
+// the same way, before any work.
+TEST(WorkLimits, SearchAndCapacityTakeTheRankTimeout) {
+  const std::string serve = (root() / "workloads/serve/llama3-8b-poisson.serve.textproto").string();
+  const std::vector<std::vector<std::string>> commands = {
+      {"search", "--model", llama3_8b_decode(), "--topology", v5e_4x4(), "--phase", "decode",
+       "--context", "1024"},
+      {"capacity", serve}};
+  for (std::vector<std::string> args : commands) {
+    args.insert(args.end(), {"--rank-timeout-seconds", "nan"});
+    const Result r = run(args);
+    EXPECT_EQ(r.code, kExitBadInput) << args[0] << ": " << r.err;
+    EXPECT_THAT(r.err, HasSubstr("--rank-timeout-seconds must be a number from 0")) << args[0];
+    const Result help = run({args[0], "--help"});
+    EXPECT_THAT(help.out, HasSubstr("--rank-timeout-seconds")) << args[0];
+  }
+}
+
 }  // namespace
 }  // namespace podsim::cli

@@ -25,6 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 . "$(dirname "$0")/../support/mpi_env.sh"
+. "$(dirname "$0")/../support/mpi_job.sh"
 
 fail() {
   echo "mpi_nothing_hangs_test: $*" >&2
@@ -44,42 +45,6 @@ parameters { path: "workload.scenario.batch" linear { start: 16 stop: 1024 step:
 parameters { path: "topology.torus.dims[0].link_bandwidth_gbps" linear { start: 1 stop: 1000 step: 1 } }
 EOT
 
-# Every process below `1` (mpirun's children and theirs).
-descendants() {
-  local p
-  for p in $(pgrep -P "$1" || true); do
-    echo "$p"
-    descendants "$p"
-  done
-}
-
-# The pid of the job's rank $1, from its environment (Open MPI sets
-# OMPI_COMM_WORLD_RANK); fails while it has not started.
-rank_pid() {
-  local p
-  for p in $(descendants "$job"); do
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
-      echo "$p"
-      return 0
-    fi
-  done
-  return 1
-}
-
-# Waits up to $1 s for the job to end; fails the test if it does not.
-# Sets rc to its exit status.
-await_job() {
-  local tenths=$(($1 * 10))
-  for _ in $(seq "$tenths"); do
-    kill -0 "$job" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "$job" 2>/dev/null && fail "$2: the job still runs after $1 s (it hangs)"
-  rc=0
-  wait "$job" || rc=$?
-  job=
-}
-
 # Waits up to 30 s for a file matching glob $1 to exist.
 await_file() {
   for _ in $(seq 300); do
@@ -93,10 +58,6 @@ no_leftovers() {
   local left
   left=$(ls -A "$dir" | grep -v -e '^big.textproto$' -e '^stderr\.' -e '^stdout\.' -e '^typo' -e '^long' || true)
   [ -z "$left" ] || fail "$1: left behind: $left"
-}
-
-cpu_ticks() {  # user + system time of process $1, in clock ticks
-  awk '{print $14 + $15}' "/proc/$1/stat"
 }
 
 # 1. A stopped rank.

@@ -146,6 +146,33 @@ TEST(OrderedRunnerTest, ALongPointKeepsTheRankAlive) {
   EXPECT_EQ(transport.rounds, 1);
 }
 
+TEST(TransportTest, RunPointsCallsTheTransportsErrorHookWithoutItsOwn) {
+  // How search and capacity end an MPI job from library code that runs
+  // points for them: the command sets the hook once on the transport.
+  CountingTransport transport;
+  std::string seen;
+  transport.set_on_error([&seen](const std::exception_ptr& e) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::runtime_error& error) {
+      seen = error.what();
+    }
+  });
+  const auto failing = [](uint64_t) -> std::string { throw std::runtime_error("point failed"); };
+  EXPECT_THROW(run_points(1, transport, 1, failing, [](uint64_t, const std::string&) {}),
+               std::runtime_error);
+  EXPECT_EQ(seen, "point failed");
+  // A run_points given its own on_error calls that one alone.
+  seen.clear();
+  bool own = false;
+  EXPECT_THROW(run_points(
+                   1, transport, 1, failing, [](uint64_t, const std::string&) {},
+                   [&own](const std::exception_ptr&) { own = true; }),
+               std::runtime_error);
+  EXPECT_TRUE(own);
+  EXPECT_EQ(seen, "");
+}
+
 TEST(TransportTest, HeartbeatIsAQuarterOfTheRankTimeoutWithinBounds) {
   CountingTransport t;
   t.set_wait_limits({.rank_timeout_seconds = 600});
