@@ -4,9 +4,10 @@
 // SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 or SIGALRM (the last three are what
 // mpirun forwards to its ranks) in between would otherwise leave
 // ".NAME.tmp.<pid>" behind. (SIGKILL cannot be caught: mpirun sends SIGTERM
-// first and waits a second, odls_base_sigkill_timeout.) Registered paths are unlinked by a handler
-// installed on first use, which then restores the default action and re-raises the signal, so the
-// process still ends as interrupted (exit 130 from a shell for SIGINT).
+// first and waits a second, odls_base_sigkill_timeout.) Registered paths are
+// unlinked by a handler installed on first use, which then restores the
+// default action and re-raises the signal, so the process still ends as
+// interrupted (exit 130 from a shell for SIGINT).
 //
 // While a command puts several outputs in place (report::commit_together),
 // a HeldInterrupts holds those signals back: the handler notes the signal and
@@ -34,9 +35,10 @@ class InterruptCleanup {
   int slot_ = -1;  // -1: the table was full (the file is then not cleaned up)
 };
 
-// Holds SIGINT, SIGTERM and SIGHUP back for its lifetime (from any thread),
-// then delivers the first that arrived: temporaries still registered are
-// removed and the process ends as interrupted. Not nested.
+// Holds the signals above (SIGINT, SIGTERM, SIGHUP and the three mpirun
+// forwards) back for its lifetime (from any thread), then delivers the first
+// that arrived: temporaries still registered are removed and the process
+// ends as interrupted. Not nested.
 class HeldInterrupts {
  public:
   HeldInterrupts();
