@@ -44,7 +44,6 @@ class PendingOutputs {
   report::AtomicFile& open(const std::string& path);
   void add(const std::string& path, std::string_view text);
   void commit();
-  bool empty() const { return files_.empty(); }
 
  private:
   std::vector<std::unique_ptr<report::AtomicFile>> files_;
