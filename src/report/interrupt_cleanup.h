@@ -1,10 +1,11 @@
 // Temporary output files removed when the process is interrupted.
 //
-// AtomicFile writes beside its destination and renames into place; a SIGINT,
+// AtomicFile writes beside its destination and renames into place. Its
+// temporary has no name until it is complete (O_TMPFILE) where the file
+// system allows; otherwise, and from the moment it is named, a SIGINT,
 // SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 or SIGALRM (the last three are what
-// mpirun forwards to its ranks) in between would otherwise leave
-// ".NAME.tmp.<pid>" behind. (SIGKILL cannot be caught: mpirun sends SIGTERM
-// first and waits a second, odls_base_sigkill_timeout.) Registered paths are
+// mpirun forwards to its ranks) would leave ".NAME.tmp.<pid>" behind.
+// (SIGKILL cannot be caught: only the anonymous temporary is safe from it.) Registered paths are
 // unlinked by a handler installed on first use, which then restores the
 // default action and re-raises the signal, so the process still ends as
 // interrupted (exit 130 from a shell for SIGINT).

@@ -51,12 +51,51 @@ bool write_all(int fd, const char* data, size_t size) {
 // removed first. O_EXCL: never through a link someone left under that name.
 int open_temporary(const fs::path& tmp) {
   for (int attempt = 0; attempt < 2; ++attempt) {
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    const int fd = ::open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0 || errno != EEXIST)
       return fd;
     ::unlink(tmp.c_str());
   }
   return -1;
+}
+
+// A file with no name in `dir` (O_TMPFILE): the kernel frees it with the
+// last descriptor, so no way a process ends (SIGKILL included) leaves it
+// behind. It gets a name at commit through /proc/self/fd (linkat with
+// AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH). -1 where either is missing
+// (a file system without O_TMPFILE, no /proc): the caller then writes a
+// named temporary.
+int open_anonymous(const fs::path& dir) {
+#ifdef O_TMPFILE
+  if (::access("/proc/self/fd", X_OK) != 0)
+    return -1;
+  int fd = -1;
+  do {
+    fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+#else
+  (void)dir;
+  return -1;
+#endif
+}
+
+// Names the anonymous file `fd` `name` (a stale file of a dead process with
+// this pid under that name is removed first). False on error (errno set).
+bool link_anonymous(int fd, const fs::path& name) {
+  const std::string self = "/proc/self/fd/" + std::to_string(fd);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0)
+      return true;
+    if (errno != EEXIST)
+      return false;
+    ::unlink(name.c_str());
+  }
+  return false;
+}
+
+fs::path directory_of(const fs::path& file) {
+  return file.has_parent_path() ? file.parent_path() : fs::path(".");
 }
 
 }  // namespace
@@ -71,12 +110,17 @@ AtomicFile::AtomicFile(fs::path path) : path_(std::move(path)), target_(resolve_
       fail(errno_text());
     return;
   }
+  buffer_.reserve(kBufferBytes);
+  fd_ = open_anonymous(directory_of(target_.file));
+  if (fd_ >= 0) {
+    anonymous_ = true;
+    return;
+  }
   tmp_ = temp_beside(target_.file);
   cleanup_ = std::make_unique<InterruptCleanup>(tmp_);
   fd_ = open_temporary(tmp_);
   if (fd_ < 0)
     fail(errno_text());
-  buffer_.reserve(kBufferBytes);
 }
 
 AtomicFile::~AtomicFile() {
@@ -128,6 +172,24 @@ void AtomicFile::finish() {
     if (::fchmod(fd_, target_.mode) != 0)
       fail(errno_text());
   }
+  if (anonymous_ && target_.kind == OutputKind::kReplace) {
+    // The name it is renamed from; registered first, so an interrupt from
+    // here on removes it.
+    tmp_ = temp_beside(target_.file);
+    cleanup_ = std::make_unique<InterruptCleanup>(tmp_);
+    if (!link_anonymous(fd_, tmp_)) {
+      const int err = errno;
+      tmp_.clear();  // never linked: nothing of ours to remove
+      errno = err;
+      fail("cannot name the finished output beside it: " + errno_text());
+    }
+  }
+  // A rewrite copies from the descriptor, left open for publish() (an
+  // anonymous file has no name to open again).
+  if (target_.kind == OutputKind::kRewrite) {
+    finished_ = true;
+    return;
+  }
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0 && errno != EINTR)
@@ -137,23 +199,19 @@ void AtomicFile::finish() {
 
 namespace {
 
-// Copies `from` over the contents of `to` in place (O_TRUNC, same inode), so
-// every hard link of `to` sees the new contents. False on error (errno set).
-bool copy_into(const fs::path& from, const fs::path& to) {
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0)
+// Copies the whole of `from` (a descriptor open for reading) over the
+// contents of `to` in place (O_TRUNC, same inode), so every hard link of `to`
+// sees the new contents. False on error (errno set).
+bool copy_into(int from, const fs::path& to) {
+  if (::lseek(from, 0, SEEK_SET) != 0)
     return false;
   const int out = ::open(to.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  if (out < 0) {
-    const int err = errno;
-    ::close(in);
-    errno = err;
+  if (out < 0)
     return false;
-  }
   std::vector<char> block(size_t{1} << 16);
   bool ok = true;
   for (;;) {
-    const ssize_t n = ::read(in, block.data(), block.size());
+    const ssize_t n = ::read(from, block.data(), block.size());
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
@@ -166,7 +224,6 @@ bool copy_into(const fs::path& from, const fs::path& to) {
     }
   }
   const int err = errno;
-  ::close(in);
   if (::close(out) != 0)
     ok = false;
   else
@@ -184,11 +241,16 @@ void AtomicFile::publish() {
       if (::rename(tmp_.c_str(), target_.file.c_str()) != 0)
         fail(errno_text());
       break;
-    case OutputKind::kRewrite:
-      if (!copy_into(tmp_, target_.file))
+    case OutputKind::kRewrite: {
+      if (!copy_into(fd_, target_.file))
         fail(errno_text());
-      ::unlink(tmp_.c_str());
+      const int fd = fd_;
+      fd_ = -1;
+      ::close(fd);  // read only since finish()
+      if (!tmp_.empty())
+        ::unlink(tmp_.c_str());
       break;
+    }
   }
   committed_ = true;
 }

@@ -2,7 +2,11 @@
 //
 // Results go to a temporary file beside the destination, which is put in
 // place only when everything was written, so a failed run (bad input, a
-// crash, a full disk) never leaves a half-written file behind. A long sweep
+// crash, a full disk) never leaves a half-written file behind. The temporary
+// has no name until then (O_TMPFILE), so no way the process ends, SIGKILL
+// included, leaves it behind; where the file system or /proc lacks what that
+// needs it is ".NAME.tmp.<pid>", removed on exit and on the signals of
+// report/interrupt_cleanup.h. A long sweep
 // streams its rows into the temporary file as they finish (AtomicFile), so
 // its memory does not grow with its output. What is at the destination
 // decides how it is put in place (report/output_target.h): a regular file is
@@ -41,8 +45,9 @@ class OutputError : public std::runtime_error {
 // after removing the temporary file.
 class AtomicFile {
  public:
-  // Decides where the output goes and opens ".NAME.tmp.<pid>" beside that
-  // file (or the device or FIFO itself; a FIFO's open waits for a reader).
+  // Decides where the output goes and opens a temporary without a name in
+  // that file's directory (or ".NAME.tmp.<pid>" beside it, or the device or
+  // FIFO itself; a FIFO's open waits for a reader).
   explicit AtomicFile(std::filesystem::path path);
   ~AtomicFile();
   AtomicFile(const AtomicFile&) = delete;
@@ -59,7 +64,8 @@ class AtomicFile {
   friend void commit_together(std::span<AtomicFile* const> files);
 
   // Everything that can fail for want of space or permission: write out,
-  // carry the old file's mode and owner over, close.
+  // carry the old file's mode and owner over, give an anonymous temporary
+  // the name it is renamed from, close (a rewrite's stays open for its copy).
   void finish();
   // Rename (or copy into a hard-linked file); called with interrupts held.
   void publish();
@@ -68,12 +74,15 @@ class AtomicFile {
 
   std::filesystem::path path_;
   OutputTarget target_;
-  std::filesystem::path tmp_;  // empty when written in place
+  // The temporary's name: empty when written in place, and for an anonymous
+  // temporary until finish() links it.
+  std::filesystem::path tmp_;
+  bool anonymous_ = false;  // O_TMPFILE
   int fd_ = -1;
   std::string buffer_;  // pieces gathered into large writes
   bool finished_ = false;
   bool committed_ = false;
-  std::unique_ptr<InterruptCleanup> cleanup_;  // removes tmp_ on SIGINT
+  std::unique_ptr<InterruptCleanup> cleanup_;  // removes tmp_ on SIGINT and the like
 };
 
 // Finishes every file, then puts them all in place with interrupts held, so
