@@ -69,8 +69,8 @@ TEST(ServingModelRulesTest, LargeValuesPrintExactly) {
   auto w = valid_serving_workload();
   model(w).set_d_model(UINT64_MAX);
   EXPECT_THAT(workload_errors(w),
-              ::testing::Contains(IsDiagnostic(
-                  "model.d_model", "must be <= 16777216, got 18446744073709551615")));
+              ::testing::Contains(
+                  IsDiagnostic("model.d_model", "must be <= 16777216, got 18446744073709551615")));
 }
 
 TEST(ServingModelRulesTest, HeadsGroupEvenlyOverKvHeads) {
@@ -212,6 +212,25 @@ TEST(ServingModelRulesTest, DecodeReadsACacheAndHasNoPrompt) {
                   IsDiagnostic("scenario.prompt_len",
                                "only PREFILL processes a prompt; DECODE "
                                "would ignore it")));
+}
+
+// Batch and tokens are each within their limits; their product with the
+// model's layers and cache width must stay within 64-bit byte counts
+// (workload_fuzzer found batch = context_len = 2^24 on LLaMA-3-8B reaching
+// chip::bytes_of's overflow: exit 3).
+TEST(ServingModelRulesTest, TheWholeKvCacheStaysWithinByteCounts) {
+  auto w = valid_serving_workload();
+  scenario(w).set_phase(podsim::DECODE);
+  scenario(w).set_prompt_len(0);
+  scenario(w).set_context_len((1u << 24) - 1);  // 2^24 tokens in the cache
+  const uint64_t per_token =
+      uint64_t{model(w).layers()} * 2 * model(w).kv_heads() * model(w).head_dim();
+  ASSERT_EQ((uint64_t{1} << 31) % per_token, 0u) << "the limit is not a whole batch";
+  scenario(w).set_batch(static_cast<uint32_t>((uint64_t{1} << 31) / per_token));  // exactly 2^55
+  EXPECT_EQ(load_workload(w).serving->scenario.context_len, (1u << 24) - 1);
+  scenario(w).set_batch(scenario(w).batch() + 1);
+  EXPECT_THAT(workload_errors(w),
+              ::testing::Contains(IsDiagnostic("scenario.batch", "elements is past 2^55")));
 }
 
 TEST(ServingModelRulesTest, TokensPerSequenceHaveATypoGuard) {

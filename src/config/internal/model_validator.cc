@@ -1,5 +1,8 @@
 #include "config/internal/model_validator.h"
 
+#include <cstdio>
+#include <string>
+
 #include "config/internal/enum_values.h"
 #include "podsim/workload.pb.h"
 
@@ -224,6 +227,28 @@ void validate_context_limit(const Model& model, const Scenario& scenario, const 
                                           "of " +
                                           std::to_string(limit));
   }
+}
+
+void validate_cache_size(const Model& model, const Scenario& scenario, const FieldPath& path,
+                         IssueList& issues) {
+  // In long double: the product of four 24- and 32-bit fields can pass 2^64.
+  const long double per_token =
+      model.has_mla()
+          ? static_cast<long double>(model.mla().kv_lora_rank()) + model.mla().qk_rope_head_dim()
+          : 2.0L * model.kv_heads() * model.head_dim();
+  const long double elements = static_cast<long double>(scenario.batch()) *
+                               final_context(scenario) * model.layers() * per_token;
+  if (elements <= static_cast<long double>(kMaxCacheElements))
+    return;
+  char count[32];
+  std::snprintf(count, sizeof count, "%.4Lg", elements);
+  issues.add(path("batch"),
+             "the KV cache of batch x tokens per sequence x layers x cached elements per token "
+             "and layer = " +
+                 std::string(count) + " elements is past 2^55 (" +
+                 std::to_string(kMaxCacheElements) +
+                 "): more than any pod holds, and past podsim's 64-bit byte counts; lower batch "
+                 "or context_len");
 }
 
 }  // namespace podsim::config::internal

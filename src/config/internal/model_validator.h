@@ -43,4 +43,14 @@ void validate_scenario(const podsim::Scenario& scenario, const FieldPath& path, 
 void validate_context_limit(const podsim::Model& model, const podsim::Scenario& scenario,
                             const FieldPath& path, IssueList& issues);
 
+// The KV cache the scenario fills on the whole model, unsharded (batch x
+// tokens x layers x cached elements per token and layer), at most
+// kMaxCacheElements, blamed on "batch" under `path` ("scenario"): each
+// field is within its own limit, but their product could pass 64-bit byte
+// counts (found by workload_fuzzer: batch and context_len of 2^24 each).
+// O(1).
+inline constexpr uint64_t kMaxCacheElements = uint64_t{1} << 55;
+void validate_cache_size(const podsim::Model& model, const podsim::Scenario& scenario,
+                         const FieldPath& path, IssueList& issues);
+
 }  // namespace podsim::config::internal

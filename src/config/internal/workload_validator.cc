@@ -91,8 +91,10 @@ class WorkloadValidator {
       validate_model(w_.model(), root_("model"), issues_);
     if (w_.has_scenario())
       validate_scenario(w_.scenario(), root_("scenario"), issues_);
-    if (w_.has_model() && w_.has_scenario())
+    if (w_.has_model() && w_.has_scenario()) {
       validate_context_limit(w_.model(), w_.scenario(), root_("scenario"), issues_);
+      validate_cache_size(w_.model(), w_.scenario(), root_("scenario"), issues_);
+    }
     if (w_.has_model() && w_.has_scenario() && w_.has_sharding())
       validate_shapes(w_, validate_sharding(w_, mesh, pod_, issues_), issues_);
   }
