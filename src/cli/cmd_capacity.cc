@@ -177,10 +177,7 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   if (options.percentile != 50 && options.percentile != 90 && options.percentile != 99)
     throw UsageError("--percentile: expected 50, 90 or 99");
   options.limits = limit_options(vm);
-  // Rank 0 and the others wait for each other every round (the others for
-  // its merged probes): both ways need heartbeats.
-  transport.set_wait_limits(
-      {.rank_timeout_seconds = rank_timeout_option(vm), .root_heartbeats = true});
+  transport.set_wait_limits({.rank_timeout_seconds = rank_timeout_option(vm)});
   options.relative_tolerance = vm["tolerance"].as<double>();
   if (!(options.relative_tolerance >= 1e-4 && options.relative_tolerance < 1))
     throw UsageError("--tolerance: expected a fraction in [0.0001, 1)");
@@ -269,21 +266,30 @@ int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
   const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
   const bool writer = transport->writes_output();
   transport->set_on_error([&](const std::exception_ptr& e) { abort_job(e, *transport, ctx.err); });
+  // Every rank that ends in order (a result, or an error every rank meets
+  // alike, or rank 0 alone holds) ends the job with the others (finish_job)
+  // before it returns.
   try {
-    return capacity(ctx, args, *transport);
+    const int code = capacity(ctx, args, *transport);
+    finish_job(*transport, ctx.err);
+    return code;
   } catch (const UsageError&) {
+    finish_job(*transport, ctx.err);
     if (writer)
       throw;
     return kExitBadInput;
   } catch (const po::error&) {
+    finish_job(*transport, ctx.err);
     if (writer)
       throw;
     return kExitBadInput;
   } catch (const config::InputError&) {
+    finish_job(*transport, ctx.err);
     if (writer)
       throw;
     return kExitBadInput;
   } catch (const sim::WorkLimitExceeded&) {
+    finish_job(*transport, ctx.err);
     if (writer)
       throw;
     return kExitCheckFailed;

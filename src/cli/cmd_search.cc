@@ -212,10 +212,7 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
     return kExitOk;
   }
   Request req = parse(vm);
-  // Rank 0 and the others wait for each other every round (the others for
-  // its merged evaluations): both ways need heartbeats.
-  transport.set_wait_limits(
-      {.rank_timeout_seconds = rank_timeout_option(vm), .root_heartbeats = true});
+  transport.set_wait_limits({.rank_timeout_seconds = rank_timeout_option(vm)});
   // The search writes the mesh, sharding and scenario itself: --set may
   // change the slices and the model only.
   const config::Overrides overrides = set_overrides(vm);
@@ -336,22 +333,30 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args) {
   const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
   const bool writer = transport->writes_output();
   transport->set_on_error([&](const std::exception_ptr& e) { abort_job(e, *transport, ctx.err); });
+  // Every rank that ends in order (a result, or an error every rank meets
+  // alike) ends the job with the others (finish_job) before it returns.
   try {
-    return search_command(ctx, args, *transport);
+    const int code = search_command(ctx, args, *transport);
+    finish_job(*transport, ctx.err);
+    return code;
   } catch (const UsageError&) {
+    finish_job(*transport, ctx.err);
     if (writer)
       throw;
     return kExitBadInput;
   } catch (const po::error&) {
+    finish_job(*transport, ctx.err);
     if (writer)
       throw;
     return kExitBadInput;
   } catch (const config::InputError&) {
+    finish_job(*transport, ctx.err);
     if (writer)
       throw;
     return kExitBadInput;
   } catch (const report::OutputError&) {
-    throw;  // rank 0's, writing once the others are done
+    finish_job(*transport, ctx.err);  // rank 0's, writing once the others are done
+    throw;
   } catch (...) {
     abort_job(std::current_exception(), *transport, ctx.err);
     throw;

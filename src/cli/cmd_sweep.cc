@@ -197,29 +197,42 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
     file.reset();
     abort_job(as_usage(e, spec.source_file), *transport, ctx.err);
   };
+  // Rank 0, once every point is in: the exit code.
+  auto write_out = [&] {
+    if (tally.invalid == spec.points) {
+      ctx.log->error("{}: every point is invalid; the first: {}", spec.source_file,
+                     tally.first_invalid);
+      return kExitBadInput;  // nothing written to --out or stdout
+    }
+    if (held)
+      held->release();
+    if (file)
+      file->commit();
+    ctx.out.flush();
+    // A point that did not run is worth a look even in a quiet log.
+    ctx.log->log(tally.ok == spec.points ? spdlog::level::info : spdlog::level::warn,
+                 "sweep '{}': {} ok, {} do not fit, {} invalid", spec.name, tally.ok, tally.oom,
+                 tally.invalid);
+    return kExitOk;
+  };
   try {
     sweep::run_points(spec.points, *transport, jobs, work, sink, end_job);
   } catch (...) {
     std::rethrow_exception(as_usage(std::current_exception(), spec.source_file));
   }
   progress.finish();
-  if (!writer)
-    return kExitOk;
-  if (tally.invalid == spec.points) {
-    ctx.log->error("{}: every point is invalid; the first: {}", spec.source_file,
-                   tally.first_invalid);
-    return kExitBadInput;  // nothing written to --out or stdout
+  // Rank 0 writes; then every rank ends the job together (finish_job), also
+  // when the output could not be written, as the others wait for it.
+  int code = kExitOk;
+  try {
+    if (writer)
+      code = write_out();
+  } catch (const report::OutputError&) {
+    finish_job(*transport, ctx.err);
+    throw;
   }
-  if (held)
-    held->release();
-  if (file)
-    file->commit();
-  ctx.out.flush();
-  // A point that did not run is worth a look even in a quiet log.
-  ctx.log->log(tally.ok == spec.points ? spdlog::level::info : spdlog::level::warn,
-               "sweep '{}': {} ok, {} do not fit, {} invalid", spec.name, tally.ok, tally.oom,
-               tally.invalid);
-  return kExitOk;
+  finish_job(*transport, ctx.err);
+  return code;
 }
 
 }  // namespace podsim::cli

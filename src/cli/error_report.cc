@@ -55,4 +55,13 @@ void abort_job(const std::exception_ptr& error, sweep::Transport& transport, std
   transport.abort(code);
 }
 
+void finish_job(sweep::Transport& transport, std::ostream& err) {
+  try {
+    transport.finish();
+  } catch (...) {
+    abort_job(std::current_exception(), transport, err);
+    throw;
+  }
+}
+
 }  // namespace podsim::cli

@@ -25,4 +25,10 @@ int report_error(const std::exception_ptr& error, std::ostream& err, const char*
 // run_cli(). Remove temporary outputs before.
 void abort_job(const std::exception_ptr& error, sweep::Transport& transport, std::ostream& err);
 
+// Every rank calls it once its part of the job is done (rank 0: its outputs
+// written, or failed to be): ends the MPI job with the others
+// (Transport::finish). A rank gone silent by then is reported and ends the
+// job at once (abort_job). Nothing in one process.
+void finish_job(sweep::Transport& transport, std::ostream& err);
+
 }  // namespace podsim::cli

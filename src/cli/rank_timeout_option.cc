@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/context.h"
+#include "sweep/transport.h"
 
 namespace podsim::cli {
 
@@ -11,7 +12,7 @@ namespace po = boost::program_options;
 
 void add_rank_timeout_option(po::options_description& opts) {
   opts.add_options()("rank-timeout-seconds",
-                     po::value<double>()->default_value(kDefaultRankTimeoutSeconds, "600"),
+                     po::value<double>()->default_value(sweep::kDefaultRankTimeoutSeconds, "600"),
                      "under mpirun: end the job (exit 1) when a rank sends nothing, not even a "
                      "heartbeat, for this many seconds (0: wait forever)");
 }

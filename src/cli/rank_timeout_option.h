@@ -12,10 +12,10 @@
 
 namespace podsim::cli {
 
-// 10 minutes: far above a heartbeat's delay on a loaded machine (a quarter
-// of it, 150 s, between heartbeats), short enough that a job whose rank was
-// stopped ends the same hour.
-inline constexpr double kDefaultRankTimeoutSeconds = 600;
+// The default, sweep::kDefaultRankTimeoutSeconds, is 10 minutes: far above a
+// heartbeat's delay on a loaded machine (a quarter of it, 150 s, between
+// heartbeats), short enough that a job whose rank was stopped ends the same
+// hour.
 
 void add_rank_timeout_option(boost::program_options::options_description& opts);
 

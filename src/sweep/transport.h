@@ -7,18 +7,20 @@
 // the one-process run's. Only each process's main thread calls MPI.
 //
 // Nothing waits forever or spins (issue 27): every wait on another rank
-// polls and sleeps between polls, and rank 0 gives up on a rank that has
-// sent nothing (no result, no heartbeat) for WaitLimits::rank_timeout_seconds
-// (RankSilent), or when the sweep's wall-time limit passes while it waits
-// (sim::WorkLimitExceeded). Ranks other than 0 send a heartbeat while they
-// compute, so a long point is not taken for a stopped rank.
+// polls and sleeps between polls, and a rank gives up on one that has sent
+// nothing (no result, no heartbeat) for WaitLimits::rank_timeout_seconds
+// (RankSilent); rank 0 also when the sweep's wall-time limit passes while it
+// waits (sim::WorkLimitExceeded). Every rank sends a heartbeat while it
+// computes or waits: ranks other than 0 to rank 0, rank 0 to every other
+// rank. So a long point is not taken for a stopped rank, and a stopped
+// rank 0 is noticed by the others.
 //
 // Commands that run in rounds (search, capacity) also wait for rank 0:
 // every rank gets a round's merged results from broadcast() before it goes
-// on. There rank 0 sends the others heartbeats too (WaitLimits::
-// root_heartbeats), and a rank computing its share or waiting in
-// broadcast() gives up on a rank 0 silent past the timeout, as rank 0 gives
-// up on a rank that does not take its merged results.
+// on. And every command ends the job with finish(), a handshake that makes
+// sure no rank stopped after its last message before every rank enters
+// MPI_Finalize (which, once entered, waits for the others without a limit
+// and without a way to name the one missing; finish() bounds it too).
 #pragma once
 
 #include <chrono>
@@ -34,23 +36,23 @@
 
 namespace podsim::sweep {
 
-// How long rank 0 waits for the others.
+// How long the ranks wait for each other when one of them sends nothing:
+// the default of --rank-timeout-seconds, and the bound on MPI_Finalize for a
+// command that ends without finish() (an error every rank met alike).
+inline constexpr double kDefaultRankTimeoutSeconds = 600;
+
+// How long ranks wait for each other.
 struct WaitLimits {
-  // A rank silent this long (seconds) while rank 0 waits for one of its
-  // points is given up. 0: wait as long as it takes.
+  // A rank silent this long (seconds) while another waits for it is given
+  // up. 0: wait as long as it takes.
   double rank_timeout_seconds = 0;
   // The whole sweep's wall-time limit (seconds since `start`; 0: none).
   double max_wall_seconds = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  // Rank 0 sends the others heartbeats as they send it theirs, so a rank
-  // waiting in broadcast() can give up on a stopped rank 0. For commands
-  // whose ranks wait for rank 0's merged results (search, capacity); a
-  // sweep's ranks never wait for rank 0, so it sends none there.
-  bool root_heartbeats = false;
 };
 
 // Heard nothing from `rank` for longer than the rank timeout (rank 0 from
-// another rank, or a rank waiting in broadcast() from rank 0): it was
+// another rank, or another rank from rank 0): it was
 // stopped, hangs, or its machine is unreachable. A limit (exit 1), not a bug.
 class RankSilent : public std::runtime_error {
  public:
@@ -101,10 +103,18 @@ class Transport {
   virtual std::string broadcast(std::string bytes) = 0;
   // Called by run_points while this rank waits for its own workers, at
   // least every heartbeat_interval(): ranks other than 0 send rank 0 a
-  // heartbeat; rank 0 takes the heartbeats waiting for it (and, with
-  // root_heartbeats, sends the others one; they take it here too, and
-  // throw RankSilent once rank 0 has been silent past the rank timeout).
+  // heartbeat and take rank 0's (throwing RankSilent once rank 0 has been
+  // silent past the rank timeout); rank 0 takes theirs and sends them one.
   virtual void keep_alive() {}
+  // Ends the job's communication; every rank calls it once, when its part
+  // is done (rank 0: every result taken and its outputs written). Rank 0
+  // tells each rank the job is over and waits until each answers, so a
+  // rank stopped after its last message is named (RankSilent) rather than
+  // hanging the job in MPI_Finalize; then every rank finalizes MPI, which
+  // ends the job with exit 1 and a message should it still not return
+  // within the rank timeout (a rank stopped after its answer). Calls no
+  // MPI function after. Does nothing in one process.
+  virtual void finish() {}
   // Called when a round of points starts (run_points): rank 0 counts the
   // others' silence from now, not from the end of the previous round.
   virtual void begin_points() {}

@@ -1,11 +1,14 @@
 // Built with MPI: the transport of an mpirun job (transport.h).
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -22,6 +25,7 @@ using Clock = std::chrono::steady_clock;
 constexpr int kResultTag = 1;
 constexpr int kHeartbeatTag = 2;  // empty messages: "still computing"
 constexpr int kBroadcastTag = 3;  // rank 0's merged results of a round, to each rank
+constexpr int kEndTag = 4;        // finish(): rank 0's "the job is over", each rank's answer
 
 // Open MPI's blocking calls (MPI_Probe, MPI_Send, MPI_Bcast) poll without
 // sleeping, so a rank waiting for a stopped one burned a core. Every wait
@@ -52,6 +56,40 @@ bool mpi_running() {
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
   return initialized != 0 && finalized == 0;
+}
+
+// MPI_Finalize, bounded: once in it, a rank waits for every other without a
+// limit (Open MPI's closing fence), and a rank stopped or hung there or just
+// before hangs the whole job. A watchdog thread, which calls no MPI
+// function, ends this process with exit 1 and a message after `seconds`
+// (0: no bound); mpirun then ends the job.
+void finalize_within(double seconds, int rank) {
+  if (seconds <= 0) {
+    MPI_Finalize();
+    return;
+  }
+  const std::string message =
+      "podsim: rank " + std::to_string(rank) + ": the job's other ranks did not end within " +
+      sim::format_seconds(seconds) +
+      " (--rank-timeout-seconds) of this one: one was stopped or hangs after its last "
+      "message\n";
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> lock(m);
+    if (cv.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done; }))
+      return;
+    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message.data(), message.size());
+    ::_exit(1);
+  });
+  MPI_Finalize();
+  {
+    const std::lock_guard<std::mutex> lock(m);
+    done = true;
+  }
+  cv.notify_one();
+  watchdog.join();
 }
 
 class MpiTransport final : public Transport {
@@ -112,17 +150,15 @@ class MpiTransport final : public Transport {
     MPI_Isend(result.data(), static_cast<int>(result.size()), MPI_CHAR, 0, kResultTag,
               MPI_COMM_WORLD, &request);
     // A large result waits until rank 0 takes it, maybe after a long point
-    // of its own: keep telling it this rank is alive. Where rank 0 sends
-    // heartbeats too (it does while it computes or waits for a rank), a
-    // silent one is given up.
+    // of its own: keep telling it this rank is alive, and give up on a rank 0
+    // silent past the timeout (it sends heartbeats while it computes or waits).
     wait(request, [&] {
       take_heartbeats();
       tell_others_when_due();
-      if (wait_limits().root_heartbeats)
-        check_silent(0, [&] {
-          return "while rank " + std::to_string(rank_) + " waited for it to take point " +
-                 std::to_string(index);
-        });
+      check_silent(0, [&] {
+        return "while rank " + std::to_string(rank_) + " waited for it to take point " +
+               std::to_string(index);
+      });
     });
   }
 
@@ -147,13 +183,23 @@ class MpiTransport final : public Transport {
   void keep_alive() override {
     take_heartbeats();
     tell_others();
-    // With root_heartbeats rank 0 is in the same round, computing or
-    // waiting, and sends a heartbeat each interval: a rank computing a long
-    // share notices a stopped rank 0 now, not once it waits in broadcast().
-    if (rank_ != 0 && wait_limits().root_heartbeats)
-      check_silent(0, [&] {
-        return "while rank " + std::to_string(rank_) + " computed its share of the round";
-      });
+    // Rank 0 computes or waits too and sends a heartbeat each interval: a
+    // rank computing a long share notices a stopped rank 0 now, not once it
+    // waits for it.
+    if (rank_ != 0)
+      check_silent(0,
+                   [&] { return "while rank " + std::to_string(rank_) + " computed its share"; });
+  }
+
+  void finish() override {
+    if (ranks_ > 1) {
+      if (rank_ == 0) {
+        end_others();
+      } else {
+        end_with_root();
+      }
+    }
+    finalize_within(wait_limits().rank_timeout_seconds, static_cast<int>(rank_));
   }
 
   void begin_points() override { last_heard_.assign(ranks_, Clock::now()); }
@@ -191,14 +237,54 @@ class MpiTransport final : public Transport {
     }
   }
 
+  // Rank 0's half of finish(): "over" to every rank, then each one's answer.
+  // A rank that answers is past its last message, one step from
+  // MPI_Finalize; one silent for the rank timeout from now is named.
+  // No heartbeats either way while a rank is in finish(): a rank that ended
+  // on an error of its own while the others go on (they wait for its
+  // results, or for rank 0's merged ones) must look silent to them, or each
+  // side would wait for the other forever.
+  void end_others() {
+    last_heard_.assign(ranks_, Clock::now());
+    std::vector<MPI_Request> told(ranks_);
+    std::vector<MPI_Request> answers(ranks_);
+    for (unsigned r = 1; r < ranks_; ++r) {
+      MPI_Isend(nullptr, 0, MPI_CHAR, static_cast<int>(r), kEndTag, MPI_COMM_WORLD, &told[r]);
+      MPI_Irecv(nullptr, 0, MPI_CHAR, static_cast<int>(r), kEndTag, MPI_COMM_WORLD, &answers[r]);
+    }
+    for (unsigned r = 1; r < ranks_; ++r) {
+      const auto between = [&] {
+        take_heartbeats();
+        check_silent(r, [] { return std::string("while rank 0 waited for it to end the job"); });
+      };
+      wait(answers[r], between);
+      wait(told[r], between);
+    }
+  }
+
+  // The other ranks' half: wait for rank 0's "over" (rank 0 may still
+  // compute or write its outputs, sending heartbeats), then answer.
+  void end_with_root() {
+    const auto between = [&] {
+      take_heartbeats();
+      check_silent(0, [&] {
+        return "while rank " + std::to_string(rank_) + " waited for the end of the job";
+      });
+    };
+    MPI_Request request;
+    MPI_Irecv(nullptr, 0, MPI_CHAR, 0, kEndTag, MPI_COMM_WORLD, &request);
+    wait(request, between);
+    MPI_Isend(nullptr, 0, MPI_CHAR, 0, kEndTag, MPI_COMM_WORLD, &request);
+    wait(request, between);
+  }
+
   std::string receive_from_root() {
     const auto between = [&] {
       take_heartbeats();
       tell_others_when_due();
-      if (wait_limits().root_heartbeats)
-        check_silent(0, [&] {
-          return "while rank " + std::to_string(rank_) + " waited for the round's merged results";
-        });
+      check_silent(0, [&] {
+        return "while rank " + std::to_string(rank_) + " waited for the round's merged results";
+      });
     };
     uint64_t size = 0;
     MPI_Request request;
@@ -214,9 +300,9 @@ class MpiTransport final : public Transport {
     return bytes;
   }
 
-  // Heartbeats: ranks other than 0 tell rank 0; with root_heartbeats, rank 0
-  // tells every other rank. Empty, so each goes at once (eager); freed,
-  // since nobody waits for it. Nothing without a timeout: nobody listens.
+  // Heartbeats: ranks other than 0 tell rank 0; rank 0 tells every other
+  // rank. Empty, so each goes at once (eager); freed, since nobody waits for
+  // it. Nothing without a timeout: nobody listens.
   void tell_others() {
     told_ = Clock::now();
     const WaitLimits& limits = wait_limits();
@@ -224,7 +310,7 @@ class MpiTransport final : public Transport {
       return;
     if (rank_ != 0) {
       heartbeat(0);
-    } else if (limits.root_heartbeats) {
+    } else {
       for (unsigned r = 1; r < ranks_; ++r)
         heartbeat(static_cast<int>(r));
     }
@@ -262,7 +348,7 @@ class MpiTransport final : public Transport {
     last_heard_[static_cast<size_t>(rank)] = Clock::now();
   }
 
-  // Rank 0 takes every rank's; the others, rank 0's (root_heartbeats).
+  // Rank 0 takes every rank's; the others, rank 0's.
   void take_heartbeats() {
     for (;;) {
       int arrived = 0;
@@ -318,7 +404,7 @@ class MpiTransport final : public Transport {
   unsigned rank_ = 0;
   unsigned ranks_ = 1;
   // When each rank was last heard from (rank 0: every rank; the others:
-  // rank 0, with root_heartbeats).
+  // rank 0).
   std::vector<Clock::time_point> last_heard_;
   Clock::time_point told_ = Clock::now();  // this rank's last heartbeat sent
 };
@@ -343,9 +429,14 @@ MpiSession::MpiSession(int& argc, char**& argv) {
   started_ = true;
 }
 
+// A command that ended without Transport::finish() (an error every rank met
+// alike, reported by rank 0) still has its MPI_Finalize bounded.
 MpiSession::~MpiSession() {
-  if (started_ && mpi_running())
-    MPI_Finalize();
+  if (!started_ || !mpi_running())
+    return;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  finalize_within(kDefaultRankTimeoutSeconds, rank);
 }
 
 }  // namespace podsim::sweep

@@ -16,7 +16,7 @@ job=
 stopped=
 cleanup() {
   [ -n "$stopped" ] && kill -CONT "$stopped" 2>/dev/null
-  [ -n "$job" ] && kill -KILL "$job" 2>/dev/null && wait "$job" 2>/dev/null
+  [ -n "$job" ] && kill_job
   rm -rf "$dir"
 }
 trap cleanup EXIT

@@ -35,6 +35,16 @@ await_rank() {
   fail "rank $1 never started"
 }
 
+# Kills the job and every process below it (a killed mpirun leaves its
+# ranks running), for a test's exit trap.
+kill_job() {
+  local pids
+  pids=$(descendants "$job")
+  kill -KILL "$job" $pids 2>/dev/null
+  wait "$job" 2>/dev/null
+  return 0
+}
+
 # Waits up to $1 s for the job to end; fails the test ($2 names the case)
 # if it does not. Sets rc to its exit status.
 await_job() {
