@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "cli/across_ranks.h"
 #include "cli/commands.h"
 #include "cli/error_report.h"
 #include "cli/exit_codes.h"
@@ -253,50 +254,14 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
 }  // namespace
 
 int cmd_capacity(Context& ctx, const std::vector<std::string>& args) {
-  // Under mpirun every rank parses the same arguments and runs the same
-  // search; rank 0 alone reports an error in them, once. So too a serve
-  // run's error, a limit included: its probe carries it to every rank that
-  // needs it, which rethrows it at the same step (fleet/capacity_across.h),
-  // and the job exits as one process would.
-  // Any other error is one rank's alone (a rank gone silent, a bug): that
-  // rank reports it and ends the whole job at once, as the others would
-  // wait for it; run_points calls the same from inside a round, before its
-  // serve runs in flight finish. capacity writes stdout only, once every
-  // round is done: there is no temporary file to remove.
-  const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
-  const bool writer = transport->writes_output();
-  transport->set_on_error([&](const std::exception_ptr& e) { abort_job(e, *transport, ctx.err); });
-  // Every rank that ends in order (a result, or an error every rank meets
-  // alike, or rank 0 alone holds) ends the job with the others (finish_job)
-  // before it returns.
-  try {
-    const int code = capacity(ctx, args, *transport);
-    finish_job(*transport, ctx.err);
-    return code;
-  } catch (const UsageError&) {
-    finish_job(*transport, ctx.err);
-    if (writer)
-      throw;
-    return kExitBadInput;
-  } catch (const po::error&) {
-    finish_job(*transport, ctx.err);
-    if (writer)
-      throw;
-    return kExitBadInput;
-  } catch (const config::InputError&) {
-    finish_job(*transport, ctx.err);
-    if (writer)
-      throw;
-    return kExitBadInput;
-  } catch (const sim::WorkLimitExceeded&) {
-    finish_job(*transport, ctx.err);
-    if (writer)
-      throw;
-    return kExitCheckFailed;
-  } catch (...) {
-    abort_job(std::current_exception(), *transport, ctx.err);
-    throw;
-  }
+  // A serve run's error, a limit included, is every rank's alike: its probe
+  // carries it to every rank that needs it, which rethrows it at the same
+  // step (fleet/capacity_across.h), and the job exits as one process would.
+  // capacity writes stdout only, once every round is done: there is no
+  // temporary file to remove.
+  return run_across_ranks(ctx, {.limits_shared = true}, [&](sweep::Transport& transport) {
+    return capacity(ctx, args, transport);
+  });
 }
 
 }  // namespace podsim::cli

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "cli/across_ranks.h"
 #include "cli/calibration_option.h"
 #include "cli/commands.h"
 #include "cli/error_report.h"
@@ -322,45 +323,12 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
 }  // namespace
 
 int cmd_search(Context& ctx, const std::vector<std::string>& args) {
-  // Under mpirun every rank parses the same arguments and reads the same
-  // files: rank 0 alone reports an error in them, once. Only rank 0 writes,
-  // once every round is done. Any other error (an evaluation past a limit,
-  // a rank gone silent, a bug) is one rank's alone: that rank reports it
-  // and ends the whole job at once, as the others would wait for it;
-  // run_points calls the same from inside a round, before the evaluations
-  // in flight finish. The frontier and best files are written after the
-  // last round: there is no temporary file to remove then.
-  const std::unique_ptr<sweep::Transport> transport = sweep::make_transport();
-  const bool writer = transport->writes_output();
-  transport->set_on_error([&](const std::exception_ptr& e) { abort_job(e, *transport, ctx.err); });
-  // Every rank that ends in order (a result, or an error every rank meets
-  // alike) ends the job with the others (finish_job) before it returns.
-  try {
-    const int code = search_command(ctx, args, *transport);
-    finish_job(*transport, ctx.err);
-    return code;
-  } catch (const UsageError&) {
-    finish_job(*transport, ctx.err);
-    if (writer)
-      throw;
-    return kExitBadInput;
-  } catch (const po::error&) {
-    finish_job(*transport, ctx.err);
-    if (writer)
-      throw;
-    return kExitBadInput;
-  } catch (const config::InputError&) {
-    finish_job(*transport, ctx.err);
-    if (writer)
-      throw;
-    return kExitBadInput;
-  } catch (const report::OutputError&) {
-    finish_job(*transport, ctx.err);  // rank 0's, writing once the others are done
-    throw;
-  } catch (...) {
-    abort_job(std::current_exception(), *transport, ctx.err);
-    throw;
-  }
+  // An evaluation past a limit is one rank's alone. The frontier and best
+  // files are written after the last round: there is no temporary file to
+  // remove before then.
+  return run_across_ranks(ctx, {.limits_shared = false}, [&](sweep::Transport& transport) {
+    return search_command(ctx, args, transport);
+  });
 }
 
 }  // namespace podsim::cli
