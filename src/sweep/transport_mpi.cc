@@ -1,20 +1,18 @@
 // Built with MPI: the transport of an mpirun job (transport.h).
 #include <mpi.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <climits>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "sim/work_budget.h"
+#include "sweep/bounded_call.h"
 #include "sweep/transport.h"
 
 namespace podsim::sweep {
@@ -58,38 +56,18 @@ bool mpi_running() {
   return initialized != 0 && finalized == 0;
 }
 
-// MPI_Finalize, bounded: once in it, a rank waits for every other without a
-// limit (Open MPI's closing fence), and a rank stopped or hung there or just
-// before hangs the whole job. A watchdog thread, which calls no MPI
-// function, ends this process with exit 1 and a message after `seconds`
-// (0: no bound); mpirun then ends the job.
+// MPI_Finalize, bounded (sweep/bounded_call.h): once in it, a rank waits
+// for every other without a limit (Open MPI's closing fence), and a rank
+// stopped or hung there or just before would hang the whole job. Past
+// `seconds` (0: no bound) this process ends with exit 1 and a message;
+// mpirun then ends the job.
 void finalize_within(double seconds, int rank) {
-  if (seconds <= 0) {
-    MPI_Finalize();
-    return;
-  }
-  const std::string message =
-      "podsim: rank " + std::to_string(rank) + ": the job's other ranks did not end within " +
-      sim::format_seconds(seconds) +
-      " (--rank-timeout-seconds) of this one: one was stopped or hangs after its last "
-      "message\n";
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  std::thread watchdog([&] {
-    std::unique_lock<std::mutex> lock(m);
-    if (cv.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done; }))
-      return;
-    [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, message.data(), message.size());
-    ::_exit(1);
-  });
-  MPI_Finalize();
-  {
-    const std::lock_guard<std::mutex> lock(m);
-    done = true;
-  }
-  cv.notify_one();
-  watchdog.join();
+  call_within(seconds,
+              "podsim: rank " + std::to_string(rank) +
+                  ": the job's other ranks did not end within " + sim::format_seconds(seconds) +
+                  " (--rank-timeout-seconds) of this one: one was stopped or hangs after its "
+                  "last message\n",
+              [] { MPI_Finalize(); });
 }
 
 class MpiTransport final : public Transport {
