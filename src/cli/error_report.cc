@@ -34,7 +34,10 @@ int report_error(const std::exception_ptr& error, std::ostream& err, const char*
     return kExitCheckFailed;
   } catch (const sweep::RankSilent& e) {
     // A rank stopped answering: a limit on waiting, not a bug in podsim.
-    err << "podsim: " << prefix << e.what() << "\nNo result was written.\n";
+    err << "podsim: " << prefix << e.what()
+        << (e.at_end() ? "\nIt was the end of the job: every result was in, and the outputs "
+                         "rank 0 wrote are complete.\n"
+                       : "\nNo result was written.\n");
     return kExitCheckFailed;
   } catch (const std::exception& e) {
     err << "podsim: " << prefix << "internal error: " << e.what()

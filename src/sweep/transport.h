@@ -56,11 +56,16 @@ struct WaitLimits {
 // stopped, hangs, or its machine is unreachable. A limit (exit 1), not a bug.
 class RankSilent : public std::runtime_error {
  public:
-  RankSilent(unsigned rank, const std::string& what) : std::runtime_error(what), rank_(rank) {}
+  RankSilent(unsigned rank, const std::string& what, bool at_end = false)
+      : std::runtime_error(what), rank_(rank), at_end_(at_end) {}
   unsigned rank() const { return rank_; }
+  // Given up in Transport::finish(): every result was in, and what rank 0
+  // wrote before is complete (not "no result was written").
+  bool at_end() const { return at_end_; }
 
  private:
   unsigned rank_;
+  bool at_end_;
 };
 
 class Transport {

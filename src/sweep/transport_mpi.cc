@@ -233,7 +233,8 @@ class MpiTransport final : public Transport {
     for (unsigned r = 1; r < ranks_; ++r) {
       const auto between = [&] {
         take_heartbeats();
-        check_silent(r, [] { return std::string("while rank 0 waited for it to end the job"); });
+        check_silent(
+            r, [] { return std::string("while rank 0 waited for it to end the job"); }, true);
       };
       wait(answers[r], between);
       wait(told[r], between);
@@ -245,9 +246,10 @@ class MpiTransport final : public Transport {
   void end_with_root() {
     const auto between = [&] {
       take_heartbeats();
-      check_silent(0, [&] {
-        return "while rank " + std::to_string(rank_) + " waited for the end of the job";
-      });
+      check_silent(
+          0,
+          [&] { return "while rank " + std::to_string(rank_) + " waited for the end of the job"; },
+          true);
     };
     MPI_Request request;
     MPI_Irecv(nullptr, 0, MPI_CHAR, 0, kEndTag, MPI_COMM_WORLD, &request);
@@ -344,20 +346,21 @@ class MpiTransport final : public Transport {
   // `waiting()` says what for, from "... for 3.1 s " on (built only then:
   // this runs 50 times a second).
   template <class Waiting>
-  void check_silent(unsigned rank, const Waiting& waiting) {
+  void check_silent(unsigned rank, const Waiting& waiting, bool at_end = false) {
     const WaitLimits& limits = wait_limits();
     const Clock::time_point now = Clock::now();
     if (last_heard_.size() != ranks_)
       last_heard_.assign(ranks_, now);
     const double silent = std::chrono::duration<double>(now - last_heard_[rank]).count();
     if (limits.rank_timeout_seconds > 0 && silent > limits.rank_timeout_seconds) {
-      throw RankSilent(rank, "rank " + std::to_string(rank) + " of " + std::to_string(ranks_) +
-                                 " sent nothing (no result, no heartbeat) for " +
-                                 sim::format_seconds(silent) + " " + waiting() +
-                                 ", over the limit of " +
-                                 sim::format_seconds(limits.rank_timeout_seconds) +
-                                 " (--rank-timeout-seconds): it was stopped, hangs, or its host "
-                                 "is unreachable");
+      throw RankSilent(rank,
+                       "rank " + std::to_string(rank) + " of " + std::to_string(ranks_) +
+                           " sent nothing (no result, no heartbeat) for " +
+                           sim::format_seconds(silent) + " " + waiting() + ", over the limit of " +
+                           sim::format_seconds(limits.rank_timeout_seconds) +
+                           " (--rank-timeout-seconds): it was stopped, hangs, or its host "
+                           "is unreachable",
+                       at_end);
     }
   }
 

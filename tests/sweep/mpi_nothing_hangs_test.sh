@@ -222,6 +222,10 @@ stopped=
 [ "$rc" -eq 1 ] || fail "stopped after its last result: exit $rc, expected 1"
 grep -q "rank 1 of 2 sent nothing .* while rank 0 waited for it to end the job" \
   "$dir/stderr.last" || fail "stopped after its last result: no message naming rank 1"
+grep -q "the outputs rank 0 wrote are complete" "$dir/stderr.last" ||
+  fail "stopped after its last result: the message does not say the output is whole"
+! grep -q "No result was written" "$dir/stderr.last" ||
+  fail "stopped after its last result: says no result was written, but out.csv is whole"
 [ "$(wc -l <"$dir/out.csv")" -eq 3 ] ||
   fail "stopped after its last result: out.csv is not a header and 2 rows"
 rm "$dir/out.csv"
