@@ -10,12 +10,14 @@
 // schedule with its closed form; in short, what ALGORITHM_AUTO builds:
 //  - every torus dimension under the collective's axes is a ring of its own,
 //    whether the axes name it alone or an axis spans several dimensions (as
-//    XLA runs a replica group over a multi-dimensional slice): one
-//    bidirectional ring per wraparound dimension -- every chunk travels half
-//    way round each way (ceil((N-1)/2) steps one way, floor((N-1)/2) the
-//    other), so both directions of every link carry data: bandwidth term
-//    V / W, latency N/2 hops, [SB]'s T = max(T_min |X| / 2, V / W) -- and a
-//    two-way pipeline (a line) on a dimension without wraparound;
+//    XLA runs a replica group over a multi-dimensional slice): one balanced
+//    bidirectional ring per wraparound dimension -- every chunk reaches the
+//    (N-1)/2 nearest chips each way; on an even ring it goes as two halves,
+//    one N/2 steps one way and N/2 - 1 the other, the second the reverse
+//    (four lanes), so both directions of every link carry exactly
+//    (N-1)/N x V/2: bandwidth term (N-1)/N x V / (2 W1), latency floor(N/2)
+//    hops, [SB]'s T = max(T_min |X| / 2, V / W) -- and a two-way pipeline (a
+//    line) on a dimension without wraparound;
 //  - several dimensions split the buffer into one share per dimension, share
 //    j visiting the dimensions in rotated order, so every dimension's links
 //    work at once (~ V / (W x dimensions));

@@ -16,11 +16,28 @@ TEST(Plan, RingAllGatherGoesHalfWayEachWay) {
   ASSERT_EQ(p.shares[0].phases.size(), 1U);
   const Phase& ph = p.shares[0].phases[0];
   EXPECT_EQ(ph.pattern, Pattern::kRing);
-  ASSERT_EQ(ph.lanes.size(), 2U);
-  EXPECT_EQ(ph.lanes[0].steps + ph.lanes[1].steps, 15U);
-  EXPECT_EQ(ph.lanes[0].steps, 8U);
-  EXPECT_EQ(ph.lanes[0].chunk_bytes, 100U);  // V / N
+  // An even ring: each chunk (V / N = 100) as two halves, one going n/2
+  // steps + and n/2 - 1 steps -, the other the reverse.
+  ASSERT_EQ(ph.lanes.size(), 4U);
+  const uint32_t steps[] = {8, 7, 7, 8};
+  const int directions[] = {+1, -1, +1, -1};
+  for (size_t l = 0; l < 4; ++l) {
+    EXPECT_EQ(ph.lanes[l].steps, steps[l]) << l;
+    EXPECT_EQ(ph.lanes[l].direction, directions[l]) << l;
+    EXPECT_EQ(ph.lanes[l].chunk_bytes, 50U) << l;
+  }
   EXPECT_EQ(p.group_size, 16U);
+}
+
+TEST(Plan, OddRingSendsWholeChunksHalfWayEachWay) {
+  const topo::Pod pod(pod_spec({{5, true}}));
+  const Plan p =
+      lower(pod, one_axis_per_dim(pod), collective(CollectiveKind::kAllGather, 500, {"x"}));
+  const Phase& ph = p.shares[0].phases[0];
+  ASSERT_EQ(ph.lanes.size(), 2U);
+  EXPECT_EQ(ph.lanes[0].steps, 2U);
+  EXPECT_EQ(ph.lanes[1].steps, 2U);
+  EXPECT_EQ(ph.lanes[0].chunk_bytes, 100U);
 }
 
 TEST(Plan, LineUsesPipelinePatterns) {
@@ -51,8 +68,9 @@ TEST(Plan, MultiAxisSplitsIntoRotatedShares) {
     EXPECT_TRUE(p.shares[j].phases[0].reduces);
     EXPECT_FALSE(p.shares[j].phases[5].reduces);
   }
-  // Share of 6400 bytes: RS over 4 chips sends 1600-byte chunks.
-  EXPECT_EQ(p.shares[0].phases[0].lanes[0].chunk_bytes, 1600U);
+  // Share of 6400 bytes: RS over 4 chips sends 1600-byte chunks, each as
+  // two halves split between the two ways round.
+  EXPECT_EQ(p.shares[0].phases[0].lanes[0].chunk_bytes, 800U);
 }
 
 TEST(Plan, HierarchicalAllReduceCrossesDcnInTheMiddle) {

@@ -28,16 +28,38 @@ Phase ring_phase(const Unit& u, uint64_t bytes, bool gather, bool bidirectional)
     Lane plus = lane;
     // Over DCN both ways share each chip's one path to the fabric, so a
     // second direction would gain nothing: a one-way ring.
-    if (bidirectional && !u.dcn) {
-      plus.steps = n / 2;
-      Lane minus = lane;
-      minus.direction = -1;
-      minus.steps = (n - 1) / 2;
-      ph.lanes = {plus, minus};
-    } else {
+    if (!bidirectional || u.dcn) {
       plus.steps = n - 1;
       ph.lanes = {plus};
+      return ph;
     }
+    Lane minus = lane;
+    minus.direction = -1;
+    // Balanced (docs/collectives.md): every chunk reaches the (n-1)/2 chips
+    // nearest each way. On an odd ring that loads both directions of every
+    // link equally. On an even ring the opposite chip is as far either way,
+    // so each chunk goes as two halves, a and b: a travels n/2 steps one way
+    // and n/2 - 1 the other, b the reverse; each direction then carries
+    // (n-1)/2 chunks per link and the latency stays n/2 hops. Both halves
+    // round up (as chunks do), so the two lanes on a link stay in lockstep.
+    // A chunk of one byte cannot split (and a 2-ring has one chip to reach).
+    if (n % 2 == 1 || n < 4 || lane.chunk_bytes < 2) {
+      plus.steps = n / 2;
+      minus.steps = (n - 1) / 2;
+      ph.lanes = {plus, minus};
+      return ph;
+    }
+    plus.chunk_bytes = ceil_div(lane.chunk_bytes, 2);
+    minus.chunk_bytes = plus.chunk_bytes;
+    Lane plus_a = plus;
+    plus_a.steps = n / 2;
+    Lane minus_a = minus;
+    minus_a.steps = n / 2 - 1;
+    Lane plus_b = plus;
+    plus_b.steps = n / 2 - 1;
+    Lane minus_b = minus;
+    minus_b.steps = n / 2;
+    ph.lanes = {plus_a, minus_a, plus_b, minus_b};
   } else {
     // A line: chunks (or partial sums) flow both ways, each in full.
     ph.pattern = gather ? Pattern::kLineGather : Pattern::kLineScatter;
