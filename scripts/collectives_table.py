@@ -206,7 +206,13 @@ def phase_steps(unit):
 
 
 def phase_seconds(unit, chunk):
-    """T_phase = s x (c / W1 + alpha)."""
+    """T_phase = s x (c / W1 + alpha); on a balanced even ring (n >= 4) each chunk
+    goes as two halves of a = ceil(c / 2), and the last step carries only the
+    opposite chip's half each way: (n/2 - 1) x (2a / W1 + alpha) + (a / W1 + alpha)."""
+    n = unit.size
+    if unit.ring and n % 2 == 0 and n >= 4:
+        half = math.ceil(chunk / 2)
+        return (n // 2 - 1) * (2 * half / unit.w1 + unit.alpha) + (half / unit.w1 + unit.alpha)
     return phase_steps(unit) * (chunk / unit.w1 + unit.alpha)
 
 
@@ -523,8 +529,10 @@ FOOTNOTE = (
     "Closed forms from the sections above, computed from `podsim topo`'s size, "
     "wraparound, one-way link bandwidth W1 and hop latency alpha of each dimension "
     "(never from the simulation): all-gather, reduce-scatter and all-reduce, one "
-    "share's phases s x (c / W1 + alpha), s = floor(n/2) on a ring and n - 1 on a "
-    "line or a twisted dimension, reduce-scatter chunks ceil(h / n), all-reduce twice "
+    "share's phases s x (c / W1 + alpha), s = floor(n/2) on a ring (on an even ring "
+    "each chunk as two halves a = ceil(c / 2), the last step carrying only a) "
+    "and n - 1 on a line or a twisted dimension, reduce-scatter chunks ceil(h / n), "
+    "all-reduce twice "
     "the reduce-scatter; `SNAKE_RING` one line (or ring) over the group's N chips; "
     "all-to-all, max_d [(N / n_d) B(n_d) (V / N^2) / W1 + (D_d + h'_d) x alpha]; "
     "broadcast, (P - 1 + D) x (ceil(V / P) / W1 + alpha); collective permute, "
