@@ -12,9 +12,9 @@
 //    whether the axes name it alone or an axis spans several dimensions (as
 //    XLA runs a replica group over a multi-dimensional slice): one balanced
 //    bidirectional ring per wraparound dimension -- every chunk reaches the
-//    (N-1)/2 nearest chips each way; on an even ring it goes as two halves,
-//    one N/2 steps one way and N/2 - 1 the other, the second the reverse
-//    (four lanes), so both directions of every link carry exactly
+//    (N-1)/2 nearest chips each way, and on an even ring half of it goes
+//    each way to the opposite chip (one short step per lane,
+//    Lane::short_step), so both directions of every link carry exactly
 //    (N-1)/N x V/2: bandwidth term (N-1)/N x V / (2 W1), latency floor(N/2)
 //    hops, [SB]'s T = max(T_min |X| / 2, V / W) -- and a two-way pipeline (a
 //    line) on a dimension without wraparound;
@@ -62,13 +62,20 @@ enum class Pattern : uint8_t {
 
 // No torus dimension: routes between members are the pod's default routes.
 inline constexpr int32_t kNoWalk = -1;
+// Lane::short_step of a lane whose every step carries chunk_bytes.
+inline constexpr uint32_t kNoShortStep = UINT32_MAX;
 
 struct Lane {
   int direction = +1;        // along the group's order
   uint64_t chunk_bytes = 0;  // bytes of one transfer
-  uint32_t steps = 0;        // kRing: steps every member takes
-  uint32_t group_set = 0;    // index into Plan::group_sets
-  bool wraps = false;        // the groups close into rings (last member links to first)
+  // kRing: the one step whose transfer carries short_bytes instead (a
+  // balanced even ring moves only half of the opposite chip's chunk each
+  // way); kNoShortStep: none.
+  uint32_t short_step = kNoShortStep;
+  uint64_t short_bytes = 0;
+  uint32_t steps = 0;      // kRing: steps every member takes
+  uint32_t group_set = 0;  // index into Plan::group_sets
+  bool wraps = false;      // the groups close into rings (last member links to first)
   // A member's transfer to its neighbour walks this torus dimension in
   // `direction` (topo::walk_along), so a ring over a twisted dimension
   // follows its true cycle; kNoWalk: the pod's route.

@@ -16,16 +16,17 @@ TEST(Plan, RingAllGatherGoesHalfWayEachWay) {
   ASSERT_EQ(p.shares[0].phases.size(), 1U);
   const Phase& ph = p.shares[0].phases[0];
   EXPECT_EQ(ph.pattern, Pattern::kRing);
-  // An even ring: each chunk (V / N = 100) as two halves, one going n/2
-  // steps + and n/2 - 1 steps -, the other the reverse.
-  ASSERT_EQ(ph.lanes.size(), 4U);
-  const uint32_t steps[] = {8, 7, 7, 8};
-  const int directions[] = {+1, -1, +1, -1};
-  for (size_t l = 0; l < 4; ++l) {
-    EXPECT_EQ(ph.lanes[l].steps, steps[l]) << l;
-    EXPECT_EQ(ph.lanes[l].direction, directions[l]) << l;
-    EXPECT_EQ(ph.lanes[l].chunk_bytes, 50U) << l;
+  // An even ring: chunks of V / N = 100 go n/2 steps each way, the last
+  // step carrying only half of the opposite chip's chunk each way.
+  ASSERT_EQ(ph.lanes.size(), 2U);
+  for (size_t l = 0; l < 2; ++l) {
+    EXPECT_EQ(ph.lanes[l].steps, 8U) << l;
+    EXPECT_EQ(ph.lanes[l].chunk_bytes, 100U) << l;
+    EXPECT_EQ(ph.lanes[l].short_step, 7U) << l;
+    EXPECT_EQ(ph.lanes[l].short_bytes, 50U) << l;
   }
+  EXPECT_EQ(ph.lanes[0].direction, +1);
+  EXPECT_EQ(ph.lanes[1].direction, -1);
   EXPECT_EQ(p.group_size, 16U);
 }
 
@@ -38,6 +39,7 @@ TEST(Plan, OddRingSendsWholeChunksHalfWayEachWay) {
   EXPECT_EQ(ph.lanes[0].steps, 2U);
   EXPECT_EQ(ph.lanes[1].steps, 2U);
   EXPECT_EQ(ph.lanes[0].chunk_bytes, 100U);
+  EXPECT_EQ(ph.lanes[0].short_step, kNoShortStep);
 }
 
 TEST(Plan, LineUsesPipelinePatterns) {
@@ -68,9 +70,11 @@ TEST(Plan, MultiAxisSplitsIntoRotatedShares) {
     EXPECT_TRUE(p.shares[j].phases[0].reduces);
     EXPECT_FALSE(p.shares[j].phases[5].reduces);
   }
-  // Share of 6400 bytes: RS over 4 chips sends 1600-byte chunks, each as
-  // two halves split between the two ways round.
-  EXPECT_EQ(p.shares[0].phases[0].lanes[0].chunk_bytes, 800U);
+  // Share of 6400 bytes: RS over 4 chips sends 1600-byte chunks; its first
+  // step carries half of the opposite chip's contribution each way.
+  EXPECT_EQ(p.shares[0].phases[0].lanes[0].chunk_bytes, 1600U);
+  EXPECT_EQ(p.shares[0].phases[0].lanes[0].short_step, 0U);
+  EXPECT_EQ(p.shares[0].phases[0].lanes[0].short_bytes, 800U);
 }
 
 TEST(Plan, HierarchicalAllReduceCrossesDcnInTheMiddle) {

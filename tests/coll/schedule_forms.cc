@@ -57,8 +57,8 @@ Exchange exchange(FormDim d) {
 
 double phase_seconds(FormDim d, double chunk, FormLink l) {
   if (d.wraps && d.n % 2 == 0 && d.n >= 4) {
-    // A balanced even ring: n/2 - 1 steps carry both halves of a chunk on
-    // each link direction, the last only the half that goes n/2 steps.
+    // A balanced even ring: n/2 - 1 steps carry a whole chunk on each link
+    // direction, one only half of the opposite chip's.
     return (d.n / 2 - 1) * (chunk / l.w1 + l.alpha) + (chunk / 2 / l.w1 + l.alpha);
   }
   return steps(d) * (chunk / l.w1 + l.alpha);

@@ -36,30 +36,29 @@ Phase ring_phase(const Unit& u, uint64_t bytes, bool gather, bool bidirectional)
     Lane minus = lane;
     minus.direction = -1;
     // Balanced (docs/collectives.md): every chunk reaches the (n-1)/2 chips
-    // nearest each way. On an odd ring that loads both directions of every
-    // link equally. On an even ring the opposite chip is as far either way,
-    // so each chunk goes as two halves, a and b: a travels n/2 steps one way
-    // and n/2 - 1 the other, b the reverse; each direction then carries
-    // (n-1)/2 chunks per link and the latency stays n/2 hops. Both halves
-    // round up (as chunks do), so the two lanes on a link stay in lockstep.
-    // A chunk of one byte cannot split (and a 2-ring has one chip to reach).
+    // nearest each way, so on an odd ring both directions of every link
+    // carry (n-1)/2 chunks. On an even ring the opposite chip is n/2 steps
+    // either way: half of its chunk goes each way, so each lane takes n/2
+    // steps of which one moves half a chunk -- the last of an all-gather
+    // (the opposite chip receives one half from each side), the first of a
+    // reduce-scatter (the opposite chip's contribution to each half of a
+    // block starts the partial sums on one side only). Both directions then
+    // carry (n-1)/2 chunks per link and the latency stays n/2 hops. The
+    // halves add up to the chunk; a chunk of one byte cannot split (and on
+    // a 2-ring the one other chip is one step away).
     if (n % 2 == 1 || n < 4 || lane.chunk_bytes < 2) {
       plus.steps = n / 2;
       minus.steps = (n - 1) / 2;
       ph.lanes = {plus, minus};
       return ph;
     }
-    plus.chunk_bytes = ceil_div(lane.chunk_bytes, 2);
-    minus.chunk_bytes = plus.chunk_bytes;
-    Lane plus_a = plus;
-    plus_a.steps = n / 2;
-    Lane minus_a = minus;
-    minus_a.steps = n / 2 - 1;
-    Lane plus_b = plus;
-    plus_b.steps = n / 2 - 1;
-    Lane minus_b = minus;
-    minus_b.steps = n / 2;
-    ph.lanes = {plus_a, minus_a, plus_b, minus_b};
+    plus.steps = n / 2;
+    minus.steps = n / 2;
+    plus.short_step = gather ? n / 2 - 1 : 0;
+    minus.short_step = plus.short_step;
+    plus.short_bytes = lane.chunk_bytes - lane.chunk_bytes / 2;
+    minus.short_bytes = lane.chunk_bytes / 2;
+    ph.lanes = {plus, minus};
   } else {
     // A line: chunks (or partial sums) flow both ways, each in full.
     ph.pattern = gather ? Pattern::kLineGather : Pattern::kLineScatter;
