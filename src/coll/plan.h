@@ -22,8 +22,8 @@
 //    j visiting the dimensions in rotated order, so every dimension's links
 //    work at once (~ V / (W x dimensions));
 //  - a twisted dimension (its wraparound lands shifted along others) is run
-//    as a line or as a ring over its true cycle, whichever the analytical
-//    model finds faster (coll/choose.h);
+//    as a line or as a ring over its true cycle, whichever the run's own
+//    network model finds faster (flow for a packet run; coll/choose.h);
 //  - all-to-all: every block along its shortest dimension-ordered route (on a
 //    twisted torus through the twisted links where that is shorter), modelled
 //    by the routes' per-dimension segments, all at once (cut through);
@@ -143,8 +143,9 @@ struct Plan {
 
 // Lowers `c` onto the pod. Where ALGORITHM_AUTO has several schedules to
 // choose from (a twisted dimension as a line or its true cycle), each is
-// timed on the analytical network with `estimate_with`'s efficiencies
-// (coll/choose.h) and the fastest kept; the choice is deterministic. Throws
+// timed on the model `estimate_with` names (flow for packet) with its
+// efficiencies (coll/choose.h) and the fastest kept, the first on a tie; the
+// choice is deterministic. Pass the run's network options. Throws
 // std::invalid_argument when the collective cannot be run as asked (unknown
 // axis, a root outside the group, ...); the workload loader checks these
 // first, so this is a second line of defence.
