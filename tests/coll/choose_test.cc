@@ -116,6 +116,41 @@ TEST(ChooseTwisted, EachModelKeepsItsOwnFastest) {
   EXPECT_EQ(choice_model(net::Model::kPacket), net::Model::kFlow);
 }
 
+// A packet run chooses on flow: over every axis of the twisted v5p 4x4x8
+// (each dimension alone and all three), for every kind with a choice, the
+// schedule flow keeps is also the fastest on packet.
+TEST(ChooseTwisted, FlowsChoiceIsPacketsOnTheTwisted4x4x8) {
+  const topo::Pod pod(config::load_topology_file("topologies/v5p-4x4x8-twisted.textproto"));
+  const topo::DeviceMesh per_dim = one_axis_per_dim(pod);
+  const topo::DeviceMesh whole(pod, {{"all", every_dim(pod)}});
+  int choices = 0;
+  for (const char* axis : {"x", "y", "z", "all"}) {
+    const topo::DeviceMesh& mesh = std::string(axis) == "all" ? whole : per_dim;
+    const uint64_t n = mesh.axis_size(axis);
+    for (const CollectiveKind kind : {CollectiveKind::kAllGather, CollectiveKind::kReduceScatter,
+                                      CollectiveKind::kAllReduce, CollectiveKind::kBroadcast}) {
+      const auto c =
+          collective(kind, kind == CollectiveKind::kBroadcast ? 16 * kMiB : n * 256 * 1024, {axis});
+      const std::vector<Plan> candidates = candidate_plans(pod, mesh, c);
+      if (candidates.size() < 2) {
+        continue;
+      }
+      ++choices;
+      std::vector<double> packet;
+      for (const Plan& plan : candidates) {
+        packet.push_back(choose_seconds(pod, plan, net::Model::kPacket));
+      }
+      net::Options options;
+      options.model = net::Model::kPacket;
+      const Plan chosen = lower(pod, mesh, c, options);
+      EXPECT_EQ(choose_seconds(pod, chosen, net::Model::kPacket), packet[fastest_of(packet)])
+          << to_string(kind) << " over " << axis << ": kept " << chosen.schedule << ", packet's "
+          << candidates[fastest_of(packet)].schedule;
+    }
+  }
+  EXPECT_EQ(choices, 12);  // x, y and all; z is an untwisted ring
+}
+
 // 512 MiB reduce-scatter over all of the twisted v5p 8x16x16 (x twisted):
 // analytical 1741.0 us on the x line against 1735.1 on its cycle, flow
 // 1803.3 against 1843.7. A flow run now runs the line.
