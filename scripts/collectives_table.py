@@ -206,7 +206,13 @@ def phase_steps(unit):
 
 
 def phase_seconds(unit, chunk):
-    """T_phase = s x (c / W1 + alpha)."""
+    """T_phase = s x (c / W1 + alpha); on a balanced even ring (n >= 4) one step of
+    each way carries only half of the opposite chip's chunk, the larger half
+    ceil(c / 2): (n/2 - 1) x (c / W1 + alpha) + (ceil(c / 2) / W1 + alpha)."""
+    n = unit.size
+    if unit.ring and n % 2 == 0 and n >= 4:
+        return (n // 2 - 1) * (chunk / unit.w1 + unit.alpha) + (
+            math.ceil(chunk / 2) / unit.w1 + unit.alpha)
     return phase_steps(unit) * (chunk / unit.w1 + unit.alpha)
 
 
@@ -523,8 +529,10 @@ FOOTNOTE = (
     "Closed forms from the sections above, computed from `podsim topo`'s size, "
     "wraparound, one-way link bandwidth W1 and hop latency alpha of each dimension "
     "(never from the simulation): all-gather, reduce-scatter and all-reduce, one "
-    "share's phases s x (c / W1 + alpha), s = floor(n/2) on a ring and n - 1 on a "
-    "line or a twisted dimension, reduce-scatter chunks ceil(h / n), all-reduce twice "
+    "share's phases s x (c / W1 + alpha), s = floor(n/2) on a ring (on an even ring "
+    "one step of each way carries half of the opposite chip's chunk, ceil(c / 2)) "
+    "and n - 1 on a line or a twisted dimension, reduce-scatter chunks ceil(h / n), "
+    "all-reduce twice "
     "the reduce-scatter; `SNAKE_RING` one line (or ring) over the group's N chips; "
     "all-to-all, max_d [(N / n_d) B(n_d) (V / N^2) / W1 + (D_d + h'_d) x alpha]; "
     "broadcast, (P - 1 + D) x (ceil(V / P) / W1 + alpha); collective permute, "

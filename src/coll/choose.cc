@@ -5,10 +5,14 @@
 
 namespace podsim::coll {
 
+net::Model choice_model(net::Model run) {
+  return run == net::Model::kPacket ? net::Model::kFlow : run;
+}
+
 sim::Time estimate(const topo::Pod& pod, const Plan& plan, const net::Options& options) {
-  net::Options analytical = options;
-  analytical.model = net::Model::kAnalytical;
-  const auto network = net::make_network(pod, analytical);
+  net::Options on = options;
+  on.model = choice_model(options.model);
+  const auto network = net::make_network(pod, on);
   sim::Simulation sim;
   CollectiveRun run(pod, *network, plan);
   run.start(sim);

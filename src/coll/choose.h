@@ -1,9 +1,18 @@
-// How lower() chooses among schedules: by timing each on the analytical
-// network model (net/analytical_network.h), which charges every link its
-// bytes in turn, so contention counts, at a cost of O(hops) per transfer and
-// no max-min solve. Every chip joins at time zero; the result is the time
-// the last chip finishes. The choice is a closed-form estimate, not the run
-// itself: the run then plays the chosen plan on the network the user picked.
+// How lower() chooses among schedules: by timing each on the network model
+// the run itself uses, so that the schedule kept is the fastest one on the
+// model whose result the user reads. The analytical model's ranking cannot
+// stand in for the others': it is exact for one share alone, but where the
+// rotated shares of a multi-dimension collective meet on a link its
+// first-come-first-served bookings and independently booked hops put it
+// 15% above flow on one candidate and 6% below on another (the twisted
+// v5p 4x4x8 all-reduce in tests/coll/choose_test.cc), so it ranked a
+// twisted dimension's cycle ahead of its line where flow and packet find it
+// slower. The packet model is the exception: its choice is made on the flow
+// model, its fluid limit, which ranks the shipped twisted schedules as it
+// does at about a twentieth of the cost (a 512 MiB reduce-scatter over the
+// twisted v5p 8x16x16: 0.14 s a candidate on flow, 2.2 s on packet).
+// Every chip joins at time zero; the result is the time the last chip
+// finishes.
 #pragma once
 
 #include "coll/plan.h"
@@ -13,9 +22,14 @@
 
 namespace podsim::coll {
 
-// The time `plan` takes on a fresh simulation of the analytical model with
-// the efficiencies of `options` (its model field is ignored). O(transfers x
-// hops) time, O(chips x lanes) memory.
+// The model lower() times candidates on for a run on `run`: the same model,
+// except flow for a packet run.
+net::Model choice_model(net::Model run);
+
+// The time `plan` takes on a fresh simulation of choice_model(options.model)
+// with the efficiencies of `options`. One run of the plan on that model:
+// O(transfers x hops) on the analytical model, a max-min solve per event on
+// flow.
 sim::Time estimate(const topo::Pod& pod, const Plan& plan, const net::Options& options);
 
 }  // namespace podsim::coll

@@ -55,9 +55,9 @@ void run_collective(benchmark::State& state, uint32_t dims, uint32_t size,
   c.kind = kind;
   c.bytes = bytes;
   c.axes = names;
-  const Plan plan = lower(pod, mesh, c);
   net::Options options;
   options.model = model;
+  const Plan plan = lower(pod, mesh, c, options);
   uint64_t transfers = 0;
   uint64_t events = 0;
   double simulated_us = 0;

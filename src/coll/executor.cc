@@ -21,19 +21,22 @@ constexpr int kLaneShift = 2 * kChipBits + kPartBits;
 constexpr uint64_t kChipMask = (uint64_t{1} << kChipBits) - 1;
 constexpr uint64_t kLowMask = (uint64_t{1} << kLaneShift) - 1;
 constexpr uint64_t kMaxLanes = uint64_t{1} << (64 - kLaneShift);
-enum Part : uint64_t { kWhole = 0, kPlusHalf = 1, kMinusHalf = 2 };
+// kShort: a ring lane's short step, of Lane::short_bytes.
+enum Part : uint64_t { kWhole = 0, kPlusHalf = 1, kMinusHalf = 2, kShort = 3 };
 
 uint64_t make_tag(uint32_t lane, Part part, topo::ChipId src, topo::ChipId dst) {
   return (uint64_t{lane} << kLaneShift) | (uint64_t{part} << (2 * kChipBits)) |
          (uint64_t{src} << kChipBits) | dst;
 }
 
-uint64_t part_bytes(uint64_t chunk, Part part) {
+uint64_t part_bytes(uint64_t chunk, uint64_t short_chunk, Part part) {
   switch (part) {
     case kPlusHalf:
       return chunk / 2;
     case kMinusHalf:
       return chunk - chunk / 2;
+    case kShort:
+      return short_chunk;
     case kWhole:
       break;
   }
@@ -99,6 +102,8 @@ void CollectiveRun::build_lanes() {
         li.serial = ph.pattern != Pattern::kDirect && ph.pattern != Pattern::kShift &&
                     ph.pattern != Pattern::kSend;
         li.chunk_bytes = lane.chunk_bytes;
+        li.short_step = lane.short_step;
+        li.short_bytes = lane.short_bytes;
         if (ph.pattern == Pattern::kSend) {
           li.sends = send_table(ph);
         } else if (ph.pattern != Pattern::kDirect) {
@@ -195,7 +200,7 @@ void CollectiveRun::try_send(sim::Simulation& sim, uint32_t lane, topo::ChipId c
     const uint32_t step = st.next_step++;
     if (li.peers != kNoPeers) {
       const Peer& peer = peers_[static_cast<size_t>(li.peers) * chip_count_ + chip];
-      send(sim, lane, chip, peer.chip, kWhole, peer_route(peer));
+      send(sim, lane, chip, peer.chip, step == li.short_step ? kShort : kWhole, peer_route(peer));
       continue;
     }
     // An all-to-all step, staggered: everyone starts with its next
@@ -218,7 +223,7 @@ void CollectiveRun::try_send(sim::Simulation& sim, uint32_t lane, topo::ChipId c
 void CollectiveRun::send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, topo::ChipId dst,
                          int part, std::span<const topo::LinkId> route) {
   const auto p = static_cast<Part>(part);
-  const uint64_t bytes = part_bytes(lanes_[lane].chunk_bytes, p);
+  const uint64_t bytes = part_bytes(lanes_[lane].chunk_bytes, lanes_[lane].short_bytes, p);
   for (const topo::LinkId id : route) {
     link_bytes_[id] += bytes;
   }
@@ -246,16 +251,19 @@ void CollectiveRun::delivered(sim::Simulation& sim, uint64_t tag) {
   ++transfers_delivered_;
   topo::ChipId src = 0;
   topo::ChipId dst = 0;
+  uint64_t bytes = 0;
   if (lanes_[lane].sends != kNoPeers) {
     const SendPath& p = phase_of(lane).paths[tag & kLowMask];
     src = p.src;
     dst = p.dst;
+    bytes = p.bytes;
     bytes_received_ += p.bytes;
   } else {
     const auto part = static_cast<Part>((tag >> (2 * kChipBits)) & ((1U << kPartBits) - 1));
     src = static_cast<topo::ChipId>((tag >> kChipBits) & kChipMask);
     dst = class_of(static_cast<topo::ChipId>(tag & kChipMask));
-    bytes_received_ += part_bytes(lanes_[lane].chunk_bytes, part);
+    bytes = part_bytes(lanes_[lane].chunk_bytes, lanes_[lane].short_bytes, part);
+    bytes_received_ += bytes;
   }
 
   MemberState& s = state(lane, src);
@@ -267,7 +275,7 @@ void CollectiveRun::delivered(sim::Simulation& sim, uint64_t tag) {
   sim::Time later = lane_of(lane).receipt_delay;
   if (options_.compute_reduction && phase_of(lane).reduces) {
     // The receiver reduces the chunk into its buffer before it counts.
-    later += sim::transfer_time(3 * lane_of(lane).chunk_bytes, options_.reduce_bandwidth);
+    later += sim::transfer_time(3 * bytes, options_.reduce_bandwidth);
   }
   if (later > sim::Time::zero()) {
     sim.schedule_in(later, *this, (uint64_t{lane} << kLaneShift) | dst);

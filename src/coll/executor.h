@@ -114,6 +114,8 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
     Pattern pattern = Pattern::kRing;
     bool serial = true;  // one transfer in flight at a time
     uint64_t chunk_bytes = 0;
+    uint32_t short_step = kNoShortStep;  // kRing: the step that carries short_bytes
+    uint64_t short_bytes = 0;
     uint32_t peers = kNoPeers;  // index of its peer table; kNoPeers for kDirect and kSend
     uint32_t sends = kNoPeers;  // kSend: index of its send table
   };

@@ -10,18 +10,20 @@
 // schedule with its closed form; in short, what ALGORITHM_AUTO builds:
 //  - every torus dimension under the collective's axes is a ring of its own,
 //    whether the axes name it alone or an axis spans several dimensions (as
-//    XLA runs a replica group over a multi-dimensional slice): one
-//    bidirectional ring per wraparound dimension -- every chunk travels half
-//    way round each way (ceil((N-1)/2) steps one way, floor((N-1)/2) the
-//    other), so both directions of every link carry data: bandwidth term
-//    V / W, latency N/2 hops, [SB]'s T = max(T_min |X| / 2, V / W) -- and a
-//    two-way pipeline (a line) on a dimension without wraparound;
+//    XLA runs a replica group over a multi-dimensional slice): one balanced
+//    bidirectional ring per wraparound dimension -- every chunk reaches the
+//    (N-1)/2 nearest chips each way, and on an even ring half of it goes
+//    each way to the opposite chip (one short step per lane,
+//    Lane::short_step), so both directions of every link carry exactly
+//    (N-1)/N x V/2: bandwidth term (N-1)/N x V / (2 W1), latency floor(N/2)
+//    hops, [SB]'s T = max(T_min |X| / 2, V / W) -- and a two-way pipeline (a
+//    line) on a dimension without wraparound;
 //  - several dimensions split the buffer into one share per dimension, share
 //    j visiting the dimensions in rotated order, so every dimension's links
 //    work at once (~ V / (W x dimensions));
 //  - a twisted dimension (its wraparound lands shifted along others) is run
-//    as a line or as a ring over its true cycle, whichever the analytical
-//    model finds faster (coll/choose.h);
+//    as a line or as a ring over its true cycle, whichever the run's own
+//    network model finds faster (flow for a packet run; coll/choose.h);
 //  - all-to-all: every block along its shortest dimension-ordered route (on a
 //    twisted torus through the twisted links where that is shorter), modelled
 //    by the routes' per-dimension segments, all at once (cut through);
@@ -60,13 +62,20 @@ enum class Pattern : uint8_t {
 
 // No torus dimension: routes between members are the pod's default routes.
 inline constexpr int32_t kNoWalk = -1;
+// Lane::short_step of a lane whose every step carries chunk_bytes.
+inline constexpr uint32_t kNoShortStep = UINT32_MAX;
 
 struct Lane {
   int direction = +1;        // along the group's order
   uint64_t chunk_bytes = 0;  // bytes of one transfer
-  uint32_t steps = 0;        // kRing: steps every member takes
-  uint32_t group_set = 0;    // index into Plan::group_sets
-  bool wraps = false;        // the groups close into rings (last member links to first)
+  // kRing: the one step whose transfer carries short_bytes instead (a
+  // balanced even ring moves only half of the opposite chip's chunk each
+  // way); kNoShortStep: none.
+  uint32_t short_step = kNoShortStep;
+  uint64_t short_bytes = 0;
+  uint32_t steps = 0;      // kRing: steps every member takes
+  uint32_t group_set = 0;  // index into Plan::group_sets
+  bool wraps = false;      // the groups close into rings (last member links to first)
   // A member's transfer to its neighbour walks this torus dimension in
   // `direction` (topo::walk_along), so a ring over a twisted dimension
   // follows its true cycle; kNoWalk: the pod's route.
@@ -134,8 +143,9 @@ struct Plan {
 
 // Lowers `c` onto the pod. Where ALGORITHM_AUTO has several schedules to
 // choose from (a twisted dimension as a line or its true cycle), each is
-// timed on the analytical network with `estimate_with`'s efficiencies
-// (coll/choose.h) and the fastest kept; the choice is deterministic. Throws
+// timed on the model `estimate_with` names (flow for packet) with its
+// efficiencies (coll/choose.h) and the fastest kept, the first on a tie; the
+// choice is deterministic. Pass the run's network options. Throws
 // std::invalid_argument when the collective cannot be run as asked (unknown
 // axis, a root outside the group, ...); the workload loader checks these
 // first, so this is a second line of defence.

@@ -52,6 +52,12 @@
 //  the busiest link. Measured (tests/net/model_agreement_test.cc and
 //  tests/engine/model_agreement_test.cc): within 5% of flow on every shipped
 //  operation list and on all-to-alls over rings, lines, tori and twisted tori.
+//  Not on the rotated shares of one multi-dimension collective when they
+//  meet on links out of step: exact for each share alone, it is 15% above
+//  flow on an all-reduce over the lines of a twisted v5p 4x4x8 (FIFO between
+//  instants) and 6% below on its x cycle (hops booked independently), so it
+//  may rank schedules differently from flow (tests/coll/choose_test.cc); that
+//  is why coll/choose.h chooses on the run's own model.
 //
 // Link stats: bytes are counted when a transfer starts; busy is the union of
 // the booked intervals clipped to now. Bookings on a link never overlap, so

@@ -134,11 +134,14 @@ TEST(TorusShape, ThreeDimensionsSpeedUpTensorParallelDecode) {
 
   // Each layer all-reduces 512 KiB twice (attention and FFN outputs: batch
   // 32 x 8192 x bf16) over the 16 model chips, 80 layers: 160 all-reduces.
-  // On a 16-ring: 2 x 8 steps of 32 KiB; on 4x4: two shares of 256 KiB,
-  // 2 x (2 steps of 64 KiB + 2 of 16 KiB). Each step: bytes / 50 GB/s + 1 us.
+  // Balanced rings split each chunk in two halves, so the last of a phase's
+  // floor(n/2) steps carries half a chunk on each link direction. On a
+  // 16-ring: 2 x (7 steps of 32 KiB + 1 of 16 KiB); on 4x4: two shares of
+  // 256 KiB, 2 x (64 KiB + 32 KiB + 16 KiB + 8 KiB). Each step: bytes / 50
+  // GB/s + 1 us.
   const auto step_us = [](double bytes) { return bytes / 50e9 * 1e6 + 1.0; };
-  const double ring16 = 2 * 8 * step_us(32768);
-  const double torus4x4 = 2 * (2 * step_us(65536) + 2 * step_us(16384));
+  const double ring16 = 2 * (7 * step_us(32768) + step_us(16384));
+  const double torus4x4 = 2 * (step_us(65536) + step_us(32768) + step_us(16384) + step_us(8192));
   const double saved = 160 * (ring16 - torus4x4);
   const double moved = us(on_16x16, "serving.collective_exposed_us") -
                        us(on_16x4x4, "serving.collective_exposed_us");

@@ -83,9 +83,10 @@ TEST(WorkLimits, LoweredCollectivesAreCountedBeforeTheRunStarts) {
 // Issue 12 item 7: the 1 GiB all-reduce on a 2^20-chip pod (1024 x 1024)
 // ran for minutes with nothing said; here on 512 x 512 (2^18 chips, a
 // quarter of the memory). Played on every chip (--no-symmetry), its rings'
-// 1.07e9 transfers are counted before it starts: refused under a lower
+// 1.07e9 transfers (2^30: a balanced even ring of 512 takes 256 steps each
+// way) are counted before it starts: refused under a lower
 // limit, announced under the default, and then stopped by the wall-time
-// limit. Played one chip per class (the default) it is one chip's 4094
+// limit. Played one chip per class (the default) it is one chip's 4096
 // transfers, and finishes.
 TEST(WorkLimits, AQuarterMillionChipAllReduceIsEstimatedBeforeItStarts) {
   const std::vector<std::string> pod = {
@@ -101,11 +102,11 @@ TEST(WorkLimits, AQuarterMillionChipAllReduceIsEstimatedBeforeItStarts) {
   };
   const Result refused = run(with({"--no-symmetry", "--max-events", "1e9"}));
   EXPECT_EQ(refused.code, kExitCheckFailed) << refused.err;
-  EXPECT_THAT(refused.err, HasSubstr("not started: estimated at least 1071644672 events"));
+  EXPECT_THAT(refused.err, HasSubstr("not started: estimated at least 1073741824 events"));
   const Result announced = run(with({"--no-symmetry", "--max-wall-seconds", "0.5", "-f", "csv"}));
   EXPECT_EQ(announced.code, kExitCheckFailed) << announced.err;
   EXPECT_THAT(announced.err,
-              HasSubstr("podsim: note: this run is estimated at 1071644672 events or more"));
+              HasSubstr("podsim: note: this run is estimated at 1073741824 events or more"));
   EXPECT_THAT(announced.err, HasSubstr("20000000000 events (--max-events) or 0.5 s"));
   EXPECT_THAT(announced.err, HasSubstr("over the limit of 0.5 s (--max-wall-seconds)"));
   EXPECT_TRUE(announced.out.empty());

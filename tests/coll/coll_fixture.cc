@@ -38,7 +38,7 @@ Outcome run(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::Co
   options.model = model;
   auto network = net::make_network(pod, options);
   sim::Simulation sim;
-  CollectiveRun run(pod, *network, lower(pod, mesh, c));
+  CollectiveRun run(pod, *network, lower(pod, mesh, c, options));
   run.start(sim);
   sim.run();
   Outcome o;

@@ -16,11 +16,30 @@ TEST(Plan, RingAllGatherGoesHalfWayEachWay) {
   ASSERT_EQ(p.shares[0].phases.size(), 1U);
   const Phase& ph = p.shares[0].phases[0];
   EXPECT_EQ(ph.pattern, Pattern::kRing);
+  // An even ring: chunks of V / N = 100 go n/2 steps each way, the last
+  // step carrying only half of the opposite chip's chunk each way.
   ASSERT_EQ(ph.lanes.size(), 2U);
-  EXPECT_EQ(ph.lanes[0].steps + ph.lanes[1].steps, 15U);
-  EXPECT_EQ(ph.lanes[0].steps, 8U);
-  EXPECT_EQ(ph.lanes[0].chunk_bytes, 100U);  // V / N
+  for (size_t l = 0; l < 2; ++l) {
+    EXPECT_EQ(ph.lanes[l].steps, 8U) << l;
+    EXPECT_EQ(ph.lanes[l].chunk_bytes, 100U) << l;
+    EXPECT_EQ(ph.lanes[l].short_step, 7U) << l;
+    EXPECT_EQ(ph.lanes[l].short_bytes, 50U) << l;
+  }
+  EXPECT_EQ(ph.lanes[0].direction, +1);
+  EXPECT_EQ(ph.lanes[1].direction, -1);
   EXPECT_EQ(p.group_size, 16U);
+}
+
+TEST(Plan, OddRingSendsWholeChunksHalfWayEachWay) {
+  const topo::Pod pod(pod_spec({{5, true}}));
+  const Plan p =
+      lower(pod, one_axis_per_dim(pod), collective(CollectiveKind::kAllGather, 500, {"x"}));
+  const Phase& ph = p.shares[0].phases[0];
+  ASSERT_EQ(ph.lanes.size(), 2U);
+  EXPECT_EQ(ph.lanes[0].steps, 2U);
+  EXPECT_EQ(ph.lanes[1].steps, 2U);
+  EXPECT_EQ(ph.lanes[0].chunk_bytes, 100U);
+  EXPECT_EQ(ph.lanes[0].short_step, kNoShortStep);
 }
 
 TEST(Plan, LineUsesPipelinePatterns) {
@@ -51,8 +70,11 @@ TEST(Plan, MultiAxisSplitsIntoRotatedShares) {
     EXPECT_TRUE(p.shares[j].phases[0].reduces);
     EXPECT_FALSE(p.shares[j].phases[5].reduces);
   }
-  // Share of 6400 bytes: RS over 4 chips sends 1600-byte chunks.
+  // Share of 6400 bytes: RS over 4 chips sends 1600-byte chunks; its first
+  // step carries half of the opposite chip's contribution each way.
   EXPECT_EQ(p.shares[0].phases[0].lanes[0].chunk_bytes, 1600U);
+  EXPECT_EQ(p.shares[0].phases[0].lanes[0].short_step, 0U);
+  EXPECT_EQ(p.shares[0].phases[0].lanes[0].short_bytes, 800U);
 }
 
 TEST(Plan, HierarchicalAllReduceCrossesDcnInTheMiddle) {

@@ -56,6 +56,11 @@ Exchange exchange(FormDim d) {
 }  // namespace
 
 double phase_seconds(FormDim d, double chunk, FormLink l) {
+  if (d.wraps && d.n % 2 == 0 && d.n >= 4) {
+    // A balanced even ring: n/2 - 1 steps carry a whole chunk on each link
+    // direction, one only half of the opposite chip's.
+    return (d.n / 2 - 1) * (chunk / l.w1 + l.alpha) + (chunk / 2 / l.w1 + l.alpha);
+  }
   return steps(d) * (chunk / l.w1 + l.alpha);
 }
 

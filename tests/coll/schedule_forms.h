@@ -25,7 +25,9 @@ struct FormLink {
 };
 
 // One phase over a dimension where each step moves `chunk` bytes one hop:
-// a bidirectional ring takes ceil((n-1)/2) steps, a line n-1.
+// a bidirectional ring takes ceil((n-1)/2) steps, a line n-1. On an even
+// ring the last of them moves half a chunk each way (the opposite chip's
+// chunk is split), so each link direction carries (n-1)/2 chunks.
 double phase_seconds(FormDim d, double chunk, FormLink l);
 
 // The collectives over `dims` (all the same size) of V bytes, as

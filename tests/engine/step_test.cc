@@ -77,10 +77,14 @@ struct Fixture {
 
 // All-reduce of V on a wraparound ring of 4 (bidirectional: 2 steps one way,
 // 1 the other, chunks of V/4), reduce-scatter then all-gather.
+// A balanced 4-ring all-reduce (docs/collectives.md): reduce-scatter and
+// all-gather each take one step of both halves of a V/4 chunk on each link
+// direction, then one of a single half (the opposite chip's).
 sim::Time ring4_all_reduce(uint64_t v) {
-  const sim::Time step =
-      sim::transfer_time(v / 4, sim::Bandwidth::from_gbps(50)) + sim::Time::us(1);
-  return step * 4;
+  const sim::Bandwidth w = sim::Bandwidth::from_gbps(50);
+  const sim::Time both = sim::transfer_time(v / 4, w) + sim::Time::us(1);
+  const sim::Time half = sim::transfer_time(v / 8, w) + sim::Time::us(1);
+  return (both + half) * 2;
 }
 
 TEST(Step, SerialComputeCollectiveCompute) {

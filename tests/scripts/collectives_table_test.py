@@ -45,17 +45,20 @@ class ClosedForms(unittest.TestCase):
 
     def test_all_gather_on_a_ring(self):
         case = ct.Case("ALL_GATHER", 1 << 30, "v5e-16x16.textproto", (("x",),))
-        # 8 steps of 64 MiB: 8 x (67108864 / 50e9 + 1e-6)
+        # 7 steps of 64 MiB, then the opposite chip's chunk, 32 MiB each way
         self.assertAlmostEqual(ct.closed_form_seconds(case, V5E_16X16),
-                               8 * (67108864 / 50e9 + 1e-6), places=15)
+                               7 * (67108864 / 50e9 + 1e-6) + (33554432 / 50e9 + 1e-6),
+                               places=15)
 
     def test_twisted_dimension_is_a_line(self):
         twisted = (dim("x", 8, True, twisted=True, w1=100e9),)
         plain = (dim("x", 8, True, w1=100e9),)
         case = ct.Case("ALL_REDUCE", 256 * MIB, "t", (("x",),))
         chunk = 32 * MIB / 100e9 + 1e-6
+        half = 16 * MIB / 100e9 + 1e-6
         self.assertAlmostEqual(ct.closed_form_seconds(case, twisted), 2 * 7 * chunk, places=15)
-        self.assertAlmostEqual(ct.closed_form_seconds(case, plain), 2 * 4 * chunk, places=15)
+        self.assertAlmostEqual(ct.closed_form_seconds(case, plain), 2 * (3 * chunk + half),
+                               places=15)
 
     def test_all_to_all_blocks(self):
         self.assertEqual(ct.exchange_blocks(dim("x", 16, True)), 32)  # n^2 / 8

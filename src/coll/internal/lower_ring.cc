@@ -28,16 +28,37 @@ Phase ring_phase(const Unit& u, uint64_t bytes, bool gather, bool bidirectional)
     Lane plus = lane;
     // Over DCN both ways share each chip's one path to the fabric, so a
     // second direction would gain nothing: a one-way ring.
-    if (bidirectional && !u.dcn) {
-      plus.steps = n / 2;
-      Lane minus = lane;
-      minus.direction = -1;
-      minus.steps = (n - 1) / 2;
-      ph.lanes = {plus, minus};
-    } else {
+    if (!bidirectional || u.dcn) {
       plus.steps = n - 1;
       ph.lanes = {plus};
+      return ph;
     }
+    Lane minus = lane;
+    minus.direction = -1;
+    // Balanced (docs/collectives.md): every chunk reaches the (n-1)/2 chips
+    // nearest each way, so on an odd ring both directions of every link
+    // carry (n-1)/2 chunks. On an even ring the opposite chip is n/2 steps
+    // either way: half of its chunk goes each way, so each lane takes n/2
+    // steps of which one moves half a chunk -- the last of an all-gather
+    // (the opposite chip receives one half from each side), the first of a
+    // reduce-scatter (the opposite chip's contribution to each half of a
+    // block starts the partial sums on one side only). Both directions then
+    // carry (n-1)/2 chunks per link and the latency stays n/2 hops. The
+    // halves add up to the chunk; a chunk of one byte cannot split (and on
+    // a 2-ring the one other chip is one step away).
+    if (n % 2 == 1 || n < 4 || lane.chunk_bytes < 2) {
+      plus.steps = n / 2;
+      minus.steps = (n - 1) / 2;
+      ph.lanes = {plus, minus};
+      return ph;
+    }
+    plus.steps = n / 2;
+    minus.steps = n / 2;
+    plus.short_step = gather ? n / 2 - 1 : 0;
+    minus.short_step = plus.short_step;
+    plus.short_bytes = lane.chunk_bytes - lane.chunk_bytes / 2;
+    minus.short_bytes = lane.chunk_bytes / 2;
+    ph.lanes = {plus, minus};
   } else {
     // A line: chunks (or partial sums) flow both ways, each in full.
     ph.pattern = gather ? Pattern::kLineGather : Pattern::kLineScatter;
