@@ -18,9 +18,13 @@ namespace {
 // a few hundred bytes each.
 constexpr size_t kBufferBytes = size_t{1} << 20;
 
+fs::path directory_of(const fs::path& file) {
+  return file.has_parent_path() ? file.parent_path() : fs::path(".");
+}
+
 // The pid keeps two podsim processes writing the same file from sharing a temp name.
 fs::path temp_beside(const fs::path& file) {
-  const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+  const fs::path dir = directory_of(file);
   std::string name = ".";
   name += file.filename().string();
   name += ".tmp.";
@@ -92,10 +96,6 @@ bool link_anonymous(int fd, const fs::path& name) {
     ::unlink(name.c_str());
   }
   return false;
-}
-
-fs::path directory_of(const fs::path& file) {
-  return file.has_parent_path() ? file.parent_path() : fs::path(".");
 }
 
 }  // namespace

@@ -65,17 +65,6 @@ double expected_link_bytes(CollectiveKind kind, uint32_t n, double v) {
   return kind == CollectiveKind::kAllReduce ? 2 * one_pass : one_pass;
 }
 
-const char* kind_name(CollectiveKind kind) {
-  switch (kind) {
-    case CollectiveKind::kAllGather:
-      return "all-gather";
-    case CollectiveKind::kReduceScatter:
-      return "reduce-scatter";
-    default:
-      return "all-reduce";
-  }
-}
-
 // Every directed link carries bytes, and all of them the same amount: both
 // directions of every link are loaded equally.
 void expect_balanced_links(const Outcome& o, size_t directed_links, double per_link,
@@ -104,7 +93,7 @@ TEST_P(BalancedRing, MeetsTheBalancedClosedForm) {
   const Outcome o = run(pod, one_axis_per_dim(pod), collective(kind, kBalancedBytes, {"x"}), model);
   ASSERT_TRUE(o.done);
   const double v = static_cast<double>(kBalancedBytes);
-  const std::string what = std::string(kind_name(kind)) + " on a " + std::to_string(n) + "-ring, " +
+  const std::string what = std::string(to_string(kind)) + " on a " + std::to_string(n) + "-ring, " +
                            std::string(net::to_string(model));
   const double expected = expected_seconds(kind, {n}, v);
   EXPECT_NEAR(o.seconds, expected, 0.02 * expected)
@@ -147,7 +136,7 @@ TEST_P(BalancedShares, MeetTheBalancedClosedFormOn4x4x4) {
   ASSERT_TRUE(o.done);
   const double v = static_cast<double>(kBalancedBytes);
   const std::string what =
-      std::string(kind_name(kind)) + " on 4x4x4, " + std::string(net::to_string(model));
+      std::string(to_string(kind)) + " on 4x4x4, " + std::string(net::to_string(model));
   const double expected = expected_seconds(kind, {4, 4, 4}, v);
   EXPECT_NEAR(o.seconds, expected, 0.02 * expected)
       << what << ": got " << o.seconds * 1e6 << " us, expected " << expected * 1e6 << " us";
@@ -194,7 +183,7 @@ TEST(BalancedRingMonotone, MoreBytesNeverFaster) {
           const Outcome o = run(pod, mesh, collective(kind, bytes, {"x"}), model);
           ASSERT_TRUE(o.done);
           EXPECT_GE(o.seconds, last)
-              << kind_name(kind) << " on a " << n << "-ring, " << std::string(net::to_string(model))
+              << to_string(kind) << " on a " << n << "-ring, " << std::string(net::to_string(model))
               << ", " << bytes << " bytes";
           last = o.seconds;
         }

@@ -199,7 +199,8 @@ EOT
 }
 long_ar 10000 >"$dir/long_ar.textproto"
 t0=$(date +%s.%N)
-"$podsim" run -t "$src/topologies/v5e-4x4.textproto" -w "$dir/long_ar.textproto" >/dev/null ||
+"$podsim" run -t "$src/topologies/v5e-4x4.textproto" -w "$dir/long_ar.textproto" \
+  >"$dir/stdout.calibrate" ||
   fail "10,000 all-reduces do not run"
 repeats=$(awk -v t="$(seconds_since "$t0")" \
   'BEGIN { r = int(10000 * 3 / (t > 0.01 ? t : 0.01)); print (r < 10000 ? 10000 : r) }')
