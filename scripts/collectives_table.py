@@ -101,6 +101,9 @@ CASES = (
     Case("BROADCAST", 17 * MIB, "v5e-4x4.textproto", (("x",),), root=0),
     Case("BROADCAST", 17 * MIB, "v5e-4x4.textproto", (("x", "y"),), root=0),
     Case("BROADCAST", 17 * MIB, "v5e-4x4.textproto", (("x", "y"),), algorithm="SNAKE_RING", root=0),
+    Case("BROADCAST", 64 * MIB, "v4-4x4x4.textproto", (("x",),), root=0),
+    Case("BROADCAST", 64 * MIB, "v4-4x4x4.textproto", (("x", "y", "z"),), root=0),
+    Case("BROADCAST", 64 * KIB, "v4-4x4x4.textproto", (("x", "y", "z"),), root=0),
     Case("COLLECTIVE_PERMUTE", 16 * MIB, "v5e-16x16.textproto", (("x",),), shift=1),
     Case("SEND", 64 * MIB, "v5e-16x16.textproto", pair=((0, 0), (1, 3))),
     Case("ALL_REDUCE", 256 * MIB, "v5p-8x16x16-twisted.textproto", (("x",),)),
@@ -296,22 +299,32 @@ def all_to_all_seconds(units, v):
     return worst
 
 
-def broadcast_pieces(v):
-    """P = clamp(floor(V / 1 MiB), 1, 64)."""
-    return min(max(v // MIB, 1), 64)
+MAX_PIECES = 64
 
 
-def chain_depth(unit, root):
-    """Hops to the farthest chip: a ring floor(n/2); a line max(r, n - 1 - r)."""
-    return unit.size // 2 if unit.ring else max(root, unit.size - 1 - root)
+def chain_seconds(v, depth, w1, alpha):
+    """min over P in [1, 64] of (P - 1 + D) x (ceil(V / P) / W1 + alpha)."""
+    return min((p - 1 + depth) * (math.ceil(v / p) / w1 + alpha)
+               for p in range(1, min(v, MAX_PIECES) + 1))
+
+
+def chain_depth(unit, root, split=False):
+    """Hops to the farthest chip: a ring floor(n/2) (n - 1 split); a line
+    max(r, n - 1 - r)."""
+    if unit.ring:
+        return unit.size - 1 if split else unit.size // 2
+    return max(root, unit.size - 1 - root)
 
 
 def broadcast_seconds(units, root_coords, v):
-    """(P - 1 + D) x (ceil(V / P) / W1 + alpha), D the sum of the levels' depths."""
+    """The faster of whole pieces and, on a tree of rings, each half of V one
+    way round every ring; D the sum of the levels' depths."""
     w1, alpha = uniform_link(units)
-    pieces = broadcast_pieces(v)
-    depth = sum(chain_depth(u, r) for u, r in zip(units, root_coords))
-    return (pieces - 1 + depth) * (math.ceil(v / pieces) / w1 + alpha)
+    whole = chain_seconds(v, sum(chain_depth(u, r) for u, r in zip(units, root_coords)), w1, alpha)
+    if v < 2 or not all(u.ring for u in units):
+        return whole
+    depth = sum(chain_depth(u, r, split=True) for u, r in zip(units, root_coords))
+    return min(whole, chain_seconds(v - v // 2, depth, w1, alpha))
 
 
 def distance(dim, a, b):
@@ -535,7 +548,9 @@ FOOTNOTE = (
     "all-reduce twice "
     "the reduce-scatter; `SNAKE_RING` one line (or ring) over the group's N chips; "
     "all-to-all, max_d [(N / n_d) B(n_d) (V / N^2) / W1 + (D_d + h'_d) x alpha]; "
-    "broadcast, (P - 1 + D) x (ceil(V / P) / W1 + alpha); collective permute, "
+    "broadcast, min over P in [1, 64] of (P - 1 + D) x (ceil(V / P) / W1 + alpha), "
+    "split (V / 2 one way round every ring, D = sum of n - 1) where every level is a ring "
+    "and that is faster; collective permute, "
     "V / W1 + hops x alpha; send, V / (routes x W1) + hops x alpha."
 )
 

@@ -74,8 +74,9 @@ CollectiveRun::Role CollectiveRun::role(uint32_t lane, topo::ChipId chip) const 
       }
       const uint32_t root = ph.levels[ln.level].root;
       // Distance from the root along this lane, and how far the lane reaches.
-      const uint32_t reach =
-          ln.wraps ? (d > 0 ? n / 2 : (n - 1) / 2) : (d > 0 ? n - 1 - root : root);
+      const uint32_t reach = !ln.wraps       ? (d > 0 ? n - 1 - root : root)
+                             : ln.whole_ring ? n - 1
+                                             : (d > 0 ? n / 2 : (n - 1) / 2);
       const int64_t k64 = ln.wraps ? mod((static_cast<int64_t>(p) - root) * d, n)
                                    : (static_cast<int64_t>(p) - root) * d;
       if (k64 < 0 || k64 > reach) {

@@ -34,8 +34,15 @@ std::vector<std::vector<TwistedAs>> twisted_choices(const Builder& b) {
   return out;
 }
 
+// The schedule variants that are not a twisted dimension's: an all-to-all's
+// direct exchange, a broadcast split over both ways round its rings.
+struct Variant {
+  bool direct = false;
+  bool split = false;
+};
+
 Plan one(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::CollectiveSpec& c,
-         const std::vector<TwistedAs>& twisted_as, bool direct) {
+         const std::vector<TwistedAs>& twisted_as, Variant variant = {}) {
   Builder b(pod, mesh, c);
   switch (c.kind) {
     case CollectiveKind::kAllGather:
@@ -44,10 +51,10 @@ Plan one(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::Colle
       internal::lower_ring_family(b, twisted_as);
       break;
     case CollectiveKind::kAllToAll:
-      internal::lower_all_to_all(b, direct);
+      internal::lower_all_to_all(b, variant.direct);
       break;
     case CollectiveKind::kBroadcast:
-      internal::lower_broadcast(b, twisted_as);
+      internal::lower_broadcast(b, twisted_as, variant.split);
       break;
     case CollectiveKind::kPermute:
       internal::lower_permute(b);
@@ -70,7 +77,7 @@ std::vector<Plan> candidate_plans(const topo::Pod& pod, const topo::DeviceMesh& 
     if (c.pairs.empty()) {
       throw std::invalid_argument("a send has no chip pairs");
     }
-    return {one(pod, mesh, c, {}, false)};
+    return {one(pod, mesh, c, {})};
   }
   if (c.axes.empty()) {
     throw std::invalid_argument("collective has no mesh axes");
@@ -80,20 +87,28 @@ std::vector<Plan> candidate_plans(const topo::Pod& pod, const topo::DeviceMesh& 
   switch (c.kind) {
     case CollectiveKind::kAllToAll:
       // Its routes are the pod's shortest ones, twisted links included.
-      out.push_back(one(pod, mesh, c, {}, c.algorithm == CollectiveAlgorithm::kDirect));
+      out.push_back(
+          one(pod, mesh, c, {}, Variant{.direct = c.algorithm == CollectiveAlgorithm::kDirect}));
       break;
     case CollectiveKind::kPermute:
-      out.push_back(one(pod, mesh, c, {}, false));
+      out.push_back(one(pod, mesh, c, {}));
       break;
-    default:
-      if (c.algorithm == CollectiveAlgorithm::kSnakeRing) {
-        out.push_back(one(pod, mesh, c, {}, false));
-        break;
-      }
-      for (const auto& choice : twisted_choices(probe)) {
-        out.push_back(one(pod, mesh, c, choice, false));
+    default: {
+      const auto choices = c.algorithm == CollectiveAlgorithm::kSnakeRing
+                               ? std::vector<std::vector<TwistedAs>>{{}}
+                               : twisted_choices(probe);
+      for (const auto& choice : choices) {
+        out.push_back(one(pod, mesh, c, choice));
+        if (c.kind == CollectiveKind::kBroadcast) {
+          // Split over both ways round its rings, where every level is one.
+          Plan split = one(pod, mesh, c, choice, Variant{.split = true});
+          if (split.shares.size() == 2) {
+            out.push_back(std::move(split));
+          }
+        }
       }
       break;
+    }
   }
   return out;
 }

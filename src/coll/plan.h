@@ -28,7 +28,10 @@
 //    twisted torus through the twisted links where that is shorter), modelled
 //    by the routes' per-dimension segments, all at once (cut through);
 //  - broadcast: a pipelined chain per dimension, each chip of one level
-//    rooting the chains of the next as its pieces arrive;
+//    rooting the chains of the next as its pieces arrive; when every level
+//    is a ring, either every piece goes whole both ways half way round, or
+//    each half of the buffer goes one way all the way round (half the bytes
+//    per link, twice the depth), whichever is faster;
 //  - send: each pair's bytes split over the link-disjoint routes between the
 //    two chips (topo/multipath.h);
 //  - across slices (an axis over the "slice" dimension) the collective is
@@ -82,6 +85,10 @@ struct Lane {
   int32_t walk_dim = kNoWalk;
   int32_t shift = 0;   // kShift: member p sends to member p + shift
   uint32_t level = 0;  // kChain: index into Phase::levels
+  // kChain on a ring: the chain runs all the way round in `direction`
+  // (n - 1 hops), carrying the half of the buffer that goes this way, instead
+  // of stopping half way (a split broadcast, lower_point.cc).
+  bool whole_ring = false;
   // A receipt of this lane counts this long after the transfer is delivered:
   // an all-to-all's later route segments carry bytes that crossed the
   // earlier segments' hops first, cut through, so their last byte lands that
@@ -141,8 +148,9 @@ struct Plan {
   std::string schedule;
 };
 
-// Lowers `c` onto the pod. Where ALGORITHM_AUTO has several schedules to
-// choose from (a twisted dimension as a line or its true cycle), each is
+// Lowers `c` onto the pod. Where there are several schedules to choose from
+// (a twisted dimension as a line or its true cycle; a broadcast whole or
+// split over both ways round its rings), each is
 // timed on the model `estimate_with` names (flow for packet) with its
 // efficiencies (coll/choose.h) and the fastest kept, the first on a tie; the
 // choice is deterministic. Pass the run's network options. Throws

@@ -18,13 +18,9 @@ namespace {
 
 using config::CollectiveKind;
 
-constexpr double kOneWayW = kLinkGBps * 1e9;  // one direction of one link, B/s
 // Divisible by 2N for every N below and by 2 x 64 x 3 for the 4x4x4 shares,
 // so every chunk and half chunk is whole and both directions carry equal bytes.
 constexpr uint64_t kBalancedBytes = 60 * kMiB;
-
-constexpr net::Model kAllModels[] = {net::Model::kAnalytical, net::Model::kFlow,
-                                     net::Model::kPacket};
 
 // One phase over a balanced ring of n chips where each chip holds `held`
 // bytes to spread (all-gather) or reduce (reduce-scatter, held = the

@@ -154,11 +154,12 @@ TEST(ClosedForm, BroadcastPipelinesAlongTheRing) {
   const topo::Pod pod(pod_spec({{16, true}}));
   const Outcome o =
       run(pod, one_axis_per_dim(pod), collective(CollectiveKind::kBroadcast, 256 * kMiB, {"x"}));
-  const double one_pass = 256.0 * kMiB / kOneWay;
-  // At least the time to push V through one link; pipelined over 64 pieces,
-  // the 8-hop chain adds 7/64 of that.
-  EXPECT_GE(o.seconds, one_pass);
-  expect_within(o.seconds, one_pass * (1 + 7.0 / 64) + 8 * kHopS, 0.02, "broadcast");
+  const double half_pass = 128.0 * kMiB / kOneWay;
+  // Each half of V one way all the way round: at least the time to push V/2
+  // through one link; pipelined over 64 pieces, the 15-hop chain adds 14/64
+  // of that (the whole V both ways, 8 hops deep, would take about twice).
+  EXPECT_GE(o.seconds, half_pass);
+  expect_within(o.seconds, (half_pass / 64 + kHopS) * (64 - 1 + 15), 0.02, "broadcast");
 }
 
 TEST(ClosedForm, AllReduceAcrossTwoSlicesOverDcn) {

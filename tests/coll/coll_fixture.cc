@@ -38,7 +38,8 @@ Outcome run(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::Co
   options.model = model;
   auto network = net::make_network(pod, options);
   sim::Simulation sim;
-  CollectiveRun run(pod, *network, lower(pod, mesh, c, options));
+  const Plan plan = lower(pod, mesh, c, options);
+  CollectiveRun run(pod, *network, plan);
   run.start(sim);
   sim.run();
   Outcome o;
@@ -49,6 +50,7 @@ Outcome run(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::Co
   o.bytes_sent = run.bytes_sent();
   o.bytes_received = run.bytes_received();
   o.link_bytes = run.link_bytes();
+  o.schedule = plan.schedule;
   return o;
 }
 

@@ -20,6 +20,9 @@ namespace podsim::coll::testing {
 inline constexpr double kLinkGBps = 50.0;          // one way, as TPU v5e
 inline constexpr double kW = 2 * kLinkGBps * 1e9;  // [SB]'s W: both ways of an axis, B/s
 inline constexpr double kHopS = 1e-6;
+inline constexpr double kOneWayW = kLinkGBps * 1e9;  // one direction of one link, B/s
+inline constexpr net::Model kAllModels[] = {net::Model::kAnalytical, net::Model::kFlow,
+                                            net::Model::kPacket};
 inline constexpr double kDcnGBps = 25.0;
 inline constexpr double kDcnLatencyS = 10e-6;
 inline constexpr uint64_t kMiB = 1024 * 1024;
@@ -47,6 +50,7 @@ struct Outcome {
   uint64_t bytes_received = 0;
   bool done = false;
   std::vector<uint64_t> link_bytes;
+  std::string schedule;  // Plan::schedule of the plan lower() chose
 };
 
 Outcome run(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::CollectiveSpec& c,

@@ -110,8 +110,7 @@ TEST_P(MultiDimAxis, BroadcastMatchesSeparateAxesAndClosedForm) {
     for (uint32_t d = 0; d < pod_.dim_count(); ++d) {
       coords.push_back(pod_.coord(chip, d));
     }
-    expect_form(run_both(c),
-                broadcast_seconds(form_dims(), coords, static_cast<double>(v), 64, link()),
+    expect_form(run_both(c), broadcast_seconds(form_dims(), coords, v, link()),
                 "broadcast from " + std::to_string(root));
   }
 }

@@ -3,14 +3,15 @@
 // over the k link-disjoint dimension-ordered routes (the k rotations of the
 // dimension order), as ICI does: its first byte arrives after hops x hop
 // latency, its last after bytes / (k x W1) + that latency. A broadcast over
-// two axes pipelines its pieces from one axis into the next: one axis' time
-// plus the second level's depth in piece steps.
+// two axes pipelines its pieces from one axis into the next: the tree's
+// depth is the sum of its levels'.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <ostream>
 
 #include "coll_fixture.h"
+#include "schedule_forms.h"
 
 namespace podsim::coll::testing {
 namespace {
@@ -112,18 +113,20 @@ TEST(SendPairs, AcrossSlicesGoesOverDcn) {
 TEST(MultiAxisBroadcast, PipelinesIntoTheSecondAxis) {
   const topo::Pod pod(pod_spec({{4, false}, {4, false}}));
   const auto mesh = one_axis_per_dim(pod);
-  const uint64_t bytes = 17 * kMiB;  // 17 pieces of 1 MiB
-  const double step = std::ceil(static_cast<double>(bytes) / 17) / kW1 + kHopS;
+  const uint64_t bytes = 17 * kMiB;
+  const FormLink link{kW1, kHopS};
   const Outcome one = run(pod, mesh, collective(CollectiveKind::kBroadcast, bytes, {"x"}));
   const Outcome two = run(pod, mesh, collective(CollectiveKind::kBroadcast, bytes, {"x", "y"}));
-  // From the root at (0, 0): 3 hops along x, then 3 more along y.
-  expect_seconds(one.seconds, (17 - 1 + 3) * step, 1e-3, "one axis");
-  expect_seconds(two.seconds, one.seconds + 3 * step, 0.10, "two axes: one axis + 3 steps");
+  // From the root at (0, 0): 3 hops along x, then 3 more along y, at the
+  // piece count that minimises each tree's time.
+  expect_seconds(one.seconds, chain_seconds(bytes, 3, link), 1e-3, "one axis");
+  expect_seconds(two.seconds, chain_seconds(bytes, 6, link), 1e-3, "two axes");
+  EXPECT_GT(two.seconds, one.seconds);
   // The snake runs one chain over all 16 chips: 15 hops deep.
   auto snake = collective(CollectiveKind::kBroadcast, bytes, {"x", "y"});
   snake.algorithm = config::CollectiveAlgorithm::kSnakeRing;
   const Outcome chain = run(pod, mesh, snake);
-  expect_seconds(chain.seconds, (17 - 1 + 15) * step, 1e-3, "snake");
+  expect_seconds(chain.seconds, chain_seconds(bytes, 15, link), 1e-3, "snake");
 }
 
 }  // namespace

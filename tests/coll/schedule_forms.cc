@@ -107,15 +107,29 @@ double all_to_all_seconds(const std::vector<FormDim>& dims, double v, FormLink l
   return worst;
 }
 
+double chain_seconds(uint64_t bytes, uint32_t depth, FormLink l) {
+  double best = 0;
+  for (uint64_t p = 1; p <= std::min<uint64_t>(bytes, 64); ++p) {
+    const double piece = static_cast<double>((bytes + p - 1) / p);
+    const double t = static_cast<double>(p - 1 + depth) * (piece / l.w1 + l.alpha);
+    best = p == 1 ? t : std::min(best, t);
+  }
+  return best;
+}
+
 double broadcast_seconds(const std::vector<FormDim>& dims, const std::vector<uint32_t>& root,
-                         double v, uint32_t pieces, FormLink l) {
-  uint32_t depth = 0;
+                         uint64_t v, FormLink l) {
+  uint32_t whole = 0;
+  uint32_t split = 0;
+  bool rings = true;
   for (size_t i = 0; i < dims.size(); ++i) {
     const FormDim d = dims[i];
-    depth += d.wraps ? d.n / 2 : std::max(root[i], d.n - 1 - root[i]);
+    rings = rings && d.wraps;
+    whole += d.wraps ? d.n / 2 : std::max(root[i], d.n - 1 - root[i]);
+    split += d.wraps ? d.n - 1 : std::max(root[i], d.n - 1 - root[i]);
   }
-  const double piece = std::ceil(v / pieces);
-  return (pieces - 1 + depth) * (piece / l.w1 + l.alpha);
+  const double t = chain_seconds(v, whole, l);
+  return rings && v >= 2 ? std::min(t, chain_seconds(v - v / 2, split, l)) : t;
 }
 
 }  // namespace podsim::coll::testing

@@ -39,10 +39,15 @@ double all_reduce_seconds(const std::vector<FormDim>& dims, double v, FormLink l
 // link's blocks over W1, plus its farthest whole-block segment's hops and
 // the earlier dimensions' farthest segments' hops; the worst dimension.
 double all_to_all_seconds(const std::vector<FormDim>& dims, double v, FormLink l);
-// A tree of pipelined chains over `dims` from the root at position `root`
-// (coordinates, one per dimension), V cut into `pieces`: (pieces - 1 + sum
-// of depths) piece steps.
+// A tree of pipelined chains `depth` hops deep carrying `bytes`, at the
+// piece count P in [1, 64] that minimises (P - 1 + depth) x (ceil(bytes / P)
+// / W1 + alpha).
+double chain_seconds(uint64_t bytes, uint32_t depth, FormLink l);
+// A broadcast over `dims` from the root at `root` (coordinates, one per
+// dimension), as lower() runs it: the faster of whole pieces (a ring's
+// depth floor(n/2), a line's max(r, n - 1 - r)) and, where every dimension
+// wraps, each half of V one way round (a ring's depth n - 1).
 double broadcast_seconds(const std::vector<FormDim>& dims, const std::vector<uint32_t>& root,
-                         double v, uint32_t pieces, FormLink l);
+                         uint64_t v, FormLink l);
 
 }  // namespace podsim::coll::testing

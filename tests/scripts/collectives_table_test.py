@@ -4,6 +4,7 @@ against values worked out by hand from docs/collectives.md (no podsim needed).
 """
 
 import importlib.util
+import math
 import os
 import sys
 import tempfile
@@ -75,15 +76,24 @@ class ClosedForms(unittest.TestCase):
                                32 * MIB / 50e9 + 7e-6, places=15)
 
     def test_broadcast(self):
-        self.assertEqual(ct.broadcast_pieces(17 * MIB), 17)
-        self.assertEqual(ct.broadcast_pieces(100), 1)
-        self.assertEqual(ct.broadcast_pieces(1 << 30), 64)
-        step = MIB / 50e9 + 1e-6
-        for axes, algorithm, depth in (((("x",),), "", 3), ((("x", "y"),), "", 6),
-                                       ((("x", "y"),), "SNAKE_RING", 15)):
-            case = ct.Case("BROADCAST", 17 * MIB, "v5e-4x4.textproto", axes, algorithm=algorithm)
-            self.assertAlmostEqual(ct.closed_form_seconds(case, V5E_4X4), (16 + depth) * step,
-                                   places=15, msg=(axes, algorithm))
+        # The piece count nearest sqrt((D - 1) V / (W1 alpha)) (26.7, 42.2,
+        # 70.6 -> at most 64), checked by hand against its neighbours.
+        v = 17 * MIB
+
+        def form(pieces, depth, nbytes=v):
+            return (pieces - 1 + depth) * (math.ceil(nbytes / pieces) / 50e9 + 1e-6)
+
+        for axes, algorithm, depth, pieces in (((("x",),), "", 3, 27), ((("x", "y"),), "", 6, 42),
+                                               ((("x", "y"),), "SNAKE_RING", 15, 64)):
+            case = ct.Case("BROADCAST", v, "v5e-4x4.textproto", axes, algorithm=algorithm)
+            got = ct.closed_form_seconds(case, V5E_4X4)
+            self.assertAlmostEqual(got, form(pieces, depth), places=15, msg=(axes, algorithm))
+            if pieces < 64:
+                self.assertLess(got, form(pieces + 1, depth))
+            self.assertLess(got, form(pieces - 1, depth))
+        # A buffer under two pieces' worth stays one piece.
+        self.assertAlmostEqual(ct.chain_seconds(100, 3, 50e9, 1e-6), 3 * (100 / 50e9 + 1e-6),
+                               places=18)
 
     def test_send_routes(self):
         case = ct.Case("SEND", 64 * MIB, "v5e-16x16.textproto", pair=((0, 0), (1, 3)))

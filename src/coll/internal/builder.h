@@ -98,7 +98,9 @@ inline uint64_t ceil_div(uint64_t a, uint64_t b) {
 // The lowerings, one per family (lower_*.cc); each fills builder.plan().
 void lower_ring_family(Builder& b, std::span<const TwistedAs> twisted_as);
 void lower_all_to_all(Builder& b, bool direct);
-void lower_broadcast(Builder& b, std::span<const TwistedAs> twisted_as);
+// split: every level, a ring, runs each half of the buffer one way round the
+// whole ring (lower_point.cc); a plan with a line level is built unsplit.
+void lower_broadcast(Builder& b, std::span<const TwistedAs> twisted_as, bool split);
 void lower_permute(Builder& b);
 void lower_send(Builder& b);
 

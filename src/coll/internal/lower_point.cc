@@ -1,12 +1,25 @@
 // Broadcast, collective permute and point-to-point sends.
 //
 // Broadcast over several units is a tree of pipelined chains: the buffer is
-// cut into pieces; level 0 chains them from the root along its own group of
-// the first unit, both ways; every chip level j reaches roots the chains of
-// level j+1 along the next unit and forwards each piece there as soon as it
-// has it. With P pieces and levels of depth D_j hops, the last chip has the
-// buffer after about (P - 1 + sum D_j) piece times plus sum D_j hop
-// latencies: one level's time plus D_j (piece time + latency) per extra level.
+// cut into pieces (as many as minimise the tree's closed form, chain_pieces); level 0 chains them
+// from the root along its own group of the first unit, both ways; every chip level j reaches roots
+// the chains of level j+1 along the next unit and forwards each piece there as soon as it has it.
+// With P pieces and levels of depth D_j hops, the last chip has the buffer after about (P - 1 + sum
+// D_j) piece times plus sum D_j hop latencies: one level's time plus D_j (piece time + latency) per
+// extra level.
+//
+// Split, the broadcast is two such trees at once, each carrying half of the
+// buffer: on every ring level one half goes all the way round one way and
+// the other half the other way (depth n - 1 instead of floor(n/2)), so each
+// direction of a ring link carries V/2 instead of V. Splitting halves the
+// bandwidth term and about doubles the depth: lower() keeps whichever is
+// faster. Only a tree of rings is split. On a line both halves must cross
+// every link each way anyway, so a line level would carry the two trees'
+// pieces at once, contending, and whether that helps depends on how the
+// links interleave them: on the twisted v5p 4x4x8 over x line, y line and z
+// ring, 16 MiB split takes 256 us on flow and analytical against 254 us
+// whole, but 214 us on packet, whose queues finish one piece at a time
+// (tests/coll/balanced_broadcast_test.cc).
 #include <algorithm>
 #include <stdexcept>
 
@@ -17,7 +30,81 @@ namespace podsim::coll::internal {
 
 using config::CollectiveAlgorithm;
 
-void lower_broadcast(Builder& b, std::span<const TwistedAs> twisted_as) {
+namespace {
+
+constexpr uint32_t kMaxPieces = 64;
+
+// One hop of a unit's chain: the published one-way bandwidth and latency of
+// its links (a snake's slowest dimension; the slices' DCN).
+struct Hop {
+  sim::Bandwidth bandwidth;
+  sim::Time latency;
+};
+
+Hop unit_hop(const Builder& b, const Unit& u) {
+  const config::PodSpec& spec = b.pod().spec();
+  if (u.dim == topo::kSliceDim && u.dcn) {
+    return {spec.dcn->bandwidth_per_chip, spec.dcn->latency};
+  }
+  const std::vector<uint32_t> one{u.dim};
+  const std::vector<uint32_t>& dims = u.dim == topo::kSliceDim ? b.ici_dims() : one;
+  Hop hop{spec.torus.dims[dims.front()].link_bandwidth, spec.torus.dims[dims.front()].hop_latency};
+  for (const uint32_t d : dims) {
+    const config::DimensionSpec& dim = spec.torus.dims[d];
+    hop.bandwidth = std::min(hop.bandwidth, dim.link_bandwidth);
+    hop.latency = std::max(hop.latency, dim.hop_latency);
+  }
+  return hop;
+}
+
+// Hops from the root to the chain's farthest chip: a ring floor(n/2) each
+// way, or n - 1 one way split; a line max(r, n - 1 - r) from root position r.
+uint32_t chain_depth(const Unit& u, uint32_t root, bool split) {
+  if (u.wraps) {
+    return split ? u.size - 1 : u.size / 2;
+  }
+  return std::max(root, u.size - 1 - root);
+}
+
+// The piece count P in [1, 64] that minimises the tree's closed form
+//     T(P) = (P - 1) x max_j t_j + sum_j D_j t_j,  t_j = ceil(V / P) / W_j + alpha_j
+// (the pipeline's slowest hop paces the pieces; the first piece crosses every
+// level's depth), on the published links, the fewest pieces on a tie. For each
+// P, T grows with V, so the minimum does too: more bytes are never faster,
+// where a fixed size of piece made a buffer of 2 MiB broadcast faster than
+// one of 2 MiB - 1 byte.
+uint32_t chain_pieces(const Builder& b, const std::vector<Unit>& units,
+                      const std::vector<ChainLevel>& levels, uint64_t bytes, bool split) {
+  std::vector<Hop> hops;
+  std::vector<uint32_t> depths;
+  for (size_t j = 0; j < units.size(); ++j) {
+    hops.push_back(unit_hop(b, units[j]));
+    depths.push_back(chain_depth(units[j], levels[j].root, split));
+  }
+  uint32_t best = 1;
+  sim::Time best_time;
+  const auto most = static_cast<uint32_t>(std::clamp<uint64_t>(bytes, 1, kMaxPieces));
+  for (uint32_t p = 1; p <= most; ++p) {
+    const uint64_t piece = ceil_div(bytes, p);
+    sim::Time slowest;
+    sim::Time fill;
+    for (size_t j = 0; j < hops.size(); ++j) {
+      const sim::Time t = sim::transfer_time(piece, hops[j].bandwidth) + hops[j].latency;
+      slowest = std::max(slowest, t);
+      fill += depths[j] * t;
+    }
+    const sim::Time total = (p - 1) * slowest + fill;
+    if (p == 1 || total < best_time) {
+      best = p;
+      best_time = total;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+void lower_broadcast(Builder& b, std::span<const TwistedAs> twisted_as, bool split) {
   const config::CollectiveSpec& c = b.collective();
   Plan& plan = b.plan();
   if (c.root >= plan.group_size) {
@@ -31,10 +118,6 @@ void lower_broadcast(Builder& b, std::span<const TwistedAs> twisted_as) {
   Phase ph;
   ph.pattern = Pattern::kChain;
   ph.axis = join_names(c.axes);
-  // Pipelining: pieces of about 1 MiB, at least 1 and at most 64, so a long
-  // chain fills quickly while a small buffer stays one transfer.
-  ph.pieces = static_cast<uint32_t>(std::clamp<uint64_t>(c.bytes >> 20, 1, 64));
-  const uint64_t piece = ceil_div(c.bytes, ph.pieces);
   std::vector<Unit> units;
   if (c.algorithm == CollectiveAlgorithm::kSnakeRing) {
     // One chain over the whole group in snake order, the root by position.
@@ -63,24 +146,43 @@ void lower_broadcast(Builder& b, std::span<const TwistedAs> twisted_as) {
       ph.levels.push_back(ChainLevel{u.dim, true, b.pod().coord(root, u.dim)});
     }
   }
+  split = split && c.bytes >= 2 &&
+          std::all_of(units.begin(), units.end(), [](const Unit& u) { return u.wraps; });
+  ph.pieces = chain_pieces(b, units, ph.levels, split ? c.bytes - c.bytes / 2 : c.bytes, split);
   std::string labels;
-  for (uint32_t level = 0; level < units.size(); ++level) {
-    const Unit& u = units[level];
+  for (const Unit& u : units) {
     labels += (labels.empty() ? "" : " > ") + u.label;
-    for (const int direction : {+1, -1}) {
-      Lane lane;
-      lane.direction = direction;
-      lane.chunk_bytes = piece;
-      lane.group_set = u.group_set;
-      lane.wraps = u.wraps;
-      lane.walk_dim = u.walk_dim;
-      lane.level = level;
-      ph.lanes.push_back(lane);
+  }
+  // Unsplit: one tree with the whole buffer. Split: share 0 takes the first
+  // half (rounded up) clockwise round every ring, share 1 the rest the other
+  // way.
+  const int ways = split ? 2 : 1;
+  for (int s = 0; s < ways; ++s) {
+    const uint64_t bytes = split ? (s == 0 ? c.bytes - c.bytes / 2 : c.bytes / 2) : c.bytes;
+    Phase share_phase = ph;
+    for (uint32_t level = 0; level < units.size(); ++level) {
+      const Unit& u = units[level];
+      for (const int direction : {+1, -1}) {
+        const bool whole_ring = split && u.wraps;
+        if (whole_ring && direction != (s == 0 ? +1 : -1)) {
+          continue;
+        }
+        Lane lane;
+        lane.direction = direction;
+        lane.chunk_bytes = ceil_div(bytes, ph.pieces);
+        lane.group_set = u.group_set;
+        lane.wraps = u.wraps;
+        lane.whole_ring = whole_ring;
+        lane.walk_dim = u.walk_dim;
+        lane.level = level;
+        share_phase.lanes.push_back(lane);
+      }
     }
+    plan.shares.push_back(Share{{std::move(share_phase)}});
   }
   plan.schedule = "pipelined chains " + labels + " (" + std::to_string(ph.pieces) +
-                  (ph.pieces == 1 ? " piece)" : " pieces)");
-  plan.shares.push_back(Share{{std::move(ph)}});
+                  (ph.pieces == 1 ? " piece" : " pieces") +
+                  (split ? ", each split over both ways round every ring)" : ")");
 }
 
 void lower_permute(Builder& b) {
