@@ -100,6 +100,12 @@ struct ScenarioSpec {
   // Sequential chunks of each replica's prefill batch; 0: one pass unless the
   // activations do not fit (the study layer then picks the fewest that fit).
   uint32_t prefill_chunks = 0;
+  // Weight-gathered chunks: gather each layer's weights once per chunk, with
+  // only one chunk's residual stream live, instead of once per layer for
+  // every chunk, with every chunk's residual live (workload/lower.cc). Not an
+  // input: the study layer sets it only when gathering once does not fit
+  // (study/prefill_chunks.h), and the result reports it.
+  bool regather_chunk_weights = false;
   // A whole generation (phase kPrefill): tokens generated per sequence, the
   // first by this prefill, each other by a decode step; 0: the single step.
   uint32_t output_len = 0;

@@ -26,6 +26,7 @@ ServingSummary summarize_serving(const StepResult& step, const workload::Program
 
   s.prefill_chunks = program.prefill_chunks;
   s.chunk_sequences = program.chunk_sequences;
+  s.weight_gathers = program.weight_gathers;
   s.heads = program.heads;
   s.kv_heads = program.kv_heads;
   s.attention_layout = program.attention_layout;

@@ -34,6 +34,7 @@ struct ServingSummary {
 
   uint32_t prefill_chunks = 1;   // sequential chunks the batch ran in
   uint64_t chunk_sequences = 0;  // sequences per replica in one chunk
+  uint32_t weight_gathers = 0;   // each layer's weight gathers (workload::Program)
   // Attention heads computed (padded with sharding.pad_heads; the model's
   // own otherwise).
   uint32_t heads = 0;

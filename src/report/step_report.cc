@@ -68,7 +68,12 @@ void render_text(const StepInputs& in, const engine::StepResult& r, const engine
             (s.fits ? "" : "  DOES NOT FIT") +
             (s.prefill_chunks > 1
                  ? "; the batch in " + std::to_string(s.prefill_chunks) + " sequential chunks of " +
-                       std::to_string(s.chunk_sequences) + " sequences per replica"
+                       std::to_string(s.chunk_sequences) + " sequences per replica" +
+                       (s.weight_gathers > 1 ? ", each gathering every layer's weights (one "
+                                               "gather per layer did not fit)"
+                        : s.weight_gathers == 1
+                            ? ", inside each layer (one weight gather per layer)"
+                            : "")
                  : "")},
        {"chips simulated",
         std::to_string(r.simulated_chips) + " standing for " + std::to_string(r.represented_chips) +

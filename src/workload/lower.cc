@@ -12,7 +12,14 @@
 //  - a prefill in K sequential chunks (no pipeline) runs chunk after chunk,
 //    each through the whole model, so only one chunk's activations are live;
 //    the chunks' streams are numbered on (chunk k's are k x M ... k x M +
-//    M - 1) and every chunk's KV cache stays.
+//    M - 1) and every chunk's KV cache stays. Weight-gathered, the chunks
+//    run inside each layer instead (chunk after chunk through layer l, then
+//    layer l + 1), so each layer's weights are gathered once for all of
+//    them: chunk after chunk through the whole model would gather every
+//    layer K times. Every chunk's residual stream is then live between
+//    layers, one chunk's working set within one; where that does not fit,
+//    the study layer asks for a gather per chunk
+//    (scenario.regather_chunk_weights).
 #include <algorithm>
 #include <span>
 #include <vector>
@@ -62,23 +69,48 @@ void run_micro_batch_major(LayerEmitter& em, ProgramBuilder& b, const StageExten
   }
 }
 
-void run_block_major(LayerEmitter& em, const StageExtent& stage, std::span<Stream> streams,
-                     bool parallel_block) {
-  for (Stream& s : streams)
-    em.embedding(s);
-  for (uint32_t l = stage.first_layer; l < stage.first_layer + stage.layers; ++l) {
-    if (parallel_block) {  // one block per layer
-      for (Stream& s : streams)
-        em.layer(s, l);
-      continue;
-    }
+// One layer's blocks for `streams`: each block for every stream before the
+// next block, so one stream's collectives overlap another's compute.
+void run_layer(LayerEmitter& em, uint32_t l, std::span<Stream> streams, bool parallel_block) {
+  if (parallel_block) {  // one block per layer
     for (Stream& s : streams)
-      em.attention(s, l);
-    for (Stream& s : streams)
-      em.ffn(s, l);
+      em.layer(s, l);
+    return;
   }
   for (Stream& s : streams)
-    em.lm_head(s);
+    em.attention(s, l);
+  for (Stream& s : streams)
+    em.ffn(s, l);
+}
+
+// Block by block through every layer, `chunks` groups of streams one after
+// another: chunk-major, each group through the whole model before the next;
+// layer-major, every group through layer l before layer l + 1 (a
+// weight-gathered layer's gathers then serve every group: the emitter's
+// weight slots still hold layer l).
+void run_block_major(LayerEmitter& em, const StageExtent& stage, std::span<Stream> streams,
+                     uint32_t chunks, bool layer_major, bool parallel_block) {
+  const size_t per_chunk = streams.size() / chunks;
+  const auto chunk = [&](uint32_t k) { return streams.subspan(k * per_chunk, per_chunk); };
+  const uint32_t end = stage.first_layer + stage.layers;
+  if (layer_major) {
+    for (Stream& s : streams)
+      em.embedding(s);
+    for (uint32_t l = stage.first_layer; l < end; ++l)
+      for (uint32_t k = 0; k < chunks; ++k)
+        run_layer(em, l, chunk(k), parallel_block);
+    for (Stream& s : streams)
+      em.lm_head(s);
+    return;
+  }
+  for (uint32_t k = 0; k < chunks; ++k) {
+    for (Stream& s : chunk(k))
+      em.embedding(s);
+    for (uint32_t l = stage.first_layer; l < end; ++l)
+      run_layer(em, l, chunk(k), parallel_block);
+    for (Stream& s : chunk(k))
+      em.lm_head(s);
+  }
 }
 
 StageResult lower_stage(const ShardPlan& plan, uint32_t stage_index, const StageResult* previous) {
@@ -101,10 +133,8 @@ StageResult lower_stage(const ShardPlan& plan, uint32_t stage_index, const Stage
   if (stages > 1)
     run_micro_batch_major(em, b, stage, streams, out);
   else
-    for (uint32_t k = 0; k < plan.chunks; ++k)
-      run_block_major(
-          em, stage, std::span<Stream>(streams).subspan(k * plan.micro_batches, plan.micro_batches),
-          plan.model.parallel_block);
+    run_block_major(em, stage, streams, plan.chunks, plan.chunks_share_gathers,
+                    plan.model.parallel_block);
   for (const Stream& s : streams)
     out.layouts.push_back(s.layout);
 
@@ -113,7 +143,11 @@ StageResult lower_stage(const ShardPlan& plan, uint32_t stage_index, const Stage
   uint64_t working_set = 0;
   for (const Instruction& ins : b.program().instructions)
     working_set = std::max(working_set, internal::activation_working_set(ins));
-  out.memory.activation_peak_bytes = plan.micro_batches * em.max_residual_bytes() + working_set;
+  // The residual streams live at once: one chunk's, or every chunk's when
+  // the chunks run inside each layer.
+  const uint64_t live_streams =
+      uint64_t{plan.micro_batches} * (plan.chunks_share_gathers ? plan.chunks : 1);
+  out.memory.activation_peak_bytes = live_streams * em.max_residual_bytes() + working_set;
   out.collective_matmul.on = plan.collective_matmul;
   out.collective_matmul.looped = em.looped_collectives();
   out.collective_matmul.whole = em.whole_collectives();
@@ -139,6 +173,10 @@ Program lower(const config::ServingSpec& serving, const MeshAxes& mesh) {
     previous = std::move(stage);
   }
   program.prefill_chunks = plan.chunks;
+  program.weight_gathers =
+      plan.scheme != internal::TensorScheme::kWeightGathered || plan.gathered.chips <= 1 ? 0
+      : plan.chunks_share_gathers                                                        ? 1
+                                  : plan.chunks;
   program.chunk_sequences = serving.scenario.batch / plan.data.chips / plan.chunks;
   // The real model's FLOPs: padded heads (sharding.pad_heads, in plan.model)
   // cost time but are not useful work.

@@ -104,6 +104,10 @@ struct Program {
   // per replica (1 and the whole replica's share otherwise).
   uint32_t prefill_chunks = 1;
   uint64_t chunk_sequences = 0;
+  // Weight-gathered: how many times each layer's weights are gathered in the
+  // step (1, or the chunks when each chunk gathers its own); 0: weights are
+  // not gathered.
+  uint32_t weight_gathers = 0;
   // Attention heads the program computes: the model's, or with
   // sharding.pad_heads the padded counts (config/head_padding.h).
   uint32_t heads = 0;

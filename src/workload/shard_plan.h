@@ -74,6 +74,10 @@ struct ShardPlan {
   uint32_t layers_per_stage = 0;
   uint32_t micro_batches = 1;
   uint32_t chunks = 1;  // K: sequential prefill chunks (scenario.prefill_chunks)
+  // Weight-gathered, K > 1: the chunks run inside each layer, so each
+  // layer's weights are gathered once for all of them (false: once per
+  // chunk, scenario.regather_chunk_weights, or nothing is gathered).
+  bool chunks_share_gathers = false;
 
   // One micro-batch on one chip, before any scattering of the residual stream.
   uint64_t seqs = 0;       // sequences: B_mb (weight-gathered: B_mb / G)

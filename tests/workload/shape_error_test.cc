@@ -17,20 +17,20 @@ void expect_shape_error(const config::ServingSpec& spec, const MeshAxes& mesh,
   }
 }
 
-config::ShardingSpec tensor(std::vector<std::string> axes) {
+config::ShardingSpec tensor_over(std::vector<std::string> axes) {
   config::ShardingSpec s;
   s.tensor_axes = std::move(axes);
   return s;
 }
 
 TEST(ShapeErrors, HeadsOverTensorAxis) {
-  expect_shape_error(testing::decode(testing::llama3_70b(), 48, 10, tensor({"x"})),
+  expect_shape_error(testing::decode(testing::llama3_70b(), 48, 10, tensor_over({"x"})),
                      testing::mesh({{"x", 48}}), "model.heads",
                      "64 heads do not divide evenly over the 48 chips of tensor axis x");
 }
 
 TEST(ShapeErrors, HeadsOverSecondAxisIn2D) {
-  expect_shape_error(testing::decode(testing::llama3_70b(), 48, 10, tensor({"x", "y"})),
+  expect_shape_error(testing::decode(testing::llama3_70b(), 48, 10, tensor_over({"x", "y"})),
                      testing::mesh({{"x", 2}, {"y", 24}}), "model.heads",
                      "64 heads do not divide evenly over the 24 chips of tensor axis y");
 }
@@ -38,7 +38,7 @@ TEST(ShapeErrors, HeadsOverSecondAxisIn2D) {
 TEST(ShapeErrors, KvHeadsNeitherSplitNorReplicate) {
   config::ModelSpec m = testing::llama3_8b();
   m.heads = 24;
-  expect_shape_error(testing::decode(m, 12, 10, tensor({"x"})), testing::mesh({{"x", 12}}),
+  expect_shape_error(testing::decode(m, 12, 10, tensor_over({"x"})), testing::mesh({{"x", 12}}),
                      "model.kv_heads", "8 KV heads neither divide evenly over nor replicate");
 }
 
@@ -66,14 +66,14 @@ TEST(ShapeErrors, MicroBatches) {
 TEST(ShapeErrors, FfnOverTensorAxis) {
   config::ModelSpec m = testing::llama3_8b();
   m.ffn_dim = 14000;
-  expect_shape_error(testing::decode(m, 8, 10, tensor({"x"})), testing::mesh({{"x", 32}}),
+  expect_shape_error(testing::decode(m, 8, 10, tensor_over({"x"})), testing::mesh({{"x", 32}}),
                      "model.ffn_dim", "14000 FFN columns");
 }
 
 TEST(ShapeErrors, VocabOverTensorAxis) {
   config::ModelSpec m = testing::llama3_8b();
   m.vocab = 32000 + 4;
-  expect_shape_error(testing::decode(m, 8, 10, tensor({"x"})), testing::mesh({{"x", 8}}),
+  expect_shape_error(testing::decode(m, 8, 10, tensor_over({"x"})), testing::mesh({{"x", 8}}),
                      "model.vocab", "32004 vocabulary entries");
 }
 
@@ -86,21 +86,21 @@ TEST(ShapeErrors, ExpertsOverExpertAxes) {
 }
 
 TEST(ShapeErrors, ReduceScatterNeedsTokensToSplit) {
-  config::ShardingSpec sh = tensor({"x"});
+  config::ShardingSpec sh = tensor_over({"x"});
   sh.tensor_collective = config::TensorCollective::kReduceScatterAllGather;
   expect_shape_error(testing::decode(testing::llama3_8b(), 4, 10, sh), testing::mesh({{"x", 8}}),
                      "scenario.batch", "4 tokens per micro-batch");
 }
 
 TEST(ShapeErrors, WeightGatheredNeedsSequencesToSplit) {
-  config::ShardingSpec sh = tensor({"x"});
+  config::ShardingSpec sh = tensor_over({"x"});
   sh.weight_gathered = true;
   expect_shape_error(testing::prefill(testing::llama3_8b(), 6, 128, sh), testing::mesh({{"x", 4}}),
                      "scenario.batch", "6 sequences per micro-batch");
 }
 
 TEST(ShapeErrors, AxisInTwoRoles) {
-  config::ShardingSpec sh = tensor({"x"});
+  config::ShardingSpec sh = tensor_over({"x"});
   sh.data_axes = {"x"};
   expect_shape_error(testing::decode(testing::llama3_8b(), 8, 10, sh), testing::mesh({{"x", 2}}),
                      "sharding.data_axes", "both a tensor and a data axis");
@@ -112,9 +112,9 @@ TEST(ShapeErrors, EmptyPrefillPrompt) {
 }
 
 TEST(ShapeErrors, UnknownAxisIsOutOfRange) {
-  EXPECT_THROW(
-      lower(testing::decode(testing::llama3_8b(), 8, 10, tensor({"q"})), testing::mesh({{"x", 2}})),
-      std::out_of_range);
+  EXPECT_THROW(lower(testing::decode(testing::llama3_8b(), 8, 10, tensor_over({"q"})),
+                     testing::mesh({{"x", 2}})),
+               std::out_of_range);
 }
 
 }  // namespace
