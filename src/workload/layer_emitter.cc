@@ -77,9 +77,21 @@ Ref LayerEmitter::gather_weights(const std::string& slot, uint64_t full_weight_e
     return s.gather;  // still holds this layer's weights (layer-major micro-batches)
   const uint64_t bytes = plan_.weight_bytes(full_weight_elements / plan_.stationary.chips);
   // Waits for the last reader of the buffer (write after read): with one
-  // buffer per slot, layer l's gather overlaps the rest of layer l - 1.
-  s.gather = collective(slot + ".gather_weights", CollectiveKind::kAllGather, bytes, plan_.gathered,
-                        s.last_use, plan_.model.weight_dtype);
+  // buffer per slot, layer l's gather overlaps the rest of layer l - 1. And
+  // for the previous weight gather: one is in flight at a time, in program
+  // order, as XLA's latency-hiding scheduler allows by default (its
+  // SchedulerConfig::all_gather_overlap_limit is 1). Gathers in flight
+  // together would share the links fairly, so one needed later slowed the
+  // one needed next, and more work elsewhere, delaying the later one, made
+  // the step faster (tests/study/monotone_physics_test.cc).
+  config::CollectiveSpec spec;
+  spec.kind = CollectiveKind::kAllGather;
+  spec.bytes = bytes;
+  spec.axes = plan_.gathered.names;
+  spec.dtype = plan_.model.weight_dtype;
+  s.gather = b_.communicate(slot + ".gather_weights", OpClass::kCollective, spec,
+                            {s.last_use, last_weight_gather_});
+  last_weight_gather_ = s.gather;
   s.layer = layer_;
   s.max_bytes = std::max(s.max_bytes, bytes);
   return s.gather;

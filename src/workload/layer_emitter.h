@@ -183,6 +183,7 @@ class LayerEmitter {
   int32_t layer_ = -1;
   uint64_t max_residual_bytes_ = 0;
   std::map<std::string, WeightSlot> slots_;
+  Ref last_weight_gather_ = kNoRef;  // weight-gathered: the one in flight before the next
   uint64_t looped_ = 0;
   uint64_t whole_count_ = 0;
   std::set<std::string> whole_;

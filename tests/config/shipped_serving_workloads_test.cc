@@ -30,7 +30,8 @@ struct Expected {
 const std::map<std::string, Expected>& expected() {
   // [L3] Dubey et al. 2024 (8.03e9, 70.6e9, 405e9); [MX] Mistral's 46.7e9
   // total for Mixtral 8x7B; [DS] DeepSeek-V3 671e9 (with multi-head latent
-  // attention, 671.03e9).
+  // attention, 671.03e9); [PaLM] Chowdhery et al. 2022 (62B: 62.5e9 from
+  // its Table 1 shapes).
   static const std::map<std::string, Expected> kExpected = {
       {"llama3-8b-decode-v5e", {"LLaMA-3-8B", 8.03e9, "tpu-v5e-4x4"}},
       {"llama3-8b-prefill-v5e", {"LLaMA-3-8B", 8.03e9, "tpu-v5e-4x4"}},
@@ -43,6 +44,7 @@ const std::map<std::string, Expected>& expected() {
       {"llama3-70b-prefill-tpu7x", {"LLaMA-3-70B", 70.6e9, "tpu7x-4x4x4"}},
       {"llama3-405b-decode-v4", {"LLaMA-3-405B", 405e9, "tpu-v4-16x16x16"}},
       {"llama3-405b-prefill-v4", {"LLaMA-3-405B", 405e9, "tpu-v4-16x16x16"}},
+      {"palm-62b-decode-v4", {"PaLM-62B", 62.5e9, "tpu-v4-4x4x4"}},
       {"mixtral-8x7b-decode-v5e", {"Mixtral-8x7B-like", 46.7e9, "tpu-v5e-4x4"}},
       {"mixtral-8x7b-prefill-v5e", {"Mixtral-8x7B-like", 46.7e9, "tpu-v5e-4x4"}},
       {"deepseek-v3-decode-v5p", {"DeepSeek-V3", 671e9, "tpu-v5p-8x16x16-twisted"}},

@@ -154,11 +154,15 @@ TEST(WeightGathered, GathersEveryMatrixAndSplitsSequences) {
   for (const Instruction& ins : s.instructions)
     layer_collectives += ins.layer >= 0 && ins.op_class == OpClass::kCollective;
   EXPECT_EQ(layer_collectives, 4u * 32);
-  // One buffer per matrix: layer 1's gather waits for layer 0's matmul.
+  // One buffer per matrix: layer 1's gather waits for layer 0's matmul; and
+  // one weight gather in flight at a time: for layer 0's last, the FFN down
+  // projection's.
   const Instruction& g1 = *named(s, "L1.attn.qkv.gather_weights")[0];
-  const auto* m0 = named(s, "L0.attn.qkv")[0];
-  const uint32_t m0_index = static_cast<uint32_t>(m0 - s.instructions.data());
-  EXPECT_EQ(g1.deps, std::vector<uint32_t>{m0_index});
+  const auto index = [&](const Instruction* ins) {
+    return static_cast<uint32_t>(ins - s.instructions.data());
+  };
+  EXPECT_EQ(g1.deps, (std::vector<uint32_t>{index(named(s, "L0.attn.qkv")[0]),
+                                            index(named(s, "L0.ffn.down.gather_weights")[0])}));
   // Embedding all-to-all and the LM head's gather of the T chips' last tokens.
   EXPECT_EQ(collective(*named(s, "embed.to_rows")[0]).bytes, batch * len * d * 2);
   EXPECT_EQ(collective(*named(s, "lm_head.gather")[0]).bytes, batch * d * 2);
