@@ -34,6 +34,11 @@
 # (60 s and 20 s under ASan, run alone); the release suite runs them, and
 # the sanitizers see the same waits, heartbeats, end-of-job handshake and
 # aborts through sweep.mpi_nothing_hangs and the other MPI tests.
+# Sixth, Shipped/MonotonePhysics.*: about 800 whole steps of the shipped
+# serving workloads, swept over context, batch, layers and the hardware's
+# figures on two network models (a property of the physics, not of memory
+# safety); the release suite runs them, and the sanitizers see the same
+# steps through the shipped-workload and study tests.
 # Without --ci every test runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +51,7 @@ if [ "${1:-}" = --ci ]; then
   exclude+='|^Shipped/ReplayAgreement\.|^regression\.determinism$'
   exclude+='|^CapacityAcross\.ThreadsGiveTheOneThreadOutput$'
   exclude+='|^Capacity\.OnTheAzureExampleTheRateFoundMeetsItsSlo$'
+  exclude+='|^Shipped/MonotonePhysics\.'
   mpi_exclude='^fleet\.mpi_capacity_matches_one_process$'
   mpi_exclude+='|^search\.mpi_nothing_hangs$|^fleet\.mpi_capacity_nothing_hangs$'
 fi
