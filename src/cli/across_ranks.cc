@@ -18,11 +18,17 @@ int run_across_ranks(Context& ctx, const AcrossRanks& how,
   sweep::Transport& t = *transport;
   const bool writer = t.writes_output();
   t.set_on_error([&](const std::exception_ptr& e) { abort_job(e, t, ctx.err); });
-  // Rank 0 rethrows the error it reports; the others end with its code.
+  // Rank 0 reports the error, once, before the end-of-job handshake: once
+  // the others have answered it they exit with the code, and mpirun, seeing
+  // a rank exit non-zero, may kill rank 0 before it writes anything more (it
+  // did: a capacity search past --max-events ended with the limit
+  // unreported). The others end with the same code, silently.
   const auto orderly = [&](int code) {
+    if (writer) {
+      code = report_error(std::current_exception(), ctx.err);
+      ctx.err.flush();
+    }
     finish_job(t, ctx.err);
-    if (writer)
-      throw;
     return code;
   };
   try {

@@ -27,7 +27,8 @@ struct AcrossRanks {
 };
 
 // Runs `command` on this process's transport (sweep::make_transport) and
-// ends as above; rethrows, on rank 0, the error it reports.
+// ends as above. An orderly error is reported by rank 0 before the job ends
+// and its exit code returned; any other is rethrown after abort_job.
 int run_across_ranks(Context& ctx, const AcrossRanks& how,
                      const std::function<int(sweep::Transport&)>& command);
 

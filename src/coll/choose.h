@@ -18,6 +18,7 @@
 #include "coll/plan.h"
 #include "net/network.h"
 #include "sim/time.h"
+#include "sim/work_budget.h"
 #include "topo/pod.h"
 
 namespace podsim::coll {
@@ -29,7 +30,9 @@ net::Model choice_model(net::Model run);
 // The time `plan` takes on a fresh simulation of choice_model(options.model)
 // with the efficiencies of `options`. One run of the plan on that model:
 // O(transfers x hops) on the analytical model, a max-min solve per event on
-// flow.
-sim::Time estimate(const topo::Pod& pod, const Plan& plan, const net::Options& options);
+// flow. Its events charge `budget` (optional), which may throw
+// sim::WorkLimitExceeded.
+sim::Time estimate(const topo::Pod& pod, const Plan& plan, const net::Options& options,
+                   sim::WorkBudget* budget = nullptr);
 
 }  // namespace podsim::coll

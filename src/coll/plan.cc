@@ -114,7 +114,7 @@ std::vector<Plan> candidate_plans(const topo::Pod& pod, const topo::DeviceMesh& 
 }
 
 Plan lower(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::CollectiveSpec& c,
-           const net::Options& estimate_with) {
+           const net::Options& estimate_with, sim::WorkBudget* budget) {
   std::vector<Plan> candidates = candidate_plans(pod, mesh, c);
   if (candidates.size() == 1) {
     return std::move(candidates.front());
@@ -122,7 +122,7 @@ Plan lower(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::Col
   size_t best = 0;
   sim::Time best_time;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    const sim::Time t = estimate(pod, candidates[i], estimate_with);
+    const sim::Time t = estimate(pod, candidates[i], estimate_with, budget);
     if (i == 0 || t < best_time) {
       best = i;
       best_time = t;

@@ -48,6 +48,7 @@
 #include "config/workload_spec.h"
 #include "net/network.h"
 #include "sim/time.h"
+#include "sim/work_budget.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
 
@@ -157,8 +158,10 @@ struct Plan {
 // std::invalid_argument when the collective cannot be run as asked (unknown
 // axis, a root outside the group, ...); the workload loader checks these
 // first, so this is a second line of defence.
+// The candidates' simulations charge `budget` (optional; sim/work_budget.h),
+// so a run's limits bound its schedule choices too.
 Plan lower(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::CollectiveSpec& c,
-           const net::Options& estimate_with = {});
+           const net::Options& estimate_with = {}, sim::WorkBudget* budget = nullptr);
 
 // Every schedule lower() chooses among for `c`, in a fixed order (a single
 // one unless the choice above applies).

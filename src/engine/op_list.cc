@@ -47,7 +47,7 @@ class OpListRun {
         continue;
       }
       const auto& c = std::get<config::CollectiveSpec>(w.operations[i].op);
-      state_[i].plan = coll::lower(pod_, mesh_, c, options);
+      state_[i].plan = coll::lower(pod_, mesh_, c, options, run_options.budget);
       state_[i].min_transfers = coll::min_transfers(state_[i].plan);
       state_[i].link_bytes.assign(pod.links().size(), 0);
     }

@@ -83,6 +83,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
         mesh_(mesh),
         program_(program),
         network_options_(options.network),
+        budget_(options.budget),
         network_(net::make_network(pod, options.network)),
         progress_(options.progress),
         sim_(sim::Simulation::Options::charging(options.budget)),
@@ -333,7 +334,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
                                   planned.begin());
           if (plan == planned.size()) {
             planned.push_back(c);
-            plans_.push_back(coll::lower(pod_, mesh_, *c, network_options_));
+            plans_.push_back(coll::lower(pod_, mesh_, *c, network_options_, budget_));
           }
           info.plan[k] = static_cast<int32_t>(plan);
         }
@@ -600,6 +601,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   const topo::DeviceMesh& mesh_;
   const workload::Program& program_;
   net::Options network_options_;
+  sim::WorkBudget* budget_;  // charged by the schedule choices' simulations too
   std::unique_ptr<net::Network> network_;
   std::function<void(uint64_t, uint64_t)> progress_;
   uint64_t completed_ = 0;     // instructions completed, over all simulated chips

@@ -154,6 +154,21 @@ TEST(ChooseTwisted, FlowsChoiceIsPacketsOnTheTwisted4x4x8) {
   EXPECT_EQ(choices, 13);
 }
 
+// The candidates' simulations are work like any other: they charge the
+// run's budget, so a run's --max-events bounds its schedule choices too
+// (before, they ran unbounded ahead of the step's own simulation).
+TEST(ChooseTwisted, CandidatesChargeTheRunsBudget) {
+  const OverAll k("topologies/v5p-4x4x8-twisted.textproto", CollectiveKind::kAllReduce);
+  net::Options options;
+  options.model = net::Model::kFlow;
+  sim::WorkBudget roomy(sim::kDefaultWorkLimits);
+  const Plan chosen = lower(k.pod, k.mesh, k.c, options, &roomy);
+  EXPECT_EQ(chosen.schedule, lower(k.pod, k.mesh, k.c, options).schedule);
+  EXPECT_GT(roomy.events(), 0u);
+  sim::WorkBudget tight(sim::WorkLimits{.max_events = 10});
+  EXPECT_THROW(lower(k.pod, k.mesh, k.c, options, &tight), sim::WorkLimitExceeded);
+}
+
 // 512 MiB reduce-scatter over all of the twisted v5p 8x16x16 (x twisted):
 // analytical 1741.0 us on the x line against 1735.1 on its cycle, flow
 // 1803.3 against 1843.7. A flow run now runs the line.
