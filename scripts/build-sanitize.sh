@@ -6,7 +6,8 @@
 # Arguments name the targets to build (default: all).
 #
 # Kept cheap enough for CI (docs/testing.md has the figures): -O1 with line
-# tables only (no full debug info), no benchmarks, and a unity build
+# tables only (no full debug info; the test sources at -O0, the libraries
+# they exercise at -O1), linked with lld, no benchmarks, and a unity build
 # (CMAKE_UNITY_BUILD: each library's and test's sources compiled a few at a
 # time in one translation unit, so the heavy headers are parsed once per
 # batch instead of once per file). -DNDEBUG as in the release build: with
@@ -34,6 +35,8 @@ cmake -S . -B "$dir" "${generator[@]}" "${launcher[@]}" \
   -DPODSIM_FUZZ=ON \
   -DPODSIM_BUILD_BENCHMARKS=OFF \
   -DCMAKE_UNITY_BUILD=ON \
+  -DPODSIM_TEST_OPTIMIZATION=-O0 \
+  "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld" \
   -DPODSIM_WERROR=ON >/dev/null
 targets=()
 for t in "$@"; do
