@@ -21,6 +21,7 @@
 // whole, but 214 us on packet, whose queues finish one piece at a time
 // (tests/coll/balanced_broadcast_test.cc).
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 
 #include "coll/internal/builder.h"
@@ -43,18 +44,27 @@ struct Hop {
 
 Hop unit_hop(const Builder& b, const Unit& u) {
   const config::PodSpec& spec = b.pod().spec();
-  if (u.dim == topo::kSliceDim && u.dcn) {
-    return {spec.dcn->bandwidth_per_chip, spec.dcn->latency};
+  std::optional<Hop> hop;
+  const auto take = [&hop](sim::Bandwidth bandwidth, sim::Time latency) {
+    if (!hop) {
+      hop = Hop{bandwidth, latency};
+      return;
+    }
+    hop->bandwidth = std::min(hop->bandwidth, bandwidth);
+    hop->latency = std::max(hop->latency, latency);
+  };
+  // A snake (no dimension of its own) crosses every ICI dimension of the
+  // collective, and the DCN when it spans slices.
+  const bool snake = u.dim == topo::kSliceDim && !u.dcn;
+  if ((u.dcn || (snake && !b.dcn_axes().empty() && b.pod().slice_count() > 1)) && spec.dcn)
+    take(spec.dcn->bandwidth_per_chip, spec.dcn->latency);
+  if (!u.dcn) {
+    const std::vector<uint32_t> one{u.dim};
+    for (const uint32_t d : snake ? b.ici_dims() : one)
+      take(spec.torus.dims[d].link_bandwidth, spec.torus.dims[d].hop_latency);
   }
-  const std::vector<uint32_t> one{u.dim};
-  const std::vector<uint32_t>& dims = u.dim == topo::kSliceDim ? b.ici_dims() : one;
-  Hop hop{spec.torus.dims[dims.front()].link_bandwidth, spec.torus.dims[dims.front()].hop_latency};
-  for (const uint32_t d : dims) {
-    const config::DimensionSpec& dim = spec.torus.dims[d];
-    hop.bandwidth = std::min(hop.bandwidth, dim.link_bandwidth);
-    hop.latency = std::max(hop.latency, dim.hop_latency);
-  }
-  return hop;
+  // No link at all cannot carry a chain; one piece then.
+  return hop.value_or(Hop{sim::Bandwidth::bytes_per_s(1), sim::Time::zero()});
 }
 
 // Hops from the root to the chain's farthest chip: a ring floor(n/2) each
