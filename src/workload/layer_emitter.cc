@@ -69,8 +69,7 @@ Ref LayerEmitter::act_collective(std::string_view name, config::CollectiveKind k
 // Weight-gathered: the stationary chips' share of the matrix (1 / R of it),
 // all-gathered over G from the 1 / T each chip stores.
 Ref LayerEmitter::gather_weights(const std::string& slot, uint64_t full_weight_elements) {
-  if (plan_.scheme != TensorScheme::kWeightGathered || plan_.gathered.chips <= 1 ||
-      full_weight_elements == 0)
+  if (!plan_.gathers_weights() || full_weight_elements == 0)
     return kNoRef;
   WeightSlot& s = slots_[slot];
   if (s.layer == layer_ && s.gather != kNoRef)

@@ -173,10 +173,9 @@ Program lower(const config::ServingSpec& serving, const MeshAxes& mesh) {
     previous = std::move(stage);
   }
   program.prefill_chunks = plan.chunks;
-  program.weight_gathers =
-      plan.scheme != internal::TensorScheme::kWeightGathered || plan.gathered.chips <= 1 ? 0
-      : plan.chunks_share_gathers                                                        ? 1
-                                  : plan.chunks;
+  program.weight_gathers = !plan.gathers_weights()     ? 0
+                           : plan.chunks_share_gathers ? 1
+                                                       : plan.chunks;
   program.chunk_sequences = serving.scenario.batch / plan.data.chips / plan.chunks;
   // The real model's FLOPs: padded heads (sharding.pad_heads, in plan.model)
   // cost time but are not useful work.

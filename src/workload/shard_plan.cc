@@ -353,8 +353,7 @@ ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
                     "sequences per replica", "the " + std::to_string(p.chunks) + " chunks");
   }
   const uint64_t b_mb = b_local / sc.micro_batches / p.chunks;
-  p.chunks_share_gathers = p.chunks > 1 && p.scheme == TensorScheme::kWeightGathered &&
-                           p.gathered.chips > 1 && !sc.regather_chunk_weights;
+  p.chunks_share_gathers = p.chunks > 1 && p.gathers_weights() && !sc.regather_chunk_weights;
   // Heads are padded over the chips that split them: 1D and weight-gathered,
   // the stationary ones; 2D, Y, or every tensor chip when the micro-batch is
   // too small to split over X (plan_2d).

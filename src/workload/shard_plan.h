@@ -107,6 +107,10 @@ struct ShardPlan {
 
   // Attention by sequence after an all-to-all (sharding.kv_layout KV_BY_BATCH).
   bool kv_by_batch() const { return attention == AttentionSplit::kBatch; }
+  // Weights are all-gathered before use (over more than one chip).
+  bool gathers_weights() const {
+    return scheme == TensorScheme::kWeightGathered && gathered.chips > 1;
+  }
   // Multi-head latent attention's absorbed form (model.mla, DECODE).
   bool mla_absorbed() const { return model.mla && phase == config::Phase::kDecode; }
   uint32_t ffn_matrices() const { return model.gated_ffn ? 3 : 2; }
