@@ -14,6 +14,7 @@ packages=(
   libgtest-dev
   libgmock-dev
   libbenchmark-dev
+  libeigen3-dev   # podsim calibrate's least-squares fit (src/calibrate)
   libopenmpi-dev  # podsim sweep across machines (mpirun); optional at build time
   openmpi-bin
   python3-matplotlib  # scripts/plot_breakdown.py and its test (for /usr/bin/python3)

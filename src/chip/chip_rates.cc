@@ -29,6 +29,10 @@ ChipRates::ChipRates(const config::ChipSpec& chip, const Efficiency& efficiency)
   check_factor("vector", efficiency.vector);
   if (efficiency.op_overhead < sim::Time::zero())
     throw std::invalid_argument("chip op_overhead must be >= 0");
+  if (efficiency.hbm_latency < sim::Time::zero())
+    throw std::invalid_argument("chip hbm_latency must be >= 0");
+  if (!(efficiency.mxu_tile_overhead_cycles >= 0 && efficiency.mxu_tile_overhead_cycles <= 1e6))
+    throw std::invalid_argument("chip mxu_tile_overhead_cycles must be in [0, 1e6]");
   if (!(chip.peak_bf16_flops > 0))
     throw std::invalid_argument("chip " + chip.name + " has no bf16 peak");
   if (chip.hbm_bandwidth.is_zero())

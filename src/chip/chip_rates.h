@@ -52,6 +52,13 @@ class ChipRates {
     return static_cast<double>(mxu_rows_) * mxu_columns_ * bytes / weight_load_bytes_per_cycle_;
   }
 
+  // HBM time of `bytes`: the stream's latency (none for no bytes) plus the
+  // bytes at the derated bandwidth.
+  sim::Time hbm_time(uint64_t bytes) const {
+    return bytes == 0 ? sim::Time::zero()
+                      : efficiency_.hbm_latency + sim::transfer_time(bytes, hbm_);
+  }
+
   uint32_t mxu_count() const { return mxu_count_; }
   uint32_t mxu_rows() const { return mxu_rows_; }
   uint32_t mxu_columns() const { return mxu_columns_; }

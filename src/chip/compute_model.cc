@@ -8,6 +8,16 @@
 
 namespace podsim::chip {
 
+Efficiency efficiency_of(const config::CalibrationSpec& calibration) {
+  Efficiency e;
+  e.mxu = calibration.mxu_efficiency;
+  e.hbm = calibration.hbm_efficiency;
+  e.op_overhead = calibration.op_overhead;
+  e.hbm_latency = calibration.hbm_latency;
+  e.mxu_tile_overhead_cycles = calibration.mxu_tile_overhead_cycles;
+  return e;
+}
+
 std::unique_ptr<ComputeModel> make_compute_model(ComputeModelKind kind,
                                                  const config::ChipSpec& chip,
                                                  const Efficiency& efficiency,

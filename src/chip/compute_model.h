@@ -33,7 +33,18 @@ struct Efficiency {
   double hbm = 1.0;       // fraction of the HBM bandwidth reached
   double vector = 1.0;    // fraction of the vector unit's rate reached
   sim::Time op_overhead;  // added to every operation (launch, sync); >= 0
+  // Added to the HBM time of every operation that moves HBM bytes (the
+  // stream's DMA issue and first bytes); >= 0. Hidden, like the bytes, under
+  // a longer compute time.
+  sim::Time hbm_latency;
+  // MXU cycles each round of weight tiles (one tile per matrix unit) costs
+  // beyond streaming its rows: pipeline fill and drain not hidden between
+  // tiles; >= 0.
+  double mxu_tile_overhead_cycles = 0;
 };
+
+// The chip's knobs of a pod's calibration.
+Efficiency efficiency_of(const config::CalibrationSpec& calibration);
 
 struct OpTiming {
   enum class Bound : uint8_t { kCompute, kMemory, kOverhead };

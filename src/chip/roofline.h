@@ -1,12 +1,16 @@
 // The roofline compute model (--compute roofline, the default).
 //
 //   time = max(compute, memory) + efficiency.op_overhead
-//   memory  = HBM bytes / (HBM bandwidth x efficiency.hbm), rounded up
+//   memory  = efficiency.hbm_latency (when the op moves any bytes)
+//             + HBM bytes / (HBM bandwidth x efficiency.hbm), rounded up
 //   compute = max(MXU time, vector time)   (the two units overlap)
 //   vector time = vector FLOPs / (bf16 peak / kVectorPeakDivisor x
 //                 efficiency.vector)
 //   MXU time = sum over the op's passes (mxu_passes.h) of
 //              2 x useful MACs / (peak(rate) x efficiency.mxu x padding)
+//              + rounds x efficiency.mxu_tile_overhead_cycles / clock
+//   rounds = ceil(batch x ceil(k / R) x ceil(n / C) / matrix units), the
+//            rounds of weight tiles over the arrays
 //
 // Padding is what a weight-stationary array (rows R x columns C) wastes on a
 // pass of shape (m, k, n), and matches the systolic model's steady state:
@@ -41,6 +45,9 @@ class RooflineModel final : public ComputeModel {
 
   // The padding factor above, in (0, 1].
   double padding(const MxuPass& pass) const;
+  // efficiency.mxu_tile_overhead_cycles x the pass's rounds of weight tiles
+  // (ceil(batch x ceil(k / R) x ceil(n / C) / matrix units)), in seconds.
+  double tile_overhead_seconds(const MxuPass& pass) const;
 
  private:
   ChipRates rates_;

@@ -84,11 +84,14 @@ OpTiming SystolicModel::time(const Op& op) const {
   const double vector_s = w.vector_flops / rates_.vector_flops_per_s();
   const sim::Time compute =
       time_from_seconds(std::max(static_cast<double>(c.compute_cycles) / clock, vector_s));
-  const sim::Time memory = sim::transfer_time(w.hbm_bytes(), rates_.hbm());
-  // With MXU work the cycle count already holds the HBM streaming.
-  const sim::Time busy =
-      c.cycles > 0 ? time_from_seconds(std::max(static_cast<double>(c.cycles) / clock, vector_s))
-                   : std::max(compute, memory);
+  const sim::Time memory = rates_.hbm_time(w.hbm_bytes());
+  // With MXU work the cycle count already holds the HBM streaming; the
+  // stream's latency delays its first fetch.
+  const sim::Time first_fetch = w.hbm_bytes() > 0 ? rates_.efficiency().hbm_latency : sim::Time();
+  const sim::Time busy = c.cycles > 0
+                             ? first_fetch + time_from_seconds(std::max(
+                                                 static_cast<double>(c.cycles) / clock, vector_s))
+                             : std::max(compute, memory);
   OpTiming t = assemble_timing(w, rates_, compute, memory, busy, rates_.efficiency().op_overhead);
   t.cycles = c.cycles;
   return t;

@@ -36,10 +36,13 @@
 // on one 128x128 array is one tile: 128 (load) + 128 (stream) + 254 (fill and
 // drain) = 510 compute cycles, utilisation 128/510.
 //
-// The op's time is max(cycles / clock, vector time) + efficiency.op_overhead;
-// vector-only ops are timed as the roofline times them (cycles = 0). The
-// model counts padding, weight loads and fill itself, so efficiency.mxu does
-// not apply; efficiency.hbm and efficiency.vector do. O(passes) per op,
+// The op's time is max(cycles / clock, vector time) + efficiency.op_overhead,
+// with efficiency.hbm_latency before the first fetch of an op that moves HBM
+// bytes; vector-only ops are timed as the roofline times them (cycles = 0).
+// The model counts padding, weight loads, fill and drain itself, so the
+// roofline's stand-ins for them, efficiency.mxu and
+// efficiency.mxu_tile_overhead_cycles, do not apply; efficiency.hbm and
+// efficiency.vector do. O(passes) per op,
 // allocation-free.
 #pragma once
 

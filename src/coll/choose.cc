@@ -15,7 +15,7 @@ sim::Time estimate(const topo::Pod& pod, const Plan& plan, const net::Options& o
   on.model = choice_model(options.model);
   const auto network = net::make_network(pod, on);
   sim::Simulation sim(sim::Simulation::Options::charging(budget));
-  CollectiveRun run(pod, *network, plan);
+  CollectiveRun run(pod, *network, plan, executor_options(pod));
   run.start(sim);
   sim.run();
   return run.end_time() - run.start_time();

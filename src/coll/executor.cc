@@ -45,6 +45,13 @@ uint64_t part_bytes(uint64_t chunk, uint64_t short_chunk, Part part) {
 
 }  // namespace
 
+ExecutorOptions executor_options(const topo::Pod& pod) {
+  ExecutorOptions o;
+  o.reduce_bandwidth = pod.spec().chip.hbm_bandwidth;
+  o.step_sync = pod.spec().calibration.ring_step_overhead;
+  return o;
+}
+
 CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, Plan plan,
                              ExecutorOptions options, std::span<const topo::ChipId> joiners)
     : pod_(pod),
@@ -272,7 +279,7 @@ void CollectiveRun::delivered(sim::Simulation& sim, uint64_t tag) {
   try_send(sim, lane, src);
   check_lane_done(sim, lane, src);
 
-  sim::Time later = lane_of(lane).receipt_delay;
+  sim::Time later = lane_of(lane).receipt_delay + options_.step_sync;
   if (options_.compute_reduction && phase_of(lane).reduces) {
     // The receiver reduces the chunk into its buffer before it counts.
     later += sim::transfer_time(3 * bytes, options_.reduce_bandwidth);

@@ -56,7 +56,17 @@ struct ExecutorOptions {
   // Counts and link bytes are then of the whole pod (link bytes on each
   // class's representative link: the figure of every link of the class).
   const topo::SymmetryClasses* classes = nullptr;
+  // Synchronisation between steps (the calibration's ring_step_overhead):
+  // every transfer counts at its receiver this long after its last byte
+  // lands, so a member's next step, which waits for that receipt, starts
+  // that much later: once per step of the longest chain of steps (N / 2 on
+  // a bidirectional ring of N, N - 1 on a line).
+  sim::Time step_sync;
 };
+
+// What a pod gives every run: its chips' HBM bandwidth for reductions and
+// its calibration's step synchronisation.
+ExecutorOptions executor_options(const topo::Pod& pod);
 
 class CollectiveRun final : public Run, public net::TransferSink, public sim::EventHandler {
  public:

@@ -20,9 +20,10 @@ using internal::ParsedInput;
 constexpr std::string_view kCalibrationOverride = "topology.calibration.";
 
 CalibrationSourcesSpec to_sources_spec(const CalibrationSources& s) {
-  return CalibrationSourcesSpec{s.ici_link_efficiency(),    s.dcn_efficiency(),
-                                s.collective_overhead_ns(), s.mxu_efficiency(),
-                                s.hbm_efficiency(),         s.op_overhead_ns()};
+  return CalibrationSourcesSpec{
+      s.ici_link_efficiency(),   s.dcn_efficiency(), s.collective_overhead_ns(),
+      s.mxu_efficiency(),        s.hbm_efficiency(), s.op_overhead_ns(),
+      s.ring_step_overhead_ns(), s.hbm_latency_ns(), s.mxu_tile_overhead_cycles()};
 }
 
 CalibrationProfileSpec parse(InputFormat format, std::string_view contents,

@@ -17,6 +17,9 @@ struct CalibrationSourcesSpec {
   std::string mxu_efficiency;
   std::string hbm_efficiency;
   std::string op_overhead_ns;
+  std::string ring_step_overhead_ns;
+  std::string hbm_latency_ns;
+  std::string mxu_tile_overhead_cycles;
 
   friend bool operator==(const CalibrationSourcesSpec&, const CalibrationSourcesSpec&) = default;
 };

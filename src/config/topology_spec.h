@@ -131,7 +131,9 @@ struct DcnSpec {
 
 // Losses against the published hardware; ideal by default. From the
 // topology file's `calibration`, or from a calibration profile
-// (config/calibration_loader.h), which replaces it whole.
+// (config/calibration_loader.h), which replaces it whole. Each knob is a
+// named mechanism (docs/calibration.md gives its physics and the
+// microbenchmark that identifies it).
 struct CalibrationSpec {
   double ici_link_efficiency = 1.0;
   double dcn_efficiency = 1.0;
@@ -139,6 +141,9 @@ struct CalibrationSpec {
   double mxu_efficiency = 1.0;
   double hbm_efficiency = 1.0;
   sim::Time op_overhead;
+  sim::Time ring_step_overhead;         // per step of a collective, at its receiver
+  sim::Time hbm_latency;                // per operation's HBM stream
+  double mxu_tile_overhead_cycles = 0;  // per round of weight tiles
   std::string source;
   // Set when a calibration profile supplied the knobs above; empty otherwise.
   std::string profile;         // its name

@@ -51,7 +51,7 @@ class OpListRun {
       state_[i].min_transfers = coll::min_transfers(state_[i].plan);
       state_[i].link_bytes.assign(pod.links().size(), 0);
     }
-    exec_options_.reduce_bandwidth = pod.spec().chip.hbm_bandwidth;
+    exec_options_ = coll::executor_options(pod);
     if (run_options.symmetry) {
       std::vector<const coll::Plan*> plans;
       for (const OpState& st : state_) {

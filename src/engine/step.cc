@@ -88,7 +88,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
         progress_(options.progress),
         sim_(sim::Simulation::Options::charging(options.budget)),
         sim_index_(pod.chip_count(), -1) {
-    exec_options_.reduce_bandwidth = pod.spec().chip.hbm_bandwidth;
+    exec_options_ = coll::executor_options(pod);
     if (options.replay_collectives && options.network.model == net::Model::kAnalytical) {
       analytical_ = dynamic_cast<net::AnalyticalNetwork*>(network_.get());
       replays_.emplace(pod, options.network, exec_options_);
@@ -422,6 +422,19 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     return group[static_cast<size_t>(at)];
   }
 
+  // Chip i (every played chip in lockstep, as chip 0 does) joins the
+  // collective at instruction k of its stage.
+  void join(uint32_t i, uint32_t k) {
+    coll::Run& run = *runs_[chips_[i].stage][k];
+    if (lockstep_) {
+      for (const uint32_t j : played_) {
+        run.join(sim_, chips_[j].chip);
+      }
+    } else {
+      run.join(sim_, chips_[i].chip);
+    }
+  }
+
   void start(uint32_t i, uint32_t k) {
     ChipState& s = chips_[i];
     const Instruction& ins = program_.stages[s.stage].instructions[k];
@@ -450,13 +463,13 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
                           [this, stage, k](sim::Simulation&) { runs_[stage][k].reset(); });
         });
       }
-      if (lockstep_) {
-        // Every chip reaches it now, as chip 0 does.
-        for (const uint32_t j : played_) {
-          run->join(sim_, chips_[j].chip);
-        }
+      // The calibration's fixed cost per collective (launch, synchronisation)
+      // delays the chip's entry into it.
+      const sim::Time launch = pod_.spec().calibration.collective_overhead;
+      if (launch > sim::Time::zero()) {
+        sim_.schedule_in(launch, [this, i, k](sim::Simulation&) { join(i, k); });
       } else {
-        run->join(sim_, s.chip);
+        join(i, k);
       }
       return;
     }

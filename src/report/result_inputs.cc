@@ -115,6 +115,9 @@ void fill_topology_inputs(const config::PodSpec& pod, podsim::TopologyInputs& ou
   cal.set_mxu_efficiency(k.mxu_efficiency);
   cal.set_hbm_efficiency(k.hbm_efficiency);
   cal.set_op_overhead_ns(ns(k.op_overhead));
+  cal.set_ring_step_overhead_ns(ns(k.ring_step_overhead));
+  cal.set_hbm_latency_ns(ns(k.hbm_latency));
+  cal.set_mxu_tile_overhead_cycles(k.mxu_tile_overhead_cycles);
   cal.set_source(k.source);
   cal.set_profile(k.profile);
   cal.set_profile_file(k.profile_file);

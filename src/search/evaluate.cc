@@ -72,12 +72,8 @@ Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload, 
   if (e.status != Status::kOk)
     return e;
   const config::PodSpec& spec = pod.spec();
-  chip::Efficiency efficiency;
-  efficiency.mxu = spec.calibration.mxu_efficiency;
-  efficiency.hbm = spec.calibration.hbm_efficiency;
-  efficiency.op_overhead = spec.calibration.op_overhead;
-  const auto compute =
-      chip::make_compute_model(chip::ComputeModelKind::kRoofline, spec.chip, efficiency, nullptr);
+  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, spec.chip,
+                                                chip::efficiency_of(spec.calibration), nullptr);
   sim::WorkBudget budget(limits);
   engine::StepOptions options;
   options.network = engine::network_options(pod, network);

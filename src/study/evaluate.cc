@@ -18,18 +18,10 @@
 namespace podsim::study {
 namespace {
 
-// Efficiency knobs from the topology's calibration section.
-chip::Efficiency efficiency(const config::PodSpec& pod) {
-  chip::Efficiency e;
-  e.mxu = pod.calibration.mxu_efficiency;
-  e.hbm = pod.calibration.hbm_efficiency;
-  e.op_overhead = pod.calibration.op_overhead;
-  return e;
-}
-
 std::unique_ptr<chip::ComputeModel> make_compute(const RunOptions& options, const topo::Pod& pod,
                                                  const config::ChipSpec& chip) {
-  return chip::make_compute_model(options.compute, chip, efficiency(pod.spec()),
+  return chip::make_compute_model(options.compute, chip,
+                                  chip::efficiency_of(pod.spec().calibration),
                                   options.op_table ? &*options.op_table : nullptr);
 }
 

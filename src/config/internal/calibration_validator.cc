@@ -12,6 +12,7 @@ namespace {
 // Below a tenth of a percent an efficiency is a typo, and the rates it
 // scales could outlast sim::Time.
 constexpr double kMinEfficiency = 1e-3;
+constexpr double kMaxTileOverheadCycles = 1e6;
 
 // An efficiency is a fraction in [0.001, 1]; 0 means unset (ideal, 1.0). True
 // when it is set to a valid value (an invalid one is reported as such alone).
@@ -32,6 +33,15 @@ bool fixed_cost(IssueList& issues, const FieldPath& path, double ns) {
   return ns != 0;
 }
 
+// Cycles per round of weight tiles, >= 0 (0: none). A round streams at
+// least one row per cycle for at most 2^20 rows in any matmul a workload
+// names, so a million cycles is already a typo. True when not 0.
+bool cycles(IssueList& issues, const FieldPath& path, double value) {
+  if (issues.non_negative(path, value))
+    issues.at_most(path, value, kMaxTileOverheadCycles, "cycles");
+  return value != 0;
+}
+
 }  // namespace
 
 KnobsSet check_calibration_knobs(const Calibration& c, const FieldPath& path, IssueList& issues) {
@@ -44,6 +54,11 @@ KnobsSet check_calibration_knobs(const Calibration& c, const FieldPath& path, Is
   set.mxu_efficiency = efficiency(issues, path("mxu_efficiency"), c.mxu_efficiency());
   set.hbm_efficiency = efficiency(issues, path("hbm_efficiency"), c.hbm_efficiency());
   set.op_overhead_ns = fixed_cost(issues, path("op_overhead_ns"), c.op_overhead_ns());
+  set.ring_step_overhead_ns =
+      fixed_cost(issues, path("ring_step_overhead_ns"), c.ring_step_overhead_ns());
+  set.hbm_latency_ns = fixed_cost(issues, path("hbm_latency_ns"), c.hbm_latency_ns());
+  set.mxu_tile_overhead_cycles =
+      cycles(issues, path("mxu_tile_overhead_cycles"), c.mxu_tile_overhead_cycles());
   return set;
 }
 
@@ -79,6 +94,9 @@ std::vector<FieldIssue> validate_calibration_profile(const CalibrationProfile& p
   cited(set.mxu_efficiency, "mxu_efficiency", s.mxu_efficiency());
   cited(set.hbm_efficiency, "hbm_efficiency", s.hbm_efficiency());
   cited(set.op_overhead_ns, "op_overhead_ns", s.op_overhead_ns());
+  cited(set.ring_step_overhead_ns, "ring_step_overhead_ns", s.ring_step_overhead_ns());
+  cited(set.hbm_latency_ns, "hbm_latency_ns", s.hbm_latency_ns());
+  cited(set.mxu_tile_overhead_cycles, "mxu_tile_overhead_cycles", s.mxu_tile_overhead_cycles());
   return issues.issues();
 }
 

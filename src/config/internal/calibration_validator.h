@@ -27,10 +27,14 @@ struct KnobsSet {
   bool mxu_efficiency = false;
   bool hbm_efficiency = false;
   bool op_overhead_ns = false;
+  bool ring_step_overhead_ns = false;
+  bool hbm_latency_ns = false;
+  bool mxu_tile_overhead_cycles = false;
 
   bool any() const {
     return ici_link_efficiency || dcn_efficiency || collective_overhead_ns || mxu_efficiency ||
-           hbm_efficiency || op_overhead_ns;
+           hbm_efficiency || op_overhead_ns || ring_step_overhead_ns || hbm_latency_ns ||
+           mxu_tile_overhead_cycles;
   }
 };
 

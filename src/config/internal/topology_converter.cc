@@ -60,6 +60,9 @@ CalibrationSpec to_calibration_spec(const Calibration& c) {
   cal.mxu_efficiency = c.mxu_efficiency() == 0 ? 1.0 : c.mxu_efficiency();
   cal.hbm_efficiency = c.hbm_efficiency() == 0 ? 1.0 : c.hbm_efficiency();
   cal.op_overhead = sim::Time::from_ns_rounded(c.op_overhead_ns());
+  cal.ring_step_overhead = sim::Time::from_ns_rounded(c.ring_step_overhead_ns());
+  cal.hbm_latency = sim::Time::from_ns_rounded(c.hbm_latency_ns());
+  cal.mxu_tile_overhead_cycles = c.mxu_tile_overhead_cycles();
   cal.source = c.source();
   return cal;
 }
