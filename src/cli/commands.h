@@ -19,5 +19,6 @@ int cmd_search(Context& ctx, const std::vector<std::string>& args);
 int cmd_sweep(Context& ctx, const std::vector<std::string>& args);
 int cmd_serve(Context& ctx, const std::vector<std::string>& args);
 int cmd_capacity(Context& ctx, const std::vector<std::string>& args);
+int cmd_calibrate(Context& ctx, const std::vector<std::string>& args);
 
 }  // namespace podsim::cli

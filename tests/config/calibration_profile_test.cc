@@ -62,7 +62,7 @@ TEST(CalibrationProfileTest, ShippedProfilesLoadAndCiteEveryKnobTheySet) {
     EXPECT_EQ(p.calibration.profile_file, e.path().string());
     EXPECT_EQ(p.calibration.profile_sha256.size(), 64U);
   }
-  EXPECT_EQ(seen, (std::set<std::string>{"v4.textproto", "v5e.textproto"}));
+  EXPECT_EQ(seen, (std::set<std::string>{"tpu7x.textproto", "v4.textproto", "v5e.textproto"}));
 }
 
 TEST(CalibrationProfileTest, ShippedV5eHasTheFittedKnobsAndMatchesTheV5eTopologies) {
