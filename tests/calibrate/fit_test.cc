@@ -107,8 +107,7 @@ TEST(CalibrateMechanisms, EachKnobAddsItsClosedForm) {
   set.file = "<closed forms>";
   set.rows = {gather(16, true, 16 << 20, chip), gather(4, false, 4 << 20, chip),
               copy(64 << 20, chip), matmul(8192, 8192, 8192, chip)};
-  for (const net::Model model :
-       {net::Model::kAnalytical, net::Model::kFlow, net::Model::kPacket}) {
+  for (const net::Model model : {net::Model::kAnalytical, net::Model::kFlow, net::Model::kPacket}) {
     const Predictor p(topology("v5e-4x4.textproto"), set, model);
     const std::vector<double> ideal = p.predict({});
     config::CalibrationSpec k;
