@@ -25,25 +25,23 @@ struct Param {
 
 class Problem {
  public:
-  Problem(const Predictor& p, const FitOptions& o, std::vector<std::string> harnesses)
-      : predictor_(p), start_(o.start), harness_names_(std::move(harnesses)) {
+  Problem(const Predictor& p, const FitOptions& o, const std::vector<std::string>& harnesses)
+      : predictor_(p), start_(o.start) {
     const auto& rows = p.rows().rows;
     harness_of_.assign(rows.size(), -1);
     for (size_t i = 0; i < rows.size(); ++i) {
-      for (size_t h = 0; h < harness_names_.size(); ++h) {
-        if (rows[i].harness == harness_names_[h])
+      for (size_t h = 0; h < harnesses.size(); ++h) {
+        if (rows[i].harness == harnesses[h])
           harness_of_[i] = static_cast<int>(h);
       }
     }
   }
 
-  size_t rows() const { return harness_of_.size(); }
   // Holds the knobs of `theta` as fixed values: before a parameter leaves
   // the fit, so it keeps its value.
   void hold(const std::vector<Param>& ps, const VectorXd& theta) { start_ = knobs(ps, theta); }
   double measured(size_t i) const { return predictor_.rows().rows[i].measured_us; }
   int harness_of(size_t i) const { return harness_of_[i]; }
-  const std::vector<std::string>& harness_names() const { return harness_names_; }
 
   config::CalibrationSpec knobs(const std::vector<Param>& ps, const VectorXd& theta) const {
     config::CalibrationSpec c = start_;
@@ -116,7 +114,6 @@ class Problem {
  private:
   const Predictor& predictor_;
   config::CalibrationSpec start_;  // the knobs not fitted (or no longer)
-  std::vector<std::string> harness_names_;
   std::vector<int> harness_of_;
 };
 

@@ -34,7 +34,7 @@ done
 
 # (3) --out naming a directory: refused, nothing left in it.
 mkdir "$tmp/dir"
-if python3 "$script" --dry-run --out "$tmp/dir" >/dev/null 2>"$tmp/err"; then
+if python3 "$script" --dry-run --out "$tmp/dir" >"$tmp/out" 2>"$tmp/err"; then
   fail "--out naming a directory exited 0"
 fi
 grep -q "is a directory" "$tmp/err" || fail "--out naming a directory said: $(cat "$tmp/err")"
@@ -46,7 +46,7 @@ grep -q "is a directory" "$tmp/err" || fail "--out naming a directory said: $(ca
 mkdir -p "$tmp/nojax/jax" "$tmp/run"
 echo 'raise ImportError("No module named jax (test stand-in)")' >"$tmp/nojax/jax/__init__.py"
 code=0
-(cd "$tmp/run" && PYTHONPATH="$tmp/nojax" python3 "$script" --out x.csv) >/dev/null 2>"$tmp/err" ||
+(cd "$tmp/run" && PYTHONPATH="$tmp/nojax" python3 "$script" --out x.csv) >"$tmp/out" 2>"$tmp/err" ||
   code=$?
 [ "$code" -eq 2 ] || fail "a real run without JAX exited $code, expected 2: $(cat "$tmp/err")"
 grep -q "needs JAX" "$tmp/err" || fail "a real run without JAX said: $(cat "$tmp/err")"
