@@ -67,7 +67,8 @@ TEST(CalibrationOption, V5eProfileSlowsTheStepAndTheResultNamesIt) {
   EXPECT_EQ(cal.profile_sha256().size(), 64U);
   EXPECT_FALSE(cal.replaced_topology_calibration());
   EXPECT_DOUBLE_EQ(cal.ici_link_efficiency(), 0.746);
-  EXPECT_DOUBLE_EQ(cal.mxu_efficiency(), 0.923);
+  EXPECT_DOUBLE_EQ(cal.mxu_efficiency(), 0.92322);
+  EXPECT_DOUBLE_EQ(cal.hbm_efficiency(), 0.873852);
   EXPECT_DOUBLE_EQ(cal.collective_overhead_ns(), 2365);
   EXPECT_THAT(cal.source(), HasSubstr("How to Scale Your Model"));
   // Ideal stays the default: no profile named without the option.
@@ -139,7 +140,7 @@ TEST(CalibrationOption, ReplacesATopologysOwnCalibrationWholeWithAWarning) {
   {
     std::ifstream in(path("topologies/v5e-4x4.textproto"));
     std::stringstream text;
-    text << in.rdbuf() << "calibration { hbm_efficiency: 0.5 source: \"mine\" }\n";
+    text << in.rdbuf() << "calibration { dcn_efficiency: 0.5 source: \"mine\" }\n";
     std::ofstream(topology) << text.str();
   }
   std::vector<std::string> args = run_args({"--calibration", path(kV5e)});
@@ -151,7 +152,7 @@ TEST(CalibrationOption, ReplacesATopologysOwnCalibrationWholeWithAWarning) {
   const podsim::Result result = testing::parse_result(r.out);
   const auto& cal = result.inputs().topology().calibration();
   EXPECT_TRUE(cal.replaced_topology_calibration());
-  EXPECT_DOUBLE_EQ(cal.hbm_efficiency(), 1.0);  // the profile's, not merged with the file's
+  EXPECT_DOUBLE_EQ(cal.dcn_efficiency(), 1.0);  // the profile's, not merged with the file's
   EXPECT_EQ(cal.profile(), "v5e-microbenchmarks");
 }
 
