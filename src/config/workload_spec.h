@@ -74,6 +74,12 @@ struct CollectiveSpec {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kAuto;
   uint32_t root = 0;  // broadcast
   int32_t shift = 0;  // permute
+  // Permute: the shift wraps around the group even where its dimensions do
+  // not (lines, or groups over several dimensions), the last members'
+  // transfers routed back across the group by the pod's routes, as XLA's
+  // collective-permute cycle of a looped collective matmul is. Set by the
+  // workload layer only (workload.proto has no such field).
+  bool cyclic = false;
   bool compute_reduction = false;
   std::vector<ChipPair> pairs;  // send: each moves `bytes`
 

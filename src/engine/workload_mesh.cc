@@ -13,13 +13,11 @@ topo::DeviceMesh workload_mesh(const topo::Pod& pod, const config::WorkloadSpec&
   return topo::DeviceMesh(pod, std::move(axes));
 }
 
-workload::MeshAxes mesh_axes(const topo::Pod& pod, const topo::DeviceMesh& mesh) {
+workload::MeshAxes mesh_axes(const topo::DeviceMesh& mesh) {
   workload::MeshAxes axes;
   for (const auto& a : mesh.axes()) {
     axes.names.push_back(a.name);
     axes.sizes.push_back(mesh.axis_size(a.name));
-    const bool one_dim = a.dims.size() == 1 && a.dims[0] != topo::kSliceDim;
-    axes.rings.push_back(one_dim && pod.wraparound(a.dims[0]) && !pod.twisted(a.dims[0]));
   }
   return axes;
 }

@@ -11,8 +11,8 @@ namespace podsim::engine {
 
 topo::DeviceMesh workload_mesh(const topo::Pod& pod, const config::WorkloadSpec& workload);
 
-// The mesh's axis names, sizes and which are rings of `pod`'s torus, in its
-// order: what workload::lower() shards over.
-workload::MeshAxes mesh_axes(const topo::Pod& pod, const topo::DeviceMesh& mesh);
+// The mesh's axis names and sizes, in its order: what workload::lower()
+// shards over (the torus under them is the network's business).
+workload::MeshAxes mesh_axes(const topo::DeviceMesh& mesh);
 
 }  // namespace podsim::engine

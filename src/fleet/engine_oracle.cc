@@ -30,7 +30,7 @@ EngineReplica::EngineReplica(const config::ServeReplicaSpec& spec, net::Model ne
       pod_(std::make_shared<const topo::Pod>(spec.pod)) {
   const config::ServingSpec& serving = *spec.workload.serving;
   const topo::DeviceMesh mesh = engine::workload_mesh(*pod_, spec.workload);
-  const workload::MeshAxes axes = engine::mesh_axes(*pod_, mesh);
+  const workload::MeshAxes axes = engine::mesh_axes(mesh);
   const uint64_t replicas = axes.product(serving.sharding.data_axes);
   const uint64_t micro = std::max<uint32_t>(1, serving.scenario.micro_batches);
   quantum_ = static_cast<uint32_t>(std::min<uint64_t>(replicas * micro, UINT32_MAX));
@@ -60,7 +60,7 @@ StepOracle EngineReplica::oracle() const {
 
 EngineReplica::KvCapacity EngineReplica::kv_capacity() const {
   const topo::DeviceMesh mesh = engine::workload_mesh(*pod_, spec_.workload);
-  const workload::MeshAxes axes = engine::mesh_axes(*pod_, mesh);
+  const workload::MeshAxes axes = engine::mesh_axes(mesh);
   config::ServingSpec decode = *spec_.workload.serving;
   decode.scenario.phase = config::Phase::kDecode;
   decode.scenario.batch =

@@ -17,7 +17,7 @@ Evaluation lower_and_check(const topo::Pod& pod, const config::WorkloadSpec& wor
                            const topo::DeviceMesh& mesh, workload::Program& program) {
   Evaluation e;
   try {
-    program = workload::lower(*workload.serving, engine::mesh_axes(pod, mesh));
+    program = workload::lower(*workload.serving, engine::mesh_axes(mesh));
   } catch (const workload::ShapeError& err) {
     e.status = Status::kInvalid;
     e.reason = err.field() + ": " + err.what();

@@ -73,7 +73,7 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   out.mutable_memory();
   out.mutable_spread();
   topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
-  const workload::MeshAxes axes = engine::mesh_axes(pod, mesh);
+  const workload::MeshAxes axes = engine::mesh_axes(mesh);
   const Lowering lower = [&](const config::ServingSpec& s) {
     return options.programs ? options.programs->lower(s, axes)
                             : std::make_shared<const workload::Program>(workload::lower(s, axes));

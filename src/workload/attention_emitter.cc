@@ -57,8 +57,16 @@ void LayerEmitter::attention(Stream& s, uint32_t layer) {
     x = project(s, "attn", qkv, &rs);
   } else {
     x = project(s, "attn", qkv, nullptr);
-    if (two_d)
+    if (two_d) {
       x = scatter_qkv_x(x, kv);
+      if (p.collective_matmul && p.x.chips > 1) {
+        whole_count_ += 2;
+        whole_.insert("2D attention with KV heads shared by several chips of " +
+                      p.x.describe("mesh") +
+                      ": their all-reduce does not loop, so the QKV projection's collectives "
+                      "stay whole");
+      }
+    }
   }
   x = attention_heads(x, kv);
   // 2D: the outputs gathered over X, by sequence (or, over X and Y, by head:

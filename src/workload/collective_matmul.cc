@@ -1,10 +1,17 @@
 // Tensor-parallel matmuls with the all-gather that feeds them or the
 // reduce-scatter they feed (sharding.collective_matmul; README.md,
-// "Collective matmul"). Off, the collective runs whole. On, over an axis of
-// N chips that is one torus ring, it runs as XLA's looped collective einsum
-// (Wang et al., "Overlap Communication with Dependent Computation via
-// Decomposition in Large Deep Learning Models", ASPLOS 2023), in both
-// directions of the ring:
+// "Collective matmul"). Off, the collective runs whole. On, over any group
+// of N chips, it runs as XLA's looped collective einsum (Wang et al.,
+// "Overlap Communication with Dependent Computation via Decomposition in
+// Large Deep Learning Models", ASPLOS 2023), in both directions of the
+// logical ring of the group's chips in mesh order: each shift is a cyclic
+// collective-permute (CollectiveSpec::cyclic), as XLA's windowed einsum
+// loop is. Over one torus ring every transfer is one hop. Over a line (no
+// wraparound) the last chip's transfer to the first crosses the whole line,
+// sharing its links with the neighbours' transfers, so a step takes about
+// twice a ring's; over several dimensions the group's order steps across
+// dimensions where an axis ends. The network model times both; AUTO keeps
+// looping only where the step is faster for it.
 //
 //   all-gather -> matmul: each chip multiplies the chunk it holds while
 //   sending it to both neighbours; each chunk that arrives is multiplied and
@@ -75,11 +82,6 @@ bool LayerEmitter::loops(const LoopableCollective& c, const MatmulShape& mm,
     return false;  // no collective at all
   if (!plan_.collective_matmul)
     return false;
-  if (!g.ring) {
-    if (why != nullptr)
-      *why = "over " + g.describe("mesh") + ": not one torus ring (a dimension with wraparound)";
-    return false;
-  }
   if (chunk_extent(mm, c.dim) % g.chips != 0 || c.elements % g.chips != 0) {
     if (why != nullptr)
       *why = "over " + g.describe("mesh") + ": the matmul does not split into equal chunks";
@@ -104,6 +106,7 @@ Ref LayerEmitter::shift(const LoopableCollective& c, int32_t direction, uint64_t
   spec.axes = c.group->names;
   spec.dtype = plan_.model.activation_dtype;
   spec.shift = direction;
+  spec.cyclic = true;
   return b_.communicate(c.name + (direction > 0 ? ".shift_up" : ".shift_down"),
                         OpClass::kCollective, spec, {input});
 }

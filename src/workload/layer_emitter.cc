@@ -88,6 +88,10 @@ Ref LayerEmitter::gather_weights(const std::string& slot, uint64_t full_weight_e
   spec.bytes = bytes;
   spec.axes = plan_.gathered.names;
   spec.dtype = plan_.model.weight_dtype;
+  if (plan_.collective_matmul) {
+    whole_.insert("the weight all-gathers over " + plan_.gathered.describe("mesh") +
+                  " (each overlaps the previous layer's compute instead)");
+  }
   s.gather = b_.communicate(slot + ".gather_weights", OpClass::kCollective, spec,
                             {s.last_use, last_weight_gather_});
   last_weight_gather_ = s.gather;
@@ -222,6 +226,12 @@ Ref LayerEmitter::reduce_output(Ref input, std::string_view prefix, Layout& layo
   if (const auto rs = output_scatter(prefix, layout))
     return act_collective(rs->name, CollectiveKind::kReduceScatter, rs->elements, *rs->group,
                           input);
+  if (plan_.collective_matmul && plan_.stationary.chips > 1) {
+    ++whole_count_;
+    whole_.insert("the all-reduces of tensor_collective ALL_REDUCE over " +
+                  plan_.stationary.describe("mesh") +
+                  " (an all-reduce does not loop; TENSOR_REDUCE_SCATTER_ALL_GATHER does)");
+  }
   return act_collective(std::string(prefix) + ".allreduce", CollectiveKind::kAllReduce,
                         plan_.rows * plan_.model.d_model, plan_.stationary, input);
 }

@@ -34,6 +34,17 @@ void LayerEmitter::parallel_block(Stream& s) {
   // each and stay whole; the gather before and the reduction after may loop.
   const MatmulShape in_mm{"block.in", OpClass::kFusedProjection,     p.rows,
                           p.proj_in,  p.qkv_cols() + g * p.ffn_cols, p.qkv_weights() + g * d * f};
+  if (p.collective_matmul && p.scheme == TensorScheme::k2D && p.x.chips > 1) {
+    // attn.qkv.scatter_x (or the Q scatter and KV all-reduce), ffn.up.scatter_x,
+    // attn.out.gather_x, ffn.down.gather_x.
+    whole_count_ += splits_kv_x() ? 5 : 4;
+    whole_.insert(
+        "2D parallel block, over " + p.x.describe("mesh") +
+        ": the fused input projection's output is scattered by " +
+        (p.attention == AttentionSplit::kHeadsOverXY ? "head" : "sequence") +
+        " for attention and by column for the FFN, and the fused output projection's input "
+        "gathered likewise; one loop chunks one dimension, so these stay whole");
+  }
   const Ref in = project(s, "block", in_mm, nullptr);
   const Ref att = attention_middle(in);
   const Ref mlp = ffn_middle(in);

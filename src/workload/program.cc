@@ -44,12 +44,6 @@ uint32_t MeshAxes::size(std::string_view name) const {
   return sizes.at(static_cast<size_t>(it - names.begin()));
 }
 
-bool MeshAxes::ring(std::string_view name) const {
-  const auto it = std::find(names.begin(), names.end(), name);
-  const auto i = static_cast<size_t>(it - names.begin());
-  return it != names.end() && i < rings.size() && rings[i];
-}
-
 uint64_t MeshAxes::product(const std::vector<std::string>& axes) const {
   uint64_t p = 1;
   for (const std::string& a : axes)

@@ -123,12 +123,6 @@ struct Program {
 struct MeshAxes {
   std::vector<std::string> names;
   std::vector<uint32_t> sizes;
-  // Per axis: its chips form one ring of the torus (one dimension, with
-  // wraparound, not twisted), so every chip has a neighbour one place along
-  // either way. Collective matmuls loop only over rings; empty: none is.
-  std::vector<bool> rings;
-  // Whether the named axis is a ring (false for an unknown name).
-  bool ring(std::string_view name) const;
   // Size of one axis; 1 for an empty name. Throws std::out_of_range on an unknown one.
   uint32_t size(std::string_view name) const;
   // Product of the sizes of the named axes.

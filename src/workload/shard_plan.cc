@@ -26,11 +26,6 @@ bool contains(const std::vector<std::string>& names, const std::string& name) {
 AxisGroup group(const MeshAxes& mesh, std::vector<std::string> names) {
   AxisGroup g;
   g.chips = mesh.product(names);
-  g.ring = g.chips > 1 && std::count_if(names.begin(), names.end(), [&](const std::string& n) {
-                            return mesh.size(n) > 1;
-                          }) == 1;
-  for (const std::string& n : names)
-    g.ring = g.ring && (mesh.size(n) == 1 || mesh.ring(n));
   g.names = std::move(names);
   return g;
 }

@@ -27,9 +27,6 @@ namespace podsim::workload::internal {
 struct AxisGroup {
   std::vector<std::string> names;
   uint64_t chips = 1;
-  // More than one chip, all along one mesh axis that is a torus ring
-  // (MeshAxes::rings): a collective matmul can loop over it.
-  bool ring = false;
 
   // "the 16 chips of tensor axes [x, y]", for error messages.
   std::string describe(std::string_view role) const;

@@ -150,6 +150,29 @@ TEST(ClosedForm, PermuteIsOneHop) {
   expect_within(o.seconds, 64.0 * kMiB / kOneWay + kHopS, 0.001, "permute");
 }
 
+// A cyclic shift over a line (CollectiveSpec::cyclic: a looped collective
+// matmul's collective-permute, as XLA's cycle is): the last chip's transfer
+// to the first crosses the whole line on the links the others leave free
+// (theirs go the other way), so every link direction carries V once and the
+// time is one link's V plus the long transfer's N - 1 hops; the two shifts of
+// a bidirectional step together load every link direction twice.
+TEST(ClosedForm, CyclicShiftOverALineCrossesItBack) {
+  for (const net::Model model : {net::Model::kAnalytical, net::Model::kFlow, net::Model::kPacket}) {
+    SCOPED_TRACE(net::to_string(model));
+    const topo::Pod pod(pod_spec({{4, false}}));
+    auto c = collective(CollectiveKind::kPermute, 64 * kMiB, {"x"});
+    c.shift = 1;
+    const Outcome plain = run(pod, one_axis_per_dim(pod), c, model);
+    c.cyclic = true;
+    const Outcome cyclic = run(pod, one_axis_per_dim(pod), c, model);
+    const double one_link = 64.0 * kMiB / kOneWay;
+    expect_within(plain.seconds, one_link + kHopS, 0.001, "line shift");
+    expect_within(cyclic.seconds, one_link + 3 * kHopS, 0.01, "cyclic line shift");
+    EXPECT_EQ(cyclic.transfers_delivered, 4U);
+    EXPECT_EQ(plain.transfers_delivered, 3U);
+  }
+}
+
 TEST(ClosedForm, BroadcastPipelinesAlongTheRing) {
   const topo::Pod pod(pod_spec({{16, true}}));
   const Outcome o =

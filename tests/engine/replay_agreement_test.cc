@@ -67,7 +67,7 @@ struct Shortcuts {
 StepResult simulate(const Case& c, const Shortcuts& how) {
   const topo::Pod pod(c.pod);
   const topo::DeviceMesh mesh = workload_mesh(pod, c.workload);
-  const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(pod, mesh));
+  const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(mesh));
   const auto compute =
       chip::make_compute_model(chip::ComputeModelKind::kRoofline, c.pod.chip, chip::Efficiency{});
   StepOptions options;

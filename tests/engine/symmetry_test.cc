@@ -246,7 +246,7 @@ std::vector<StepCase> step_cases() {
 StepResult run_serving(const StepCase& c, bool symmetry) {
   const topo::Pod pod(c.pod);
   const topo::DeviceMesh mesh = workload_mesh(pod, c.workload);
-  const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(pod, mesh));
+  const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(mesh));
   const auto compute = roofline(pod);
   StepOptions options;
   options.network = network_options(pod, net::Model::kFlow);
@@ -313,7 +313,7 @@ TEST(SymmetricRuns, OtherNetworkModelsAndStragglersArePlayedInFull) {
   const StepCase c = step_cases()[1];
   const topo::Pod pod(c.pod);
   const topo::DeviceMesh mesh = workload_mesh(pod, c.workload);
-  const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(pod, mesh));
+  const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(mesh));
   const auto compute = roofline(pod);
   StepOptions options;
   options.network = network_options(pod, net::Model::kAnalytical);

@@ -3,7 +3,8 @@
 // LLaMA-3-70B's layer shapes (8 of its 80 layers, to keep the test quick).
 // Looping hides most of the exposed tensor-parallel time of a large prefill
 // and little of a batch-1 decode, and AUTO is never slower than the plain
-// collectives.
+// collectives; over v5e's lines and over an axis of two torus dimensions
+// too.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -129,31 +130,86 @@ TEST(CollectiveMatmulRun, AutoIsNeverSlowerAndKeepsTheFaster) {
   EXPECT_TRUE(chose_off);
 }
 
-TEST(CollectiveMatmulRun, OffARingNothingLoops) {
-  // v5e 4x4 has no wraparound: the run is the plain one, and says why.
-  const std::vector<config::Override> v5e = {
-      {"workload.sharding.tensor_axes", "[x]"},
-      {"workload.sharding.data_axes", "[y]"},
-      {"workload.sharding.tensor_collective", "TENSOR_REDUCE_SCATTER_ALL_GATHER"},
-      {"workload.scenario.batch", "4"},
-      {"workload.model.layers", "2"}};
-  const auto on_v5e = [&](const char* cm) {
-    const config::PodSpec spec =
-        config::load_topology_file(root() / "topologies/v5e-4x4.textproto");
-    std::vector<config::Override> o = v5e;
+// ON against OFF and AUTO for one workload text on one shipped topology.
+struct ThreeWays {
+  podsim::Result off, on, best;
+};
+
+ThreeWays three_ways(const std::string& topology, const std::string& text,
+                     const std::vector<config::Override>& overrides) {
+  const config::PodSpec spec = config::load_topology_file(root() / "topologies" / topology);
+  ThreeWays t;
+  for (auto [cm, out] :
+       {std::pair{"COLLECTIVE_MATMUL_OFF", &t.off}, std::pair{"COLLECTIVE_MATMUL_ON", &t.on},
+        std::pair{"COLLECTIVE_MATMUL_AUTO", &t.best}}) {
+    std::vector<config::Override> o = overrides;
     o.push_back({"workload.sharding.collective_matmul", cm});
-    const config::WorkloadSpec w =
-        config::parse_workload_text(workload_text(false), "cm.textproto", spec, o);
-    return evaluate(topo::Pod(spec), w, RunOptions{});
-  };
-  const podsim::Result off = on_v5e("COLLECTIVE_MATMUL_OFF");
-  const podsim::Result on = on_v5e("COLLECTIVE_MATMUL_ON");
-  ASSERT_EQ(on.status(), podsim::Result::ok) << on.reason();
-  EXPECT_EQ(on.serving().collective_matmul_looped(), 0U);
-  EXPECT_GT(on.serving().collective_matmul_whole(), 0U);
-  EXPECT_NE(on.serving().collective_matmul_whole_reasons().find("not one torus ring"),
-            std::string::npos);
-  EXPECT_EQ(on.serving().step_time_us(), off.serving().step_time_us());
+    *out = evaluate(topo::Pod(spec), config::parse_workload_text(text, "cm.textproto", spec, o),
+                    RunOptions{});
+    EXPECT_EQ(out->status(), podsim::Result::ok) << out->reason();
+  }
+  return t;
+}
+
+// Looping pays, AUTO keeps it, and the breakdown shows the time it hides.
+void expect_looping_pays(const ThreeWays& t) {
+  const podsim::ServingResult& off = t.off.serving();
+  const podsim::ServingResult& on = t.on.serving();
+  EXPECT_EQ(off.collective_matmul_looped(), 0U);
+  EXPECT_GT(on.collective_matmul_looped(), 0U);
+  EXPECT_EQ(on.collective_matmul_whole(), 0U) << on.collective_matmul_whole_reasons();
+  EXPECT_LT(on.step_time_us(), off.step_time_us());
+  EXPECT_LT(on.collective_exposed_us(), off.collective_exposed_us());
+  EXPECT_GT(on.collective_overlapped_us(), off.collective_overlapped_us());
+  EXPECT_EQ(t.best.serving().step_time_us(), on.step_time_us());
+  EXPECT_EQ(t.best.serving().collective_matmul(), "auto: on");
+}
+
+TEST(CollectiveMatmulRun, LinesLoopOnV5e) {
+  // v5e 4x4 has no wraparound: the tensor axis x is a 4-chip line, and the
+  // loop's cyclic shifts cross it back (workload/collective_matmul.cc).
+  const ThreeWays t =
+      three_ways("v5e-4x4.textproto", workload_text(false),
+                 {{"workload.sharding.tensor_axes", "[x]"},
+                  {"workload.sharding.data_axes", "[y]"},
+                  {"workload.sharding.tensor_collective", "TENSOR_REDUCE_SCATTER_ALL_GATHER"},
+                  {"workload.scenario.batch", "16"},
+                  {"workload.model.layers", "2"}});
+  expect_looping_pays(t);
+}
+
+TEST(CollectiveMatmulRun, AnAxisOverTwoTorusDimensionsLoopsOnV4) {
+  // Tensor parallelism over [y, z] of the v4 4x4x4 (16 chips, one mesh axis
+  // over two rings), LLaMA-3-405B's layer shapes: its FFN's chunks hide
+  // their shifts.
+  const std::string text = R"pb(
+    name: "cm-yz"
+    mesh {
+      axes {
+        name: "model"
+        dims: [ "y", "z" ]
+      }
+      axes { name: "data" dims: "x" }
+    }
+    model {
+      name: "LLaMA-3-405B, 2 layers"
+      layers: 2
+      d_model: 16384
+      heads: 128
+      kv_heads: 8
+      head_dim: 128
+      ffn_dim: 53248
+      gated_ffn: true
+      vocab: 128256
+    }
+    scenario { phase: PREFILL batch: 16 prompt_len: 2048 }
+    sharding {
+      tensor_axes: "model"
+      tensor_collective: TENSOR_REDUCE_SCATTER_ALL_GATHER
+      data_axes: "data"
+    }
+  )pb";
+  expect_looping_pays(three_ways("v4-4x4x4.textproto", text, {}));
 }
 
 }  // namespace

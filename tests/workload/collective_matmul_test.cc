@@ -2,7 +2,8 @@
 // tensor-parallel all-gather feeding a matmul, or reduce-scatter fed by one,
 // becomes N chunk matmuls and N - 1 shifts of 1 / N of the array around the
 // ring, both ways. Checked against the plain program: the same bytes on the
-// wire, the same matmul FLOPs, and nothing looped where the axis is no ring.
+// wire, the same matmul FLOPs; lines and axes over several dimensions loop
+// as the same cycle of shifts.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -109,27 +110,55 @@ TEST(CollectiveMatmulShape, OneGatherIsNChunksAndNMinusOneShifts) {
   EXPECT_TRUE(testing::named(p.stages[0], "L3.ffn.gather").empty());
 }
 
-// Over an axis that is not a torus ring (no wraparound) the shift has no
-// neighbour at the ends: the collectives stay whole, and the program says why.
-TEST(CollectiveMatmulShape, NothingLoopsOffARing) {
-  MeshAxes mesh = testing::mesh({{"x", 4}, {"y", 4}});
-  mesh.rings = {false, true};
+// Over a line (no wraparound) and over a group of several dimensions the
+// loop is the same program as over a ring: XLA's cycle of collective-permutes
+// over the axis's chips in mesh order (CollectiveSpec::cyclic), whose closing
+// transfers the network routes back across the group. Lowering sees axis
+// sizes only (MeshAxes); the network model times the difference
+// (tests/study/collective_matmul_test.cc runs it on v5e lines and v4 [y, z]).
+TEST(CollectiveMatmulShape, EveryAxisLoopsAsACycleOfShifts) {
   const config::ModelSpec m = testing::llama3_70b();
-  const config::ShardingSpec s = sharding({"x", "y"}, false, true);
-  const Program p = lower(testing::decode(m, 64, 1024, s), mesh);
-  const Program off = lower(testing::decode(m, 64, 1024, sharding({"x", "y"}, false, false)), mesh);
-  // Only the collectives over y loop.
+  const Program two_d = lower(testing::decode(m, 64, 1024, sharding({"x", "y"}, false, true)),
+                              testing::mesh({{"x", 4}, {"y", 4}}));
+  EXPECT_GT(two_d.collective_matmul.looped, 0U);
+  // What stays whole is a matmul's smaller collective, never an axis.
+  EXPECT_EQ(two_d.collective_matmul.whole_reasons,
+            std::vector<std::string>{
+                "the smaller of a matmul's all-gather and reduce-scatter (one loops per matmul)"});
+  const auto up = testing::named(two_d.stages[0], "L3.ffn.up.scatter_x.shift_up");
+  ASSERT_FALSE(up.empty());
+  for (const Instruction* ins : up)
+    EXPECT_TRUE(testing::collective(*ins).cyclic);
+
+  // One mesh axis over two torus dimensions (say [y, z] of 4x4x4) is one
+  // axis of 16 chips: 8 shifts up, 7 down, of 1 / 16 of the gathered rows
+  // each.
+  const Program p = lower(testing::prefill(m, 16, 128, sharding({"model"}, true, true)),
+                          testing::mesh({{"model", 16}}));
+  const auto gather_up = testing::named(p.stages[0], "L3.ffn.gather.shift_up");
+  const auto gather_down = testing::named(p.stages[0], "L3.ffn.gather.shift_down");
+  ASSERT_EQ(gather_up.size(), 8U);
+  ASSERT_EQ(gather_down.size(), 7U);
+  const uint64_t v = 16ULL * 128 * m.d_model * 2;  // the gathered rows x d, bf16
+  EXPECT_EQ(testing::collective(*gather_up[0]).bytes, v / 16);
+  EXPECT_TRUE(testing::collective(*gather_up[0]).cyclic);
+  EXPECT_EQ(testing::named(p.stages[0], "L3.ffn.up_gate").size(), 16U);
+  EXPECT_TRUE(p.collective_matmul.whole_reasons.empty());
+}
+
+// A 2D parallel block keeps the collectives between its fused projections
+// whole, and says why; the gather before and the reduction after loop.
+TEST(CollectiveMatmulShape, ParallelBlockNamesWhatStaysWhole) {
+  const MeshAxes mesh = testing::mesh({{"x", 4}, {"y", 4}});
+  config::ModelSpec m = testing::llama3_70b();
+  m.parallel_block = true;
+  const Program p = lower(testing::prefill(m, 16, 128, sharding({"x", "y"}, false, true)), mesh);
   EXPECT_GT(p.collective_matmul.looped, 0U);
-  ASSERT_FALSE(p.collective_matmul.whole_reasons.empty());
-  bool named_x = false;
+  EXPECT_EQ(p.collective_matmul.whole, 4U * m.layers);
+  bool named = false;
   for (const std::string& r : p.collective_matmul.whole_reasons)
-    named_x = named_x || r.find("not one torus ring") != std::string::npos;
-  EXPECT_TRUE(named_x);
-  EXPECT_TRUE(testing::named(p.stages[0], "L3.ffn.up.scatter_x.shift_up").empty());
-  mesh.rings = {false, false};
-  const Program none = lower(testing::decode(m, 64, 1024, s), mesh);
-  EXPECT_EQ(none.collective_matmul.looped, 0U);
-  EXPECT_EQ(testing::fingerprint(none), testing::fingerprint(off));
+    named = named || r.find("2D parallel block") != std::string::npos;
+  EXPECT_TRUE(named);
 }
 
 }  // namespace

@@ -72,7 +72,6 @@ MeshAxes mesh(std::vector<std::pair<std::string, uint32_t>> axes) {
   for (auto& [name, size] : axes) {
     m.names.push_back(name);
     m.sizes.push_back(size);
-    m.rings.push_back(true);  // as on a torus with wraparound
   }
   return m;
 }

@@ -210,11 +210,16 @@ void lower_permute(Builder& b) {
   for (const uint32_t d : b.ici_dims()) {
     lane.wraps = lane.wraps && b.pod().wraparound(d);
   }
+  // A cyclic shift closes the group whatever its dimensions: the wrapping
+  // transfers take the pod's routes (across a line, its whole length).
+  const bool closed_by_routes = c.cyclic && !lane.wraps;
+  lane.wraps = lane.wraps || c.cyclic;
   lane.chunk_bytes = c.bytes;
   lane.shift = c.shift;
   ph.lanes = {lane};
   plan.shares.push_back(Share{{std::move(ph)}});
-  plan.schedule = "shift by " + std::to_string(c.shift) + " over " + join_names(c.axes, " ");
+  plan.schedule = std::string(closed_by_routes ? "cyclic " : "") + "shift by " +
+                  std::to_string(c.shift) + " over " + join_names(c.axes, " ");
 }
 
 void lower_send(Builder& b) {
