@@ -52,8 +52,11 @@ void LayerEmitter::attention(Stream& s, uint32_t layer) {
   Ref kv = kNoRef;  // a separate all-reduce of the KV heads (scatter_qkv_x)
   if (two_d && !splits_kv_x()) {
     // By sequence (rows), or with heads over X and Y by head (columns).
-    const LoopableCollective rs{"attn.qkv.scatter_x", p.rows * p.qkv_cols(), &p.x,
-                                over_xy ? ChunkDim::kColumns : ChunkDim::kRows};
+    const LoopableCollective rs{"attn.qkv.scatter_x",
+                                p.rows * p.qkv_cols(),
+                                &p.x,
+                                over_xy ? ChunkDim::kColumns : ChunkDim::kRows,
+                                {}};
     x = project(s, "attn", qkv, &rs);
   } else {
     x = project(s, "attn", qkv, nullptr);
@@ -71,8 +74,11 @@ void LayerEmitter::attention(Stream& s, uint32_t layer) {
   x = attention_heads(x, kv);
   // 2D: the outputs gathered over X, by sequence (or, over X and Y, by head:
   // the output projection's contraction).
-  const LoopableCollective gather_x{"attn.out.gather_x", p.rows * p.proj_heads * hd, &p.x,
-                                    over_xy ? ChunkDim::kContraction : ChunkDim::kRows};
+  const LoopableCollective gather_x{"attn.out.gather_x",
+                                    p.rows * p.proj_heads * hd,
+                                    &p.x,
+                                    over_xy ? ChunkDim::kContraction : ChunkDim::kRows,
+                                    {}};
   const MatmulShape out{"attn.out", OpClass::kAttentionProjection, p.rows, p.proj_heads * hd,
                         p.proj_in,  p.attn_out_weights()};
   Layout layout = Layout::kFull;

@@ -73,6 +73,14 @@ double ring_bytes(const LoopableCollective& c, uint64_t v) {
   return static_cast<double>(v) * (n - 1) / n;
 }
 
+// The parts chunked: a fused matmul's segments, or the whole matmul along
+// the collective's dimension.
+std::vector<LoopSegment> segments_of(const LoopableCollective& c, const MatmulShape& mm) {
+  if (!c.segments.empty())
+    return c.segments;
+  return {LoopSegment{mm, c.dim, c.elements}};
+}
+
 }  // namespace
 
 bool LayerEmitter::loops(const LoopableCollective& c, const MatmulShape& mm,
@@ -82,7 +90,10 @@ bool LayerEmitter::loops(const LoopableCollective& c, const MatmulShape& mm,
     return false;  // no collective at all
   if (!plan_.collective_matmul)
     return false;
-  if (chunk_extent(mm, c.dim) % g.chips != 0 || c.elements % g.chips != 0) {
+  bool equal = c.elements % g.chips == 0;
+  for (const LoopSegment& seg : segments_of(c, mm))
+    equal = equal && chunk_extent(seg.mm, seg.dim) % g.chips == 0 && seg.elements % g.chips == 0;
+  if (!equal) {
     if (why != nullptr)
       *why = "over " + g.describe("mesh") + ": the matmul does not split into equal chunks";
     return false;
@@ -99,7 +110,8 @@ Ref LayerEmitter::accumulate(const MatmulShape& mm, Ref partial, Ref sum) {
   return b_.compute(std::string(mm.slot) + ".accumulate", mm.op_class, add, {partial, sum});
 }
 
-Ref LayerEmitter::shift(const LoopableCollective& c, int32_t direction, uint64_t bytes, Ref input) {
+Ref LayerEmitter::shift(const LoopableCollective& c, int32_t direction, uint64_t bytes, Ref input,
+                        Ref input2) {
   config::CollectiveSpec spec;
   spec.kind = CollectiveKind::kPermute;
   spec.bytes = bytes;
@@ -108,34 +120,56 @@ Ref LayerEmitter::shift(const LoopableCollective& c, int32_t direction, uint64_t
   spec.shift = direction;
   spec.cyclic = true;
   return b_.communicate(c.name + (direction > 0 ? ".shift_up" : ".shift_down"),
-                        OpClass::kCollective, spec, {input});
+                        OpClass::kCollective, spec, {input, input2});
 }
 
 Ref LayerEmitter::chunk_matmul(const MatmulShape& mm, Ref input, Ref input2) {
   return matmul(mm.slot, mm.op_class, 1, mm.m, mm.k, mm.n, input, mm.full_weight_elements, input2);
 }
 
+std::vector<Ref> LayerEmitter::chunk_parts(const std::vector<LoopSegment>& segments, uint64_t n,
+                                           Ref input, Ref input2) {
+  std::vector<Ref> parts;
+  for (const LoopSegment& seg : segments)
+    parts.push_back(chunk_matmul(chunk_of(seg.mm, seg.dim, n), input, input2));
+  return parts;
+}
+
+Ref LayerEmitter::fold(const std::vector<LoopSegment>& segments, uint64_t n,
+                       const std::vector<Ref>& parts, Ref into, bool sum_parts) {
+  Ref out = into;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (out == kNoRef || (into == kNoRef && !sum_parts))
+      out = parts[i];
+    else
+      out = accumulate(chunk_of(segments[i].mm, segments[i].dim, n), parts[i], out);
+  }
+  return out;
+}
+
 Ref LayerEmitter::looped_gather(const LoopableCollective& ag, Ref input, const MatmulShape& mm,
                                 Ref input2) {
   const uint64_t n = ag.group->chips;
-  const MatmulShape chunk = chunk_of(mm, ag.dim, n);
+  const std::vector<LoopSegment> segments = segments_of(ag, mm);
+  const bool fused = segments.size() > 1;  // the parts write one output: they sum
   const uint64_t bytes = plan_.act_bytes(ag.elements / n);
-  const bool sums = ag.dim == ChunkDim::kContraction;
+  const bool sums = fused || segments[0].dim == ChunkDim::kContraction;
   const uint64_t up = n / 2;
   const uint64_t down = (n - 1) / 2;
-  Ref out = chunk_matmul(chunk, input, input2);
+  Ref out = fold(segments, n, chunk_parts(segments, n, input, input2), kNoRef, fused);
+  // A fused matmul's gathered array holds both inputs' chunks.
   Ref from_up = input;
   Ref from_down = input;
+  const Ref also = fused ? input2 : kNoRef;
   for (uint64_t step = 1; step <= up; ++step) {
-    from_up = shift(ag, +1, bytes, from_up);
+    from_up = shift(ag, +1, bytes, from_up, step == 1 ? also : kNoRef);
     const bool has_down = step <= down;
     if (has_down)
-      from_down = shift(ag, -1, bytes, from_down);
-    Ref part = chunk_matmul(chunk, from_up, input2);
-    out = sums ? accumulate(chunk, part, out) : part;
+      from_down = shift(ag, -1, bytes, from_down, step == 1 ? also : kNoRef);
+    out = fold(segments, n, chunk_parts(segments, n, from_up, input2), sums ? out : kNoRef, fused);
     if (has_down) {
-      part = chunk_matmul(chunk, from_down, input2);
-      out = sums ? accumulate(chunk, part, out) : part;
+      out = fold(segments, n, chunk_parts(segments, n, from_down, input2), sums ? out : kNoRef,
+                 fused);
     }
   }
   ++looped_;
@@ -145,7 +179,7 @@ Ref LayerEmitter::looped_gather(const LoopableCollective& ag, Ref input, const M
 Ref LayerEmitter::looped_scatter(const LoopableCollective& rs, Ref input, const MatmulShape& mm,
                                  Ref input2) {
   const uint64_t n = rs.group->chips;
-  const MatmulShape chunk = chunk_of(mm, rs.dim, n);
+  const std::vector<LoopSegment> segments = segments_of(rs, mm);
   const uint64_t bytes = plan_.act_bytes(rs.elements / n);
   const uint64_t up = n / 2;  // partial sums travelling up the ring: destinations 1..up away
   const uint64_t down = (n - 1) / 2;
@@ -154,20 +188,19 @@ Ref LayerEmitter::looped_scatter(const LoopableCollective& rs, Ref input, const 
   for (uint64_t step = 0; step < up; ++step) {
     // This step's parts: for the chips up - step (and down - step) places on.
     const bool has_down = step + down >= up;  // the shorter lane starts later
-    const Ref part_up = chunk_matmul(chunk, input, input2);
-    const Ref part_down = has_down ? chunk_matmul(chunk, input, input2) : kNoRef;
-    const Ref send_up = sum_up == kNoRef ? part_up : accumulate(chunk, part_up, sum_up);
-    sum_up = shift(rs, +1, bytes, send_up);
-    if (has_down) {
-      const Ref send_down = sum_down == kNoRef ? part_down : accumulate(chunk, part_down, sum_down);
-      sum_down = shift(rs, -1, bytes, send_down);
-    }
+    const std::vector<Ref> parts_up = chunk_parts(segments, n, input, input2);
+    const std::vector<Ref> parts_down =
+        has_down ? chunk_parts(segments, n, input, input2) : std::vector<Ref>{};
+    sum_up = shift(rs, +1, bytes, fold(segments, n, parts_up, sum_up, false));
+    if (has_down)
+      sum_down = shift(rs, -1, bytes, fold(segments, n, parts_down, sum_down, false));
   }
   // The chip's own chunk, plus what the two lanes bring.
-  Ref out = chunk_matmul(chunk, input, input2);
-  out = accumulate(chunk, out, sum_up);
-  if (sum_down != kNoRef)
-    out = accumulate(chunk, out, sum_down);
+  Ref out = fold(segments, n, chunk_parts(segments, n, input, input2), sum_up, false);
+  if (sum_down != kNoRef) {
+    for (const LoopSegment& seg : segments)
+      out = accumulate(chunk_of(seg.mm, seg.dim, n), out, sum_down);
+  }
   ++looped_;
   return out;
 }
@@ -199,9 +232,11 @@ Ref LayerEmitter::tensor_matmul(const LoopableCollective* gather, Ref input, con
   if (gather_wins) {
     x = looped_gather(*gather, input, mm, input2);
   } else {
-    if (gather != nullptr)
+    if (gather != nullptr) {
+      // A fused matmul's gather carries both of its inputs.
       x = act_collective(gather->name, CollectiveKind::kAllGather, gather->elements, *gather->group,
-                         input);
+                         input, gather->segments.size() > 1 ? input2 : kNoRef);
+    }
     if (scatter_wins)
       return looped_scatter(*scatter, x, mm, input2);
     x = chunk_matmul(mm, x, input2);

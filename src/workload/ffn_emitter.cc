@@ -28,12 +28,12 @@ void LayerEmitter::dense_ffn(Stream& s) {
   const uint64_t f = p.model.ffn_dim;
   const bool two_d = p.scheme == TensorScheme::k2D;
   const MatmulShape up{"ffn.up_gate", OpClass::kFfn, p.rows, p.proj_in, g * p.ffn_cols, g * d * f};
-  const LoopableCollective scatter_x{"ffn.up.scatter_x", p.rows * g * p.ffn_cols, &p.x,
-                                     ChunkDim::kColumns};
+  const LoopableCollective scatter_x{
+      "ffn.up.scatter_x", p.rows * g * p.ffn_cols, &p.x, ChunkDim::kColumns, {}};
   Ref x = project(s, "ffn", up, two_d ? &scatter_x : nullptr);
   x = activation("ffn.act", OpClass::kFfn, p.rows, two_d ? p.ffn_cols / p.x.chips : p.ffn_cols, x);
-  const LoopableCollective gather_x{"ffn.down.gather_x", p.rows * p.ffn_cols, &p.x,
-                                    ChunkDim::kContraction};
+  const LoopableCollective gather_x{
+      "ffn.down.gather_x", p.rows * p.ffn_cols, &p.x, ChunkDim::kContraction, {}};
   const MatmulShape down{"ffn.down", OpClass::kFfn, p.rows, p.ffn_cols, p.proj_in, f * d};
   Layout layout = Layout::kFull;
   x = matmul_reduce(down, x, two_d ? &gather_x : nullptr, "ffn", layout);

@@ -49,7 +49,7 @@ uint64_t LayerEmitter::gathered_weight_bytes() const {
 }
 
 Ref LayerEmitter::collective(std::string_view name, config::CollectiveKind kind, uint64_t bytes,
-                             const AxisGroup& group, Ref input, config::DType dtype) {
+                             const AxisGroup& group, Ref input, config::DType dtype, Ref input2) {
   if (group.chips <= 1)
     return input;  // a group of one chip already holds the result
   config::CollectiveSpec spec;
@@ -57,13 +57,13 @@ Ref LayerEmitter::collective(std::string_view name, config::CollectiveKind kind,
   spec.bytes = bytes;
   spec.axes = group.names;
   spec.dtype = dtype;
-  return b_.communicate(name, OpClass::kCollective, spec, {input});
+  return b_.communicate(name, OpClass::kCollective, spec, {input, input2});
 }
 
 Ref LayerEmitter::act_collective(std::string_view name, config::CollectiveKind kind,
-                                 uint64_t elements, const AxisGroup& group, Ref input) {
+                                 uint64_t elements, const AxisGroup& group, Ref input, Ref input2) {
   return collective(name, kind, plan_.act_bytes(elements), group, input,
-                    plan_.model.activation_dtype);
+                    plan_.model.activation_dtype, input2);
 }
 
 // Weight-gathered: the stationary chips' share of the matrix (1 / R of it),
@@ -167,11 +167,11 @@ std::optional<LoopableCollective> LayerEmitter::projection_gather(const Stream& 
     case Layout::kFull:
       return std::nullopt;
     case Layout::kTokenScattered:
-      return LoopableCollective{p + ".gather", plan_.rows * plan_.model.d_model, &plan_.stationary,
-                                ChunkDim::kRows};
+      return LoopableCollective{
+          p + ".gather", plan_.rows * plan_.model.d_model, &plan_.stationary, ChunkDim::kRows, {}};
     case Layout::kModelScattered:
-      return LoopableCollective{p + ".gather_y", plan_.rows * plan_.proj_in, &plan_.y,
-                                ChunkDim::kContraction};
+      return LoopableCollective{
+          p + ".gather_y", plan_.rows * plan_.proj_in, &plan_.y, ChunkDim::kContraction, {}};
   }
   return std::nullopt;
 }
@@ -210,13 +210,16 @@ std::optional<LoopableCollective> LayerEmitter::output_scatter(std::string_view 
   const std::string p(prefix);
   if (plan_.scheme == TensorScheme::k2D) {
     layout = Layout::kModelScattered;
-    return LoopableCollective{p + ".scatter_y", plan_.rows * plan_.proj_in, &plan_.y,
-                              ChunkDim::kColumns};
+    return LoopableCollective{
+        p + ".scatter_y", plan_.rows * plan_.proj_in, &plan_.y, ChunkDim::kColumns, {}};
   }
   if (plan_.reduce_scatter) {
     layout = Layout::kTokenScattered;
-    return LoopableCollective{p + ".reduce_scatter", plan_.rows * plan_.model.d_model,
-                              &plan_.stationary, ChunkDim::kRows};
+    return LoopableCollective{p + ".reduce_scatter",
+                              plan_.rows * plan_.model.d_model,
+                              &plan_.stationary,
+                              ChunkDim::kRows,
+                              {}};
   }
   layout = Layout::kFull;
   return std::nullopt;

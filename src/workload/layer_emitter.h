@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "workload/program_builder.h"
 #include "workload/shard_plan.h"
@@ -36,14 +37,25 @@ struct MatmulShape {
   uint64_t full_weight_elements = 0;  // weight-gathered: what gather_weights gathers
 };
 
+// One part of a fused matmul (a parallel block's projections serve two
+// branches) whose collective is chunked along its own dimension: `elements`
+// of the collective's array belong to it.
+struct LoopSegment {
+  MatmulShape mm;
+  ChunkDim dim = ChunkDim::kRows;
+  uint64_t elements = 0;
+};
+
 // An all-gather feeding a matmul, or a reduce-scatter of its output: V =
 // `elements` activations (the gathered result, or each chip's input), over
-// `group`, split along `dim` of the matmul.
+// `group`, split along `dim` of the matmul; or, for a fused matmul, each of
+// `segments` along its own (elements is then their sum).
 struct LoopableCollective {
   std::string name;
   uint64_t elements = 0;
   const AxisGroup* group = nullptr;
   ChunkDim dim = ChunkDim::kRows;
+  std::vector<LoopSegment> segments;
 };
 
 // A block's output waiting to be added to the residual stream. The add is
@@ -97,10 +109,12 @@ class LayerEmitter {
 
  private:
   // Common steps (layer_emitter.cc).
+  // `input2`: a second producer the collective waits for (a fused matmul's
+  // second input, gathered with the first).
   Ref collective(std::string_view name, config::CollectiveKind kind, uint64_t bytes,
-                 const AxisGroup& group, Ref input, config::DType dtype);
+                 const AxisGroup& group, Ref input, config::DType dtype, Ref input2 = kNoRef);
   Ref act_collective(std::string_view name, config::CollectiveKind kind, uint64_t elements,
-                     const AxisGroup& group, Ref input);
+                     const AxisGroup& group, Ref input, Ref input2 = kNoRef);
   // A matmul whose weights live in `slot`; weight-gathered, their all-gather
   // of `full_weight_elements` comes first (0: replicated weights, never
   // gathered).
@@ -137,7 +151,16 @@ class LayerEmitter {
   Ref looped_gather(const LoopableCollective& ag, Ref input, const MatmulShape& mm, Ref input2);
   Ref looped_scatter(const LoopableCollective& rs, Ref input, const MatmulShape& mm, Ref input2);
   Ref chunk_matmul(const MatmulShape& mm, Ref input, Ref input2);
-  Ref shift(const LoopableCollective& c, int32_t direction, uint64_t bytes, Ref input);
+  // One step's chunk matmuls, one per segment, each 1 / n of its part.
+  std::vector<Ref> chunk_parts(const std::vector<LoopSegment>& segments, uint64_t n, Ref input,
+                               Ref input2);
+  // Adds each part to `into` (an accumulator, or a partial sum received);
+  // with none, the parts are chained, or with `sum_parts` summed into the
+  // first. The last op.
+  Ref fold(const std::vector<LoopSegment>& segments, uint64_t n, const std::vector<Ref>& parts,
+           Ref into, bool sum_parts);
+  Ref shift(const LoopableCollective& c, int32_t direction, uint64_t bytes, Ref input,
+            Ref input2 = kNoRef);
   Ref accumulate(const MatmulShape& mm, Ref partial, Ref sum);
   // What every block of `layer` does first: settles the stream's pending add
   // and sets the builder's context to the layer and micro-batch.
@@ -163,6 +186,10 @@ class LayerEmitter {
   // input (2D scatter and gather, the activation).
   Ref ffn_middle(Ref up_out);
   void parallel_block(Stream& s);
+  // 2D with collective matmul: the collectives between the fused
+  // projections loop as one per projection, each part of the fused matmul
+  // chunked along its own dimension.
+  void looped_parallel_block(Stream& s);
   // Multi-head latent attention (mla_emitter.cc), in place of attention().
   void mla_attention(Stream& s, uint32_t layer);
   // RMS norm of a latent: rows x width.

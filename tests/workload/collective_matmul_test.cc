@@ -49,6 +49,7 @@ struct Case {
   const char* name;
   std::vector<std::pair<std::string, uint32_t>> mesh;
   bool reduce_scatter;
+  bool parallel_block = false;
 };
 
 class CollectiveMatmul : public ::testing::TestWithParam<Case> {};
@@ -59,7 +60,8 @@ TEST_P(CollectiveMatmul, SameBytesAndFlopsInChunks) {
   std::vector<std::string> axes;
   for (const auto& [name, size] : c.mesh)
     axes.push_back(name);
-  const config::ModelSpec m = testing::llama3_70b();
+  config::ModelSpec m = testing::llama3_70b();
+  m.parallel_block = c.parallel_block;
   for (const bool prefill : {false, true}) {
     const auto spec = [&](bool looped) {
       const config::ShardingSpec s = sharding(axes, c.reduce_scatter, looped);
@@ -82,11 +84,13 @@ TEST_P(CollectiveMatmul, SameBytesAndFlopsInChunks) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Layouts, CollectiveMatmul,
-                         ::testing::Values(Case{"1D RS+AG over 8", {{"x", 8}}, true},
-                                           Case{"2D 4x4", {{"x", 4}, {"y", 4}}, false},
-                                           Case{"2D 2x8", {{"x", 2}, {"y", 8}}, false}),
-                         [](const auto& p) { return std::to_string(p.index); });
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, CollectiveMatmul,
+    ::testing::Values(Case{"1D RS+AG over 8", {{"x", 8}}, true},
+                      Case{"2D 4x4", {{"x", 4}, {"y", 4}}, false},
+                      Case{"2D 2x8", {{"x", 2}, {"y", 8}}, false},
+                      Case{"2D 4x4 parallel block", {{"x", 4}, {"y", 4}}, false, true}),
+    [](const auto& p) { return std::to_string(p.index); });
 
 // One looped all-gather over N = 8: N - 1 shifts of V / N (4 one way, 3 the
 // other) and N chunk matmuls of 1 / N of the tokens each.
@@ -146,19 +150,31 @@ TEST(CollectiveMatmulShape, EveryAxisLoopsAsACycleOfShifts) {
   EXPECT_TRUE(p.collective_matmul.whole_reasons.empty());
 }
 
-// A 2D parallel block keeps the collectives between its fused projections
-// whole, and says why; the gather before and the reduction after loop.
-TEST(CollectiveMatmulShape, ParallelBlockNamesWhatStaysWhole) {
+// A 2D parallel block loops the collectives between its fused projections:
+// one reduce-scatter over X of the input projection's two parts (Q/K/V by
+// sequence, the FFN's by column) and one gather over X of the output
+// projection's two inputs, every step computing both parts.
+TEST(CollectiveMatmulShape, ParallelBlockLoopsBetweenItsFusedProjections) {
   const MeshAxes mesh = testing::mesh({{"x", 4}, {"y", 4}});
   config::ModelSpec m = testing::llama3_70b();
   m.parallel_block = true;
   const Program p = lower(testing::prefill(m, 16, 128, sharding({"x", "y"}, false, true)), mesh);
-  EXPECT_GT(p.collective_matmul.looped, 0U);
-  EXPECT_EQ(p.collective_matmul.whole, 4U * m.layers);
-  bool named = false;
   for (const std::string& r : p.collective_matmul.whole_reasons)
-    named = named || r.find("2D parallel block") != std::string::npos;
-  EXPECT_TRUE(named);
+    EXPECT_EQ(r.find("parallel block"), std::string::npos) << r;
+  const auto& code = p.stages[0];
+  // The input projection: 2 shifts up and 1 down of both parts' chunks for
+  // one destination, 4 steps of two chunk matmuls (one per part).
+  const auto in_up = testing::named(code, "L3.block.in.scatter_x.shift_up");
+  ASSERT_EQ(in_up.size(), 2U);
+  EXPECT_EQ(testing::named(code, "L3.block.in.scatter_x.shift_down").size(), 1U);
+  const auto in_chunks = testing::named(code, "L3.block.in");
+  ASSERT_EQ(in_chunks.size(), 8U);
+  EXPECT_EQ(testing::matmul(*in_chunks[0]).m * 4, testing::matmul(*in_chunks[1]).m)
+      << "Q/K/V by sequence, the FFN by column";
+  // The output projection: the gather of both branches' outputs.
+  EXPECT_EQ(testing::named(code, "L3.block.out.gather_x.shift_up").size(), 2U);
+  EXPECT_TRUE(testing::named(code, "L3.attn.qkv.scatter_x").empty());
+  EXPECT_TRUE(testing::named(code, "L3.ffn.down.gather_x").empty());
 }
 
 }  // namespace
