@@ -9,9 +9,10 @@
 // loop is. Over one torus ring every transfer is one hop. Over a line (no
 // wraparound) the last chip's transfer to the first crosses the whole line,
 // sharing its links with the neighbours' transfers, so a step takes about
-// twice a ring's; over several dimensions the group's order steps across
-// dimensions where an axis ends. The network model times both; AUTO keeps
-// looping only where the step is faster for it.
+// twice a ring's; over several dimensions the group is in the mesh's snake
+// order, one hop a shift, but one loop uses one link each way per chip where
+// the whole collective uses every dimension's. The network model times
+// both; AUTO keeps looping only where the step is faster for it.
 //
 //   all-gather -> matmul: each chip multiplies the chunk it holds while
 //   sending it to both neighbours; each chunk that arrives is multiplied and
