@@ -5,6 +5,7 @@
 #include "chip/roofline.h"
 #include "chip/systolic.h"
 #include "chip/table_model.h"
+#include "chip/tensorcore/tensorcore_model.h"
 
 namespace podsim::chip {
 
@@ -27,6 +28,8 @@ std::unique_ptr<ComputeModel> make_compute_model(ComputeModelKind kind,
       return std::make_unique<RooflineModel>(chip, efficiency);
     case ComputeModelKind::kSystolic:
       return std::make_unique<SystolicModel>(chip, efficiency);
+    case ComputeModelKind::kTensorCore:
+      return std::make_unique<tensorcore::TensorCoreModel>(chip, efficiency);
     case ComputeModelKind::kTable:
       if (table == nullptr)
         throw std::invalid_argument("the table compute model needs an operation table");
@@ -43,13 +46,15 @@ std::string_view to_string(ComputeModelKind kind) {
       return "systolic";
     case ComputeModelKind::kTable:
       return "table";
+    case ComputeModelKind::kTensorCore:
+      return "tensorcore";
   }
   return "?";
 }
 
 std::optional<ComputeModelKind> parse_compute_model(std::string_view name) {
-  for (ComputeModelKind k :
-       {ComputeModelKind::kRoofline, ComputeModelKind::kSystolic, ComputeModelKind::kTable}) {
+  for (ComputeModelKind k : {ComputeModelKind::kRoofline, ComputeModelKind::kSystolic,
+                             ComputeModelKind::kTable, ComputeModelKind::kTensorCore}) {
     if (name == to_string(k))
       return k;
   }

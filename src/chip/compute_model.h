@@ -1,12 +1,14 @@
 // The chip layer: how long one operation takes on one chip.
 //
-// One interface, three models (chosen per run with --compute):
+// One interface, four models (chosen per run with --compute):
 //  - roofline (default, roofline.h): max(FLOPs / achievable FLOP/s, HBM bytes
 //    / HBM bandwidth) + a per-op overhead, with the matrix units' padding.
 //  - systolic (systolic.h): a cycle model of weight-stationary systolic
 //    arrays (tiling, weight loads, fill and drain, HBM stalls).
 //  - table (table_model.h): measured times from a CSV, interpolated, falling
 //    back to the roofline outside the table.
+//  - tensorcore (tensorcore/tensorcore_model.h): each op a tiled kernel
+//    played through DMA, VMEM, matrix units, vector unit and issue.
 // All start from the same work (ops.h). A model holds only numbers derived
 // from the chip spec (no references to it) and is immutable after
 // construction, so one model may serve many simulations and threads; time()
@@ -91,7 +93,7 @@ class ComputeModel {
   ComputeModel() = default;
 };
 
-enum class ComputeModelKind : uint8_t { kRoofline, kSystolic, kTable };
+enum class ComputeModelKind : uint8_t { kRoofline, kSystolic, kTable, kTensorCore };
 
 // Builds the model `kind` names. The model copies what it needs from `chip`
 // and `table` (neither must outlive it). Throws std::invalid_argument when an
@@ -104,7 +106,7 @@ std::unique_ptr<ComputeModel> make_compute_model(ComputeModelKind kind,
                                                  const config::OpTableSpec* table = nullptr);
 
 std::string_view to_string(ComputeModelKind kind);
-// "roofline", "systolic", "table"
+// "roofline", "systolic", "table", "tensorcore"
 std::optional<ComputeModelKind> parse_compute_model(std::string_view name);
 
 std::string_view to_string(OpTiming::Bound bound);  // "compute", "memory", "overhead"

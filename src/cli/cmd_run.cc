@@ -214,8 +214,8 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "switching", po::value<std::string>()->default_value("cut-through"),
       "packet model: cut-through or store-and-forward")(
       "compute,c", po::value<std::string>()->default_value("roofline"),
-      "compute model: roofline, systolic or table")("op-table", po::value<std::string>(),
-                                                    "measured op times (CSV) for --compute table")(
+      "compute model: roofline, systolic, table or tensorcore")(
+      "op-table", po::value<std::string>(), "measured op times (CSV) for --compute table")(
       "allow-oom", "simulate a configuration that does not fit in HBM (flagged)")(
       "vs-healthy",
       "on a pod with faults, also run it repaired and report the slowdown (fault_slowdown)")(
@@ -289,7 +289,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
 
   const auto compute_kind = chip::parse_compute_model(vm["compute"].as<std::string>());
   if (!compute_kind) {
-    throw UsageError("--compute: expected roofline, systolic or table, got '" +
+    throw UsageError("--compute: expected roofline, systolic, table or tensorcore, got '" +
                      vm["compute"].as<std::string>() + "'");
   }
   options.compute = *compute_kind;

@@ -38,7 +38,7 @@ struct SweepSpec {
   SweepCombine combine = SweepCombine::kGrid;
   std::vector<std::string> set;      // "path=value", applied to every point first
   std::string network = "flow";      // analytical, flow or packet
-  std::string compute = "roofline";  // roofline or systolic
+  std::string compute = "roofline";  // roofline, systolic or tensorcore
   bool allow_oom = false;
   bool every_step = false;       // generations: every decode step simulated
   double step_tolerance = 1e-3;  // generations: the bisection's bound

@@ -13,6 +13,22 @@
 
 namespace podsim::config {
 
+// A chip's TensorCores for --compute tensorcore (topology.proto TensorCore),
+// every default filled in by the loader (docs/tensorcore.md).
+struct TensorCoreSpec {
+  uint32_t cores = 1;
+  uint32_t vector_lanes = 128;
+  uint32_t vector_sublanes = 8;
+  uint32_t vector_alus = 4;
+  double transcendentals_per_cycle = 256;
+  sim::Bandwidth dma_bandwidth;  // the chip's; zero: the HBM bandwidth
+  sim::Time dma_latency = sim::Time::from_ns_rounded(500);
+  uint32_t dma_granule_bytes = 4096;
+  double step_issue_cycles = 150;
+
+  friend bool operator==(const TensorCoreSpec&, const TensorCoreSpec&) = default;
+};
+
 struct ChipSpec {
   std::string name;
   // Peak operations per second per dtype; 0 when the chip lacks the dtype.
@@ -31,8 +47,9 @@ struct ChipSpec {
   // Bytes of weights one matrix unit loads per cycle; 0 means podsim's
   // default (see weight_load_bytes_per_cycle() below).
   double mxu_weight_load_bytes_per_cycle = 0;
-  uint64_t vmem_bytes = 0;
+  uint64_t vmem_bytes = 0;  // the chip's: every TensorCore's together
   uint32_t ici_ports = 0;
+  TensorCoreSpec tensor_core;
 
   friend bool operator==(const ChipSpec&, const ChipSpec&) = default;
 };

@@ -107,6 +107,17 @@ void fill_topology_inputs(const config::PodSpec& pod, podsim::TopologyInputs& ou
   chip.set_mxu_clock_hz(c.mxu_clock_hz);
   chip.set_vmem_bytes(c.vmem_bytes);
   chip.set_mxu_weight_load_bytes_per_cycle(config::weight_load_bytes_per_cycle(c));
+  const config::TensorCoreSpec& tc = c.tensor_core;
+  chip.set_tensor_cores(tc.cores);
+  chip.set_vector_lanes(tc.vector_lanes);
+  chip.set_vector_sublanes(tc.vector_sublanes);
+  chip.set_vector_alus(tc.vector_alus);
+  chip.set_transcendentals_per_cycle(tc.transcendentals_per_cycle);
+  chip.set_dma_bandwidth_gbps(
+      (tc.dma_bandwidth.bytes_per_s() > 0 ? tc.dma_bandwidth : c.hbm_bandwidth).gbps());
+  chip.set_dma_latency_ns(ns(tc.dma_latency));
+  chip.set_dma_granule_bytes(tc.dma_granule_bytes);
+  chip.set_step_issue_cycles(tc.step_issue_cycles);
   const config::CalibrationSpec& k = pod.calibration;
   podsim::CalibrationInputs& cal = *out.mutable_calibration();
   cal.set_ici_link_efficiency(k.ici_link_efficiency);

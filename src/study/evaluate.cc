@@ -45,6 +45,18 @@ std::optional<config::InputError> straggler_conflict(const topo::Pod& pod,
       "one; run stragglers with --compute roofline or systolic"});
 }
 
+// The TensorCore model tiles operations into VMEM: a chip without a VMEM
+// figure cannot run it.
+std::optional<config::InputError> compute_conflict(const topo::Pod& pod,
+                                                   const RunOptions& options) {
+  if (options.compute != chip::ComputeModelKind::kTensorCore || pod.spec().chip.vmem_bytes > 0)
+    return std::nullopt;
+  return config::InputError(config::Diagnostic{
+      pod.spec().source_file, "chip.vmem_bytes", 0, 0,
+      "--compute tensorcore tiles every operation into VMEM, and the chip '" +
+          pod.spec().chip.name + "' has none (vmem_bytes 0: unknown); give its VMEM"});
+}
+
 // The network options with the pod's calibrated efficiencies.
 net::Options calibrated(const topo::Pod& pod, const RunOptions& options) {
   net::Options n = options.network;
@@ -271,7 +283,10 @@ Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& 
   report::fill_topology_inputs(pod.spec(), *in.mutable_topology());
   report::fill_workload_inputs(workload, pod.spec(), in);
   fill_run_options(options, *in.mutable_run());
-  if (auto conflict = straggler_conflict(pod, options)) {
+  auto conflict = straggler_conflict(pod, options);
+  if (!conflict)
+    conflict = compute_conflict(pod, options);
+  if (conflict) {
     ev.error = std::move(conflict);
     ev.result.set_status(podsim::Result::invalid);
     ev.result.set_reason(reason_of(*ev.error));

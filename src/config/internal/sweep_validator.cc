@@ -14,7 +14,7 @@ namespace podsim::config::internal {
 namespace {
 
 constexpr std::array<std::string_view, 3> kNetworks = {"analytical", "flow", "packet"};
-constexpr std::array<std::string_view, 2> kComputes = {"roofline", "systolic"};
+constexpr std::array<std::string_view, 3> kComputes = {"roofline", "systolic", "tensorcore"};
 
 template <size_t N>
 bool one_of(const std::array<std::string_view, N>& names, const std::string& s) {

@@ -32,6 +32,28 @@ ChipSpec to_chip_spec(const Chip& c) {
   chip.peak_fp8_flops = peak_of(c.peak().fp8_tflops(), macs, mxu.fp8_macs_per_cycle());
   chip.vmem_bytes = c.vmem_bytes();
   chip.ici_ports = c.ici_ports();
+  // 0 is proto3's "unset": podsim's default (docs/tensorcore.md).
+  const TensorCore& tc = c.tensor_core();
+  TensorCoreSpec& core = chip.tensor_core;
+  if (tc.cores() > 0)
+    core.cores = tc.cores();
+  if (tc.vector_lanes() > 0)
+    core.vector_lanes = tc.vector_lanes();
+  if (tc.vector_sublanes() > 0)
+    core.vector_sublanes = tc.vector_sublanes();
+  if (tc.vector_alus() > 0)
+    core.vector_alus = tc.vector_alus();
+  core.transcendentals_per_cycle = tc.transcendentals_per_cycle() > 0
+                                       ? tc.transcendentals_per_cycle()
+                                       : core.vector_lanes * core.vector_sublanes / 4.0;
+  core.dma_bandwidth = sim::Bandwidth::from_gbps(
+      tc.dma_bandwidth_gbps() > 0 ? tc.dma_bandwidth_gbps() : c.hbm_bandwidth_gbps());
+  if (tc.dma_latency_ns() > 0)
+    core.dma_latency = sim::Time::from_ns_rounded(tc.dma_latency_ns());
+  if (tc.dma_granule_bytes() > 0)
+    core.dma_granule_bytes = tc.dma_granule_bytes();
+  if (tc.step_issue_cycles() > 0)
+    core.step_issue_cycles = tc.step_issue_cycles();
   return chip;
 }
 

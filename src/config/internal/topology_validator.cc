@@ -135,6 +135,30 @@ class TopologyValidator {
     }
     if (issues_.at_least(chip("ici_ports"), c.ici_ports(), 1))
       check_ports();
+    check_tensor_core(chip("tensor_core"), c);
+  }
+
+  // 0 takes the default; a given value must make sense.
+  void check_tensor_core(const FieldPath& at, const Chip& c) {
+    const TensorCore& tc = c.tensor_core();
+    if (issues_.at_most(at("cores"), tc.cores(), kMaxTensorCores, "") && tc.cores() > 1 &&
+        c.matrix_units().count() % tc.cores() != 0) {
+      issues_.add(at("cores"), "must divide matrix_units.count (" +
+                                   std::to_string(c.matrix_units().count()) +
+                                   "): the cores share the matrix units evenly, got " +
+                                   std::to_string(tc.cores()));
+    }
+    issues_.at_most(at("vector_lanes"), tc.vector_lanes(), kMaxVectorWidth, "");
+    issues_.at_most(at("vector_sublanes"), tc.vector_sublanes(), kMaxVectorWidth, "");
+    issues_.at_most(at("vector_alus"), tc.vector_alus(), kMaxVectorWidth, "");
+    if (issues_.non_negative(at("transcendentals_per_cycle"), tc.transcendentals_per_cycle()))
+      issues_.at_most(at("transcendentals_per_cycle"), tc.transcendentals_per_cycle(),
+                      kMaxVectorWidth * kMaxVectorWidth, "");
+    bandwidth(at("dma_bandwidth_gbps"), tc.dma_bandwidth_gbps(), true);
+    latency(at("dma_latency_ns"), tc.dma_latency_ns());
+    issues_.at_most(at("dma_granule_bytes"), tc.dma_granule_bytes(), kMaxDmaGranuleBytes, "bytes");
+    if (issues_.non_negative(at("step_issue_cycles"), tc.step_issue_cycles()))
+      issues_.at_most(at("step_issue_cycles"), tc.step_issue_cycles(), kMaxStepIssueCycles, "");
   }
 
   // A given peak must agree with the matrix units' rate (2 x `macs_per_cycle`

@@ -31,6 +31,12 @@ inline constexpr double kMinBandwidthGbps = 1e-3;
 inline constexpr double kMinClockGhz = 1e-3;
 inline constexpr double kMaxWeightLoadBytesPerCycle = 1e9;
 inline constexpr double kMaxMacsPerCycle = 64;  // int4 on a bf16 cell would be 4
+// TensorCore fields (topology.proto TensorCore): far above any chip, so a
+// value beyond is a typo rather than a design point.
+inline constexpr uint32_t kMaxTensorCores = 64;
+inline constexpr uint32_t kMaxVectorWidth = 4096;
+inline constexpr uint32_t kMaxDmaGranuleBytes = 1u << 24;
+inline constexpr double kMaxStepIssueCycles = 1e9;
 
 std::vector<FieldIssue> validate_topology(const podsim::Topology& topology);
 

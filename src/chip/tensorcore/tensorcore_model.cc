@@ -1,0 +1,21 @@
+#include "chip/tensorcore/tensorcore_model.h"
+
+namespace podsim::chip::tensorcore {
+
+TensorCoreModel::TensorCoreModel(const config::ChipSpec& chip, const Efficiency& efficiency)
+    : rates_(chip, efficiency), tiler_(chip, efficiency) {}
+
+OpTiming TensorCoreModel::time(const Op& op) const {
+  const OpWork w = work(op);
+  const Tiling t = tiler_.tile(op);
+  const double clock = tiler_.rates().clock_hz;
+  const sim::Time busy = time_from_seconds(t.cycles.total / clock);
+  const sim::Time compute = time_from_seconds(t.cycles.compute / clock);
+  const sim::Time memory = time_from_seconds(t.cycles.dma_busy / clock);
+  OpTiming timing =
+      assemble_timing(w, rates_, compute, memory, busy, rates_.efficiency().op_overhead);
+  timing.cycles = static_cast<uint64_t>(t.cycles.total);
+  return timing;
+}
+
+}  // namespace podsim::chip::tensorcore

@@ -1,0 +1,191 @@
+#include "chip/tensorcore/tiling.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "chip/mxu_passes.h"
+
+namespace podsim::chip::tensorcore {
+namespace {
+
+uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
+
+// min(dim, base x 2^i) for every i up to the dimension, and the dimension.
+void candidates(uint64_t dim, uint64_t base, std::vector<uint64_t>& out) {
+  out.clear();
+  for (uint64_t v = base; v < dim && out.size() < 24; v *= 2)
+    out.push_back(v);
+  out.push_back(dim);
+}
+
+bool weight_only_quantised(const Matmul& mm) {
+  const bool narrow = mm.weight == DType::kInt8 || mm.weight == DType::kInt4;
+  return narrow && matmul_rate(mm.act, mm.weight) == Rate::kBf16;
+}
+
+// Better: fewer cycles, then fewer steps.
+bool better(const PipelineCycles& a, uint64_t a_steps, const PipelineCycles& b, uint64_t b_steps) {
+  return a.total < b.total || (a.total == b.total && a_steps < b_steps);
+}
+
+}  // namespace
+
+Tiler::Tiler(const config::ChipSpec& chip, const Efficiency& efficiency)
+    : rates_(core_rates(chip, efficiency)),
+      core_chip_(one_core(chip), efficiency),
+      mxu_(one_core(chip), efficiency) {}
+
+void Tiler::pass_cycles(const MxuPass& pass, double& steady, double& fill) const {
+  MxuPass p = pass;
+  p.hbm_bytes = 0;  // the DMA pipeline feeds the units, not the pass model
+  const SystolicPassCycles c = mxu_.pass_cycles(p);
+  const double load = std::max(1.0, std::ceil(core_chip_.tile_load_cycles(p.rate)));
+  const double fill_drain = static_cast<double>(rates_.mxu_rows + rates_.mxu_columns - 2);
+  fill = load + fill_drain;
+  steady = std::max(0.0, static_cast<double>(c.compute_cycles) - fill);
+}
+
+Tiling Tiler::tile(const Op& op) const {
+  if (const auto* mm = std::get_if<Matmul>(&op))
+    return matmul(*mm);
+  return streamed(op);
+}
+
+Tiling Tiler::matmul(const Matmul& whole) const {
+  // One core's share of the grid.
+  Matmul mm = whole;
+  const uint32_t cores = rates_.cores;
+  if (cores > 1) {
+    if (mm.batch % cores == 0)
+      mm.batch /= cores;
+    else if (mm.m >= mm.n)
+      mm.m = ceil_div(mm.m, cores);
+    else
+      mm.n = ceil_div(mm.n, cores);
+  }
+  const Rate rate = matmul_rate(mm.act, mm.weight);
+  const bool dequant = weight_only_quantised(mm);
+  std::vector<uint64_t> bms;
+  std::vector<uint64_t> bks;
+  std::vector<uint64_t> bns;
+  candidates(mm.m, 8, bms);
+  candidates(mm.k, rates_.mxu_rows, bks);
+  candidates(mm.n, rates_.mxu_columns, bns);
+  Tiling best;
+  bool found = false;
+  Tiling smallest;  // when nothing fits: the least VMEM
+  for (const uint64_t bm : bms) {
+    for (const uint64_t bk : bks) {
+      for (const uint64_t bn : bns) {
+        const uint64_t x_block = bytes_of(bm * bk, mm.act);
+        const uint64_t y_block = bytes_of(bk * bn, mm.weight);
+        const uint64_t o_block = bytes_of(bm * bn, mm.act);
+        const uint64_t vmem = 2 * (x_block + (mm.weights_resident ? 0 : y_block)) +
+                              bytes_of(bm * bn, DType::kFp32) + 2 * o_block;
+        const uint64_t gm = ceil_div(mm.m, bm);
+        const uint64_t gk = ceil_div(mm.k, bk);
+        const uint64_t gn = ceil_div(mm.n, bn);
+        const uint64_t grid = gm * gn * gk;
+        const double x_fetches = static_cast<double>(gk == 1 ? gm : grid);
+        const double y_fetches =
+            mm.weights_resident ? 0 : static_cast<double>(gk == 1 && gn == 1 ? 1 : grid);
+        const double in = x_fetches * granules(static_cast<double>(x_block), rates_) +
+                          y_fetches * granules(static_cast<double>(y_block), rates_);
+        const double out =
+            static_cast<double>(gm * gn) * granules(static_cast<double>(o_block), rates_);
+        Tiling t;
+        t.bm = bm;
+        t.bk = bk;
+        t.bn = bn;
+        t.vmem_bytes = vmem;
+        t.steps.steps = mm.batch * grid;
+        const auto steps = static_cast<double>(t.steps.steps);
+        t.steps.in_bytes = in * static_cast<double>(mm.batch) / steps;
+        t.steps.out_bytes = out * static_cast<double>(mm.batch) / steps;
+        pass_cycles(MxuPass{1, bm, bk, bn, 1.0, 0, rate}, t.steps.mxu_cycles, t.steps.fill_cycles);
+        // The accumulator's cast to the output once per output block, and
+        // widening quantised weights each step.
+        const double vector_ops = static_cast<double>(bm * bn) / static_cast<double>(gk) +
+                                  (dequant ? 2.0 * static_cast<double>(bk * bn) : 0.0);
+        t.steps.vector_cycles = vector_ops / rates_.vector_ops_per_cycle;
+        t.cycles = play(t.steps, rates_);
+        t.dma_bytes = (in + out) * static_cast<double>(mm.batch);
+        if (vmem <= rates_.vmem_bytes) {
+          if (!found || better(t.cycles, t.steps.steps, best.cycles, best.steps.steps))
+            best = t;
+          found = true;
+        } else if (smallest.vmem_bytes == 0 || vmem < smallest.vmem_bytes) {
+          smallest = t;
+        }
+      }
+    }
+  }
+  return found ? best : smallest;
+}
+
+Tiling Tiler::streamed(const Op& op) const {
+  const auto cores = static_cast<double>(rates_.cores);
+  const OpWork w = work(op);
+  const double read = static_cast<double>(w.hbm_read_bytes) / cores;
+  const double written = static_cast<double>(w.hbm_write_bytes) / cores;
+  double mxu_steady = 0;
+  double fill = 0;
+  for (const MxuPass& pass : mxu_passes(op)) {
+    double steady = 0;
+    double f = 0;
+    pass_cycles(pass, steady, f);
+    mxu_steady += steady / cores;
+    fill += f;
+  }
+  double transcendentals = 0;
+  if (const auto* a = std::get_if<Attention>(&op)) {
+    transcendentals = static_cast<double>(a->batch) * static_cast<double>(a->heads) *
+                      static_cast<double>(attention_pairs(*a));
+  } else if (const auto* n = std::get_if<Norm>(&op)) {
+    transcendentals = static_cast<double>(n->rows);
+  }
+  const double vector = w.vector_flops / cores / rates_.vector_ops_per_cycle +
+                        transcendentals / cores / rates_.transcendentals_per_cycle;
+  const double bytes = read + written;
+  const auto vmem = static_cast<double>(rates_.vmem_bytes);
+  // The fewest steps whose double buffers fit; the candidates are a fixed
+  // ladder (every count to 16, then 9 to 16 times each power of two), so
+  // more VMEM only adds candidates and is never slower.
+  const double fewest = std::max(1.0, std::ceil(2.0 * bytes / vmem));
+  Tiling best;
+  bool found = false;
+  for (uint64_t scale = 1, k = 1; scale < (uint64_t{1} << 40); ++k) {
+    if (k > 16) {
+      k = 9;
+      scale *= 2;
+    }
+    const uint64_t steps = k * scale;
+    const auto s = static_cast<double>(steps);
+    if (s < fewest)
+      continue;
+    Tiling t;
+    t.steps.steps = steps;
+    t.steps.in_bytes = granules(read / s, rates_);
+    t.steps.out_bytes = granules(written / s, rates_);
+    t.steps.mxu_cycles = mxu_steady / s;
+    t.steps.vector_cycles = vector / s;
+    t.steps.fill_cycles = fill;
+    t.vmem_bytes = static_cast<uint64_t>(2 * (t.steps.in_bytes + t.steps.out_bytes));
+    if (t.vmem_bytes > rates_.vmem_bytes && steps > 1)
+      continue;  // whole granules overflow: more steps
+    t.cycles = play(t.steps, rates_);
+    t.dma_bytes = s * (t.steps.in_bytes + t.steps.out_bytes);
+    if (!found || better(t.cycles, t.steps.steps, best.cycles, best.steps.steps))
+      best = t;
+    found = true;
+    // Smaller steps only add issue and latency once a step is a granule.
+    if (t.steps.in_bytes + t.steps.out_bytes <= 2.0 * static_cast<double>(rates_.dma_granule_bytes))
+      break;
+  }
+  return best;
+}
+
+}  // namespace podsim::chip::tensorcore

@@ -1,0 +1,70 @@
+// Kernels as tilings (docs/tensorcore.md, "Tilings"): each operation becomes
+// a grid of identical steps on one core (pipeline.h), its operands fetched
+// into VMEM by DMA in blocks, its work issued on the matrix and vector units.
+//
+// Matmul, as the Pallas TPU matmul guide tiles it: blocks (bm, bk, bn) on a
+// grid (m / bm, n / bn, k / bk), the contraction innermost, an f32
+// accumulator block in VMEM, every input block double-buffered. A block is
+// fetched again only when its index changes between consecutive steps, so x
+// moves m k (n / bn) bytes (once when k fits one block) and y k n (m / bm)
+// (once when k and n each fit one block); the output is written once. The
+// block shape is the candidate of fewest cycles among those whose buffers
+// fit one core's VMEM: bm from 8 and bk, bn from the matrix unit's width,
+// doubling up to the dimension (and the dimension itself), the way an
+// autotuner picks (the guide: "we often sweep over a large set of candidate
+// block sizes, profile the kernel, and pick the best one"). Weight-only
+// quantised weights (int8 or int4 with bf16 activations) are widened on the
+// vector unit, two operations per weight element a step uses.
+//
+// Every other operation streams: its HBM bytes in S equal steps, its
+// matrix-unit passes (attention's two) and vector work spread over them,
+// with S the candidate of fewest cycles among a fixed ladder (1 to 16, then
+// 9 to 16 times each power of two) from the fewest steps whose double
+// buffers fit VMEM: a fixed ladder, so that more VMEM only adds candidates.
+// Attention adds one transcendental (exp) per score and a norm one (rsqrt)
+// per row on the vector unit.
+//
+// A chip's cores split each grid evenly (the batch, else the longer of m and
+// n for a matmul; the bytes and work of a streamed op). O(candidates) per
+// op, about 500 for a matmul.
+#pragma once
+
+#include <cstdint>
+
+#include "chip/chip_rates.h"
+#include "chip/ops.h"
+#include "chip/systolic.h"
+#include "chip/tensorcore/core_rates.h"
+#include "chip/tensorcore/pipeline.h"
+
+namespace podsim::chip::tensorcore {
+
+struct Tiling {
+  KernelSteps steps;
+  PipelineCycles cycles;            // one core's
+  uint64_t vmem_bytes = 0;          // the buffers one core holds
+  double dma_bytes = 0;             // one core's traffic, re-reads and granules included
+  uint64_t bm = 0, bk = 0, bn = 0;  // a matmul's blocks; 0 for streamed ops
+};
+
+class Tiler {
+ public:
+  // Throws std::invalid_argument as core_rates() does.
+  Tiler(const config::ChipSpec& chip, const Efficiency& efficiency);
+
+  Tiling tile(const Op& op) const;
+  const CoreRates& rates() const { return rates_; }
+
+ private:
+  Tiling matmul(const Matmul& mm) const;
+  Tiling streamed(const Op& op) const;
+  // One core's matrix-unit cycles for a pass: steady streaming, and the
+  // fill, drain and first weight load paid once.
+  void pass_cycles(const MxuPass& pass, double& steady, double& fill) const;
+
+  CoreRates rates_;
+  ChipRates core_chip_;
+  SystolicModel mxu_;  // one core's arrays
+};
+
+}  // namespace podsim::chip::tensorcore
