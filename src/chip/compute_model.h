@@ -88,6 +88,10 @@ class ComputeModel {
 
   virtual OpTiming time(const Op& op) const = 0;
   virtual std::string_view name() const = 0;
+  // How the model ran an attention kernel on the units, where it chooses
+  // (tensorcore: "cache-stationary", "queries-stationary", "vector-unit");
+  // "" for models with one fixed answer.
+  virtual std::string_view attention_mapping(const Attention&) const { return {}; }
 
  protected:
   ComputeModel() = default;

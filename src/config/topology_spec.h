@@ -22,7 +22,7 @@ struct TensorCoreSpec {
   uint32_t vector_alus = 4;
   double transcendentals_per_cycle = 256;
   sim::Bandwidth dma_bandwidth;  // the chip's; zero: the HBM bandwidth
-  sim::Time dma_latency = sim::Time::from_ns_rounded(500);
+  sim::Time dma_latency = sim::Time::from_ns_rounded(258);
   uint32_t dma_granule_bytes = 4096;
   double step_issue_cycles = 150;
 

@@ -39,4 +39,16 @@ ServingSummary summarize_serving(const StepResult& step, const workload::Program
   return s;
 }
 
+std::string attention_mapping(const workload::Program& program, const chip::ComputeModel& compute) {
+  for (const workload::StageProgram& stage : program.stages) {
+    for (const workload::Instruction& ins : stage.instructions) {
+      if (const auto* op = std::get_if<chip::Op>(&ins.body)) {
+        if (const auto* a = std::get_if<chip::Attention>(op))
+          return std::string(compute.attention_mapping(*a));
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace podsim::engine

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "chip/compute_model.h"
 #include "config/serving_spec.h"
 #include "config/topology_spec.h"
 #include "engine/step.h"
@@ -39,7 +40,8 @@ struct ServingSummary {
   // own otherwise).
   uint32_t heads = 0;
   uint32_t kv_heads = 0;
-  std::string attention_layout;  // workload::Program::attention_layout
+  std::string attention_layout;   // workload::Program::attention_layout
+  std::string attention_mapping;  // attention_mapping() below
   // "off" or "on" as lowered (study/ prefixes "auto: " when it chose), and
   // workload::Program::collective_matmul.
   std::string collective_matmul;
@@ -53,5 +55,9 @@ struct ServingSummary {
 
 ServingSummary summarize_serving(const StepResult& step, const workload::Program& program,
                                  const config::PodSpec& pod, const config::ScenarioSpec& scenario);
+
+// How `compute` runs the program's first attention kernel
+// (ComputeModel::attention_mapping); "" without attention or a choice.
+std::string attention_mapping(const workload::Program& program, const chip::ComputeModel& compute);
 
 }  // namespace podsim::engine

@@ -41,6 +41,7 @@ void fill_serving_memory(const engine::ServingSummary& s, podsim::ServingResult&
   out.set_prefill_chunk_sequences(s.chunk_sequences);
   out.set_prefill_weight_gathers(s.weight_gathers);
   out.set_attention_layout(s.attention_layout);
+  out.set_attention_mapping(s.attention_mapping);
   out.set_collective_matmul(s.collective_matmul);
   out.set_collective_matmul_looped(s.collective_matmul_use.looped);
   out.set_collective_matmul_whole(s.collective_matmul_use.whole);

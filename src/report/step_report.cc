@@ -34,6 +34,11 @@ void render_text(const StepInputs& in, const engine::StepResult& r, const engine
     out << "attention by heads over every tensor axis (2D): each micro-batch has fewer sequences "
            "than the first tensor axis has chips\n\n";
   }
+  if (!s.attention_mapping.empty()) {
+    out << "attention kernel (tensorcore): " << s.attention_mapping
+        << ", the fastest of the cache or the queries stationary in the matrix units and the "
+           "vector unit\n\n";
+  }
   if (s.collective_matmul_use.on) {
     const workload::CollectiveMatmulUse& cm = s.collective_matmul_use;
     out << "collective matmul (" << s.collective_matmul << "): " << cm.looped

@@ -147,6 +147,7 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
     auto_on = true;
   }
   run->summary = engine::summarize_serving(run->step, *run->program, pod.spec(), serving.scenario);
+  run->summary.attention_mapping = engine::attention_mapping(*run->program, *run->compute);
   if (serving.sharding.collective_matmul == config::CollectiveMatmul::kAuto)
     run->summary.collective_matmul = auto_on ? "auto: on" : "auto: off";
   report::fill_serving_result(run->step, run->summary, out);

@@ -7,10 +7,11 @@
 // plays out, so VMEM size, DMA latency and granule, vector width and
 // issue cost move results.
 //
-// Efficiency: hbm derates the DMA bandwidth; op_overhead is added to every
-// operation. The model counts padding, weight loads, fill and drain itself
-// (so mxu and mxu_tile_overhead_cycles do not apply), and its DMA latency
-// stands in for hbm_latency. Immutable after construction; time() is
+// Efficiency: hbm derates the DMA bandwidth, mxu the matrix units'
+// streaming (a measured matmul's loss beyond what the model plays);
+// op_overhead is added to every operation. The model counts padding, weight
+// loads, fill and drain itself (so mxu_tile_overhead_cycles does not
+// apply), and its DMA latency stands in for hbm_latency. Immutable after construction; time() is
 // O(candidate tilings) and allocates a few small vectors.
 #pragma once
 
@@ -28,9 +29,13 @@ class TensorCoreModel final : public ComputeModel {
 
   OpTiming time(const Op& op) const override;
   std::string_view name() const override { return "tensorcore"; }
+  std::string_view attention_mapping(const Attention& a) const override {
+    return to_string(tiler_.tile(a).mapping);
+  }
 
   // The tiling time() plays (one core's), for reports and tests.
   Tiling tiling(const Op& op) const { return tiler_.tile(op); }
+  const Tiler& tiler() const { return tiler_; }
   const CoreRates& rates() const { return tiler_.rates(); }
 
  private:

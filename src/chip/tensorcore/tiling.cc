@@ -33,6 +33,20 @@ bool better(const PipelineCycles& a, uint64_t a_steps, const PipelineCycles& b, 
 
 }  // namespace
 
+std::string_view to_string(AttentionMapping mapping) {
+  switch (mapping) {
+    case AttentionMapping::kNone:
+      return "";
+    case AttentionMapping::kCacheStationary:
+      return "cache-stationary";
+    case AttentionMapping::kQueriesStationary:
+      return "queries-stationary";
+    case AttentionMapping::kVectorUnit:
+      return "vector-unit";
+  }
+  return "";
+}
+
 Tiler::Tiler(const config::ChipSpec& chip, const Efficiency& efficiency)
     : rates_(core_rates(chip, efficiency)),
       core_chip_(one_core(chip), efficiency),
@@ -45,7 +59,10 @@ void Tiler::pass_cycles(const MxuPass& pass, double& steady, double& fill) const
   const double load = std::max(1.0, std::ceil(core_chip_.tile_load_cycles(p.rate)));
   const double fill_drain = static_cast<double>(rates_.mxu_rows + rates_.mxu_columns - 2);
   fill = load + fill_drain;
-  steady = std::max(0.0, static_cast<double>(c.compute_cycles) - fill);
+  // A measured matmul's loss the model has no mechanism for slows the
+  // arrays' streaming (calibration.mxu_efficiency; 1 uncalibrated).
+  steady =
+      std::max(0.0, static_cast<double>(c.compute_cycles) - fill) / core_chip_.efficiency().mxu;
 }
 
 Tiling Tiler::tile(const Op& op) const {
@@ -54,8 +71,7 @@ Tiling Tiler::tile(const Op& op) const {
   return streamed(op);
 }
 
-Tiling Tiler::matmul(const Matmul& whole) const {
-  // One core's share of the grid.
+Matmul Tiler::core_share(const Matmul& whole) const {
   Matmul mm = whole;
   const uint32_t cores = rates_.cores;
   if (cores > 1) {
@@ -66,8 +82,47 @@ Tiling Tiler::matmul(const Matmul& whole) const {
     else
       mm.n = ceil_div(mm.n, cores);
   }
+  return mm;
+}
+
+Tiling Tiler::blocks(const Matmul& mm, uint64_t bm, uint64_t bk, uint64_t bn) const {
   const Rate rate = matmul_rate(mm.act, mm.weight);
-  const bool dequant = weight_only_quantised(mm);
+  const uint64_t x_block = bytes_of(bm * bk, mm.act);
+  const uint64_t y_block = bytes_of(bk * bn, mm.weight);
+  const uint64_t o_block = bytes_of(bm * bn, mm.act);
+  const uint64_t gm = ceil_div(mm.m, bm);
+  const uint64_t gk = ceil_div(mm.k, bk);
+  const uint64_t gn = ceil_div(mm.n, bn);
+  const uint64_t grid = gm * gn * gk;
+  const double x_fetches = static_cast<double>(gk == 1 ? gm : grid);
+  const double y_fetches =
+      mm.weights_resident ? 0 : static_cast<double>(gk == 1 && gn == 1 ? 1 : grid);
+  const double in = x_fetches * granules(static_cast<double>(x_block), rates_) +
+                    y_fetches * granules(static_cast<double>(y_block), rates_);
+  const double out = static_cast<double>(gm * gn) * granules(static_cast<double>(o_block), rates_);
+  Tiling t;
+  t.bm = bm;
+  t.bk = bk;
+  t.bn = bn;
+  t.vmem_bytes = 2 * (x_block + (mm.weights_resident ? 0 : y_block)) +
+                 bytes_of(bm * bn, DType::kFp32) + 2 * o_block;
+  t.steps.steps = mm.batch * grid;
+  const auto steps = static_cast<double>(t.steps.steps);
+  t.steps.in_bytes = in * static_cast<double>(mm.batch) / steps;
+  t.steps.out_bytes = out * static_cast<double>(mm.batch) / steps;
+  pass_cycles(MxuPass{1, bm, bk, bn, 1.0, 0, rate}, t.steps.mxu_cycles, t.steps.fill_cycles);
+  // The accumulator's cast to the output once per output block, and
+  // widening quantised weights each step.
+  const double vector_ops = static_cast<double>(bm * bn) / static_cast<double>(gk) +
+                            (weight_only_quantised(mm) ? 2.0 * static_cast<double>(bk * bn) : 0.0);
+  t.steps.vector_cycles = vector_ops / rates_.vector_ops_per_cycle;
+  t.cycles = play(t.steps, rates_);
+  t.dma_bytes = (in + out) * static_cast<double>(mm.batch);
+  return t;
+}
+
+Tiling Tiler::matmul(const Matmul& whole) const {
+  const Matmul mm = core_share(whole);
   std::vector<uint64_t> bms;
   std::vector<uint64_t> bks;
   std::vector<uint64_t> bns;
@@ -80,44 +135,12 @@ Tiling Tiler::matmul(const Matmul& whole) const {
   for (const uint64_t bm : bms) {
     for (const uint64_t bk : bks) {
       for (const uint64_t bn : bns) {
-        const uint64_t x_block = bytes_of(bm * bk, mm.act);
-        const uint64_t y_block = bytes_of(bk * bn, mm.weight);
-        const uint64_t o_block = bytes_of(bm * bn, mm.act);
-        const uint64_t vmem = 2 * (x_block + (mm.weights_resident ? 0 : y_block)) +
-                              bytes_of(bm * bn, DType::kFp32) + 2 * o_block;
-        const uint64_t gm = ceil_div(mm.m, bm);
-        const uint64_t gk = ceil_div(mm.k, bk);
-        const uint64_t gn = ceil_div(mm.n, bn);
-        const uint64_t grid = gm * gn * gk;
-        const double x_fetches = static_cast<double>(gk == 1 ? gm : grid);
-        const double y_fetches =
-            mm.weights_resident ? 0 : static_cast<double>(gk == 1 && gn == 1 ? 1 : grid);
-        const double in = x_fetches * granules(static_cast<double>(x_block), rates_) +
-                          y_fetches * granules(static_cast<double>(y_block), rates_);
-        const double out =
-            static_cast<double>(gm * gn) * granules(static_cast<double>(o_block), rates_);
-        Tiling t;
-        t.bm = bm;
-        t.bk = bk;
-        t.bn = bn;
-        t.vmem_bytes = vmem;
-        t.steps.steps = mm.batch * grid;
-        const auto steps = static_cast<double>(t.steps.steps);
-        t.steps.in_bytes = in * static_cast<double>(mm.batch) / steps;
-        t.steps.out_bytes = out * static_cast<double>(mm.batch) / steps;
-        pass_cycles(MxuPass{1, bm, bk, bn, 1.0, 0, rate}, t.steps.mxu_cycles, t.steps.fill_cycles);
-        // The accumulator's cast to the output once per output block, and
-        // widening quantised weights each step.
-        const double vector_ops = static_cast<double>(bm * bn) / static_cast<double>(gk) +
-                                  (dequant ? 2.0 * static_cast<double>(bk * bn) : 0.0);
-        t.steps.vector_cycles = vector_ops / rates_.vector_ops_per_cycle;
-        t.cycles = play(t.steps, rates_);
-        t.dma_bytes = (in + out) * static_cast<double>(mm.batch);
-        if (vmem <= rates_.vmem_bytes) {
+        const Tiling t = blocks(mm, bm, bk, bn);
+        if (t.vmem_bytes <= rates_.vmem_bytes) {
           if (!found || better(t.cycles, t.steps.steps, best.cycles, best.steps.steps))
             best = t;
           found = true;
-        } else if (smallest.vmem_bytes == 0 || vmem < smallest.vmem_bytes) {
+        } else if (smallest.vmem_bytes == 0 || t.vmem_bytes < smallest.vmem_bytes) {
           smallest = t;
         }
       }
@@ -131,15 +154,18 @@ Tiling Tiler::streamed(const Op& op) const {
   const OpWork w = work(op);
   const double read = static_cast<double>(w.hbm_read_bytes) / cores;
   const double written = static_cast<double>(w.hbm_write_bytes) / cores;
-  double mxu_steady = 0;
-  double fill = 0;
-  for (const MxuPass& pass : mxu_passes(op)) {
-    double steady = 0;
-    double f = 0;
-    pass_cycles(pass, steady, f);
-    mxu_steady += steady / cores;
-    fill += f;
-  }
+  // One core's matrix-unit streaming and fill for a set of passes.
+  const auto on_arrays = [&](const MxuPasses& passes, double& steady, double& fill) {
+    steady = 0;
+    fill = 0;
+    for (const MxuPass& pass : passes) {
+      double s = 0;
+      double f = 0;
+      pass_cycles(pass, s, f);
+      steady += s / cores;
+      fill += f;
+    }
+  };
   double transcendentals = 0;
   if (const auto* a = std::get_if<Attention>(&op)) {
     transcendentals = static_cast<double>(a->batch) * static_cast<double>(a->heads) *
@@ -149,6 +175,39 @@ Tiling Tiler::streamed(const Op& op) const {
   }
   const double vector = w.vector_flops / cores / rates_.vector_ops_per_cycle +
                         transcendentals / cores / rates_.transcendentals_per_cycle;
+  double steady = 0;
+  double fill = 0;
+  on_arrays(mxu_passes(op), steady, fill);
+  Tiling best = stream(read, written, steady, fill, vector);
+  const auto* a = std::get_if<Attention>(&op);
+  if (a == nullptr)
+    return best;
+  best.mapping = AttentionMapping::kCacheStationary;
+  // The queries as the stationary operand, the cache streamed through them:
+  // scores^T = K Q^T (kv_len rows of K past Q^T), context^T = V^T P^T.
+  MxuPasses swapped = mxu_passes(op);
+  const uint64_t queries = swapped.pass[0].m;
+  swapped.pass[0].m = a->kv_len;
+  swapped.pass[0].k = a->head_dim;
+  swapped.pass[0].n = queries;
+  swapped.pass[1].m = a->value_dim();
+  swapped.pass[1].k = a->kv_len;
+  swapped.pass[1].n = queries;
+  on_arrays(swapped, steady, fill);
+  Tiling t = stream(read, written, steady, fill, vector);
+  t.mapping = AttentionMapping::kQueriesStationary;
+  if (t.cycles.total < best.cycles.total)
+    best = t;
+  // No matrix units: every multiply-add on the vector unit.
+  t = stream(read, written, 0, 0, vector + w.mxu_flops / cores / rates_.vector_ops_per_cycle);
+  t.mapping = AttentionMapping::kVectorUnit;
+  if (t.cycles.total < best.cycles.total)
+    best = t;
+  return best;
+}
+
+Tiling Tiler::stream(double read, double written, double mxu_steady, double fill,
+                     double vector) const {
   const double bytes = read + written;
   const auto vmem = static_cast<double>(rates_.vmem_bytes);
   // The fewest steps whose double buffers fit; the candidates are a fixed

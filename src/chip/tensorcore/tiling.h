@@ -22,7 +22,10 @@
 // 9 to 16 times each power of two) from the fewest steps whose double
 // buffers fit VMEM: a fixed ladder, so that more VMEM only adds candidates.
 // Attention adds one transcendental (exp) per score and a norm one (rsqrt)
-// per row on the vector unit.
+// per row on the vector unit, and is tried three ways (AttentionMapping):
+// the cache stationary in the matrix units, the queries stationary with the
+// cache streamed through them, or all on the vector unit; the fastest is
+// kept.
 //
 // A chip's cores split each grid evenly (the batch, else the longer of m and
 // n for a matmul; the bytes and work of a streamed op). O(candidates) per
@@ -30,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "chip/chip_rates.h"
 #include "chip/ops.h"
@@ -39,8 +43,23 @@
 
 namespace podsim::chip::tensorcore {
 
+// How an attention kernel uses the units: the KV cache as the matrix
+// units' stationary operand (the systolic model's mapping), the queries
+// stationary with the cache streamed through them, or the vector unit
+// alone. The tiler keeps the fastest.
+enum class AttentionMapping : uint8_t {
+  kNone,  // not attention
+  kCacheStationary,
+  kQueriesStationary,
+  kVectorUnit,
+};
+
+// "cache-stationary", "queries-stationary", "vector-unit"; "" for kNone.
+std::string_view to_string(AttentionMapping mapping);
+
 struct Tiling {
   KernelSteps steps;
+  AttentionMapping mapping = AttentionMapping::kNone;
   PipelineCycles cycles;            // one core's
   uint64_t vmem_bytes = 0;          // the buffers one core holds
   double dma_bytes = 0;             // one core's traffic, re-reads and granules included
@@ -53,11 +72,20 @@ class Tiler {
   Tiler(const config::ChipSpec& chip, const Efficiency& efficiency);
 
   Tiling tile(const Op& op) const;
+  // A matmul with the block shape given, on one core's share of it (a
+  // Pallas kernel's BlockSpecs), fitting VMEM or not.
+  Tiling matmul_with_blocks(const Matmul& mm, uint64_t bm, uint64_t bk, uint64_t bn) const {
+    return blocks(core_share(mm), bm, bk, bn);
+  }
   const CoreRates& rates() const { return rates_; }
 
  private:
+  Matmul core_share(const Matmul& whole) const;
+  Tiling blocks(const Matmul& core_mm, uint64_t bm, uint64_t bk, uint64_t bn) const;
   Tiling matmul(const Matmul& mm) const;
   Tiling streamed(const Op& op) const;
+  // The fastest ladder of steps for one core's bytes and cycles.
+  Tiling stream(double read, double written, double mxu_steady, double fill, double vector) const;
   // One core's matrix-unit cycles for a pass: steady streaming, and the
   // fill, drain and first weight load paid once.
   void pass_cycles(const MxuPass& pass, double& steady, double& fill) const;
