@@ -252,8 +252,20 @@ TEST(ServeCommand, ARequestCsvThatCannotBeWrittenLeavesNothing) {
   const auto dir = std::filesystem::temp_directory_path() / "podsim_serve_stream_test";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  // The shipped Azure conversation fleet, its first 60 requests (two whole
+  // serves below: the streamed file and the in-memory CSV it must equal).
+  const std::filesystem::path serve_dir = source_dir() / "workloads/serve";
   const std::string file =
-      (source_dir() / "workloads/serve/llama3-70b-azure-conv.serve.textproto").string();
+      (std::filesystem::temp_directory_path() / "podsim_serve_stream_test.serve.textproto")
+          .string();
+  std::ofstream(file) << "name: \"azure-conv-60\"\n"
+                      << "replicas { name: \"v5e-4x4\" topology: \""
+                      << (source_dir() / "topologies/v5e-4x4.textproto").string()
+                      << "\" workload: \"" << (serve_dir / "llama3-70b-v5e-4x4.textproto").string()
+                      << "\" scheduler: CHUNKED_PREFILL max_batch: 64 max_tokens_per_step: 2048 }\n"
+                      << "arrivals { trace { file: \""
+                      << (serve_dir / "azure-conv-300.csv").string()
+                      << "\" } }\nrequests: 60\nseed: 1\n";
   std::ostringstream out;
   std::ostringstream err;
   EXPECT_EQ(
@@ -272,7 +284,9 @@ TEST(ServeCommand, ARequestCsvThatCannotBeWrittenLeavesNothing) {
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir))
     ++files;
   EXPECT_EQ(files, 1u) << "no temporary left beside it";
+  EXPECT_NE(written.find("\n59,"), std::string::npos) << "60 requests";
   std::filesystem::remove_all(dir);
+  std::filesystem::remove(file);
 }
 
 }  // namespace serve_test
