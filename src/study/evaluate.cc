@@ -49,12 +49,27 @@ std::optional<config::InputError> straggler_conflict(const topo::Pod& pod,
 // figure cannot run it.
 std::optional<config::InputError> compute_conflict(const topo::Pod& pod,
                                                    const RunOptions& options) {
-  if (options.compute != chip::ComputeModelKind::kTensorCore || pod.spec().chip.vmem_bytes > 0)
+  const config::ChipSpec& chip = pod.spec().chip;
+  if (options.compute != chip::ComputeModelKind::kTensorCore)
     return std::nullopt;
-  return config::InputError(config::Diagnostic{
-      pod.spec().source_file, "chip.vmem_bytes", 0, 0,
-      "--compute tensorcore tiles every operation into VMEM, and the chip '" +
-          pod.spec().chip.name + "' has none (vmem_bytes 0: unknown); give its VMEM"});
+  if (chip.vmem_bytes == 0) {
+    return config::InputError(
+        config::Diagnostic{pod.spec().source_file, "chip.vmem_bytes", 0, 0,
+                           "--compute tensorcore tiles every operation into VMEM, and the chip '" +
+                               chip.name + "' has none (vmem_bytes 0: unknown); give its VMEM"});
+  }
+  // A core must hold at least its smallest blocks (one MXU-wide matmul
+  // block double-buffered, a few DMA granules): 1 MiB, a sixteenth of the
+  // smallest published TensorCore VMEM (16 MiB on v4, JAX tpu_info).
+  constexpr uint64_t kMinCoreVmem = 1ull << 20;
+  if (chip.vmem_bytes / chip.tensor_core.cores < kMinCoreVmem) {
+    return config::InputError(config::Diagnostic{
+        pod.spec().source_file, "chip.vmem_bytes", 0, 0,
+        "--compute tensorcore needs at least 1 MiB of VMEM per TensorCore to tile into, got " +
+            std::to_string(chip.vmem_bytes) + " bytes over " +
+            std::to_string(chip.tensor_core.cores) + " cores"});
+  }
+  return std::nullopt;
 }
 
 // The network options with the pod's calibrated efficiencies.

@@ -246,6 +246,18 @@ TEST(TensorCoreModel, AttentionTakesTheFastestMapping) {
   EXPECT_EQ(RooflineModel(wide, {}).attention_mapping(prefill), "");
 }
 
+// A VMEM too small for any block (the CLI refuses under 1 MiB a core) still
+// gives every op a time, never none: the smallest tiling, played as it is.
+TEST(TensorCoreModel, ATinyVmemStillTimesEveryOp) {
+  config::ChipSpec chip = testing::v5e();
+  chip.vmem_bytes = 4096;
+  const TensorCoreModel model(chip, {});
+  const RooflineModel roofline(testing::v5e(), {});
+  const std::vector<Op> all = ops();
+  for (size_t i = 0; i < all.size(); ++i)
+    EXPECT_GE(model.time(all[i]).time, roofline.time(all[i]).time) << "op " << i;
+}
+
 TEST(TensorCoreModel, NoVmemIsRefused) {
   config::ChipSpec chip = testing::v5e();
   chip.vmem_bytes = 0;

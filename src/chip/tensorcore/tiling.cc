@@ -233,15 +233,20 @@ Tiling Tiler::stream(double read, double written, double mxu_steady, double fill
     t.steps.vector_cycles = vector / s;
     t.steps.fill_cycles = fill;
     t.vmem_bytes = static_cast<uint64_t>(2 * (t.steps.in_bytes + t.steps.out_bytes));
-    if (t.vmem_bytes > rates_.vmem_bytes && steps > 1)
-      continue;  // whole granules overflow: more steps
+    const bool tiny =
+        t.steps.in_bytes + t.steps.out_bytes <= 2.0 * static_cast<double>(rates_.dma_granule_bytes);
+    // Whole granules overflow: more steps, unless a step is already a couple
+    // of granules (a VMEM under a few KiB, which the loader's users refuse:
+    // study/evaluate.cc), where the smallest step is played as it is.
+    if (t.vmem_bytes > rates_.vmem_bytes && steps > 1 && !(tiny && !found))
+      continue;
     t.cycles = play(t.steps, rates_);
     t.dma_bytes = s * (t.steps.in_bytes + t.steps.out_bytes);
     if (!found || better(t.cycles, t.steps.steps, best.cycles, best.steps.steps))
       best = t;
     found = true;
     // Smaller steps only add issue and latency once a step is a granule.
-    if (t.steps.in_bytes + t.steps.out_bytes <= 2.0 * static_cast<double>(rates_.dma_granule_bytes))
+    if (tiny)
       break;
   }
   return best;
