@@ -63,8 +63,15 @@ sim::Time time_from_seconds(double seconds) {
   return sim::Time::ps(static_cast<int64_t>(std::max(ps, 0.0)));
 }
 
+UnitParts on_one_unit(sim::Time compute, double mxu_seconds, double vector_seconds) {
+  UnitParts p;
+  (mxu_seconds >= vector_seconds && mxu_seconds > 0 ? p.mxu : p.vector) = compute;
+  return p;
+}
+
 OpTiming assemble_timing(const OpWork& work, const ChipRates& rates, sim::Time compute,
-                         sim::Time memory, sim::Time busy, sim::Time overhead) {
+                         sim::Time memory, sim::Time busy, sim::Time overhead,
+                         const UnitParts& parts) {
   OpTiming t;
   t.time = busy + overhead;
   t.compute_time = compute;
@@ -80,7 +87,42 @@ OpTiming assemble_timing(const OpWork& work, const ChipRates& rates, sim::Time c
     t.achieved_flops_per_s = t.flops / seconds;
     t.mxu_utilisation = std::min(1.0, work.mxu_flops / (rates.peak(work.mxu_rate) * seconds));
   }
+  sim::Time left = busy;
+  const auto take = [&left](sim::Time part) {
+    const sim::Time taken = std::clamp(part, sim::Time::zero(), left);
+    left -= taken;
+    return taken;
+  };
+  t.units.mxu = take(parts.mxu);
+  t.units.vector = take(parts.vector);
+  t.units.issue = take(parts.issue);
+  t.units.dma_wait = left;
+  t.units.overhead = overhead;
   return t;
+}
+
+UnitTimes scale_units(const UnitTimes& u, sim::Time total) {
+  const sim::Time from = u.total();
+  UnitTimes out;
+  if (from == sim::Time::zero()) {
+    out.dma_wait = total;
+    return out;
+  }
+  std::array<sim::Time*, 5> to{&out.mxu, &out.vector, &out.issue, &out.dma_wait, &out.overhead};
+  const std::array<sim::Time, 5> parts{u.mxu, u.vector, u.issue, u.dma_wait, u.overhead};
+  const double ratio = static_cast<double>(total.count_ps()) / static_cast<double>(from.count_ps());
+  sim::Time given;
+  size_t largest = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const auto ps =
+        static_cast<int64_t>(std::floor(static_cast<double>(parts[i].count_ps()) * ratio));
+    *to[i] = std::min(sim::Time::ps(ps), total - given);
+    given += *to[i];
+    if (parts[i] > parts[largest])
+      largest = i;
+  }
+  *to[largest] += total - given;
+  return out;
 }
 
 }  // namespace podsim::chip

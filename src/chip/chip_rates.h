@@ -79,17 +79,32 @@ class ChipRates {
 // ceil(seconds) in picoseconds. Throws sim::TimeOverflow past ~106 days.
 sim::Time time_from_seconds(double seconds);
 
+// The busy time a model's units account for, on the critical path: what
+// the matrix units, the vector unit and the scalar core spent; the rest of
+// the busy time is DMA wait (UnitTimes).
+struct UnitParts {
+  sim::Time mxu;
+  sim::Time vector;
+  sim::Time issue;
+};
+
+// A roofline-style op's parts: its compute time on the matrix units when
+// their time is at least the vector unit's, else on the vector unit.
+UnitParts on_one_unit(sim::Time compute, double mxu_seconds, double vector_seconds);
+
 // Fills an OpTiming from the parts a model computed: time = busy + overhead,
 // the bound (kOverhead when overhead > busy, else the longer of compute and
-// memory), FLOPs, bytes, achieved rate and MXU utilisation (work.mxu_flops
-// against rates.peak(work.mxu_rate) over time).
+// memory), FLOPs, bytes, achieved rate, MXU utilisation (work.mxu_flops
+// against rates.peak(work.mxu_rate) over time) and the unit times: `parts`
+// clamped in order (matrix units, vector unit, issue) to the busy time, the
+// rest of it DMA wait, and the overhead.
 OpTiming assemble_timing(const OpWork& work, const ChipRates& rates, sim::Time compute,
-                         sim::Time memory, sim::Time busy, sim::Time overhead);
+                         sim::Time memory, sim::Time busy, sim::Time overhead,
+                         const UnitParts& parts);
 
-// The roofline's case: busy = max(compute, memory).
-inline OpTiming assemble_timing(const OpWork& work, const ChipRates& rates, sim::Time compute,
-                                sim::Time memory, sim::Time overhead) {
-  return assemble_timing(work, rates, compute, memory, std::max(compute, memory), overhead);
-}
+// `units` scaled to a total of `total` picoseconds, the parts in the same
+// proportions (floored; the picoseconds left over go to the largest part,
+// the first of equals). All of it DMA wait when `units` is zero.
+UnitTimes scale_units(const UnitTimes& units, sim::Time total);
 
 }  // namespace podsim::chip

@@ -48,6 +48,30 @@ struct Efficiency {
 // The chip's knobs of a pod's calibration.
 Efficiency efficiency_of(const config::CalibrationSpec& calibration);
 
+// Where an operation's time went on the chip's units, along its critical
+// path (docs/tensorcore.md, "Unit breakdown"): the parts add up to
+// OpTiming::time exactly, in integer picoseconds. Work hidden under a
+// longer unit's (vector work beside a longer matrix-unit stream, transfers
+// under compute) is not counted again.
+struct UnitTimes {
+  sim::Time mxu;       // the matrix units: streaming, weight loads, fill and drain
+  sim::Time vector;    // the vector unit, where it is longer than the matrix units
+  sim::Time issue;     // the scalar core issuing the kernel's steps (tensorcore)
+  sim::Time dma_wait;  // waiting on HBM transfers the units' work does not cover
+  sim::Time overhead;  // the per-operation overhead (calibration op_overhead_ns)
+
+  sim::Time total() const { return mxu + vector + issue + dma_wait + overhead; }
+  UnitTimes& operator+=(const UnitTimes& o) {
+    mxu += o.mxu;
+    vector += o.vector;
+    issue += o.issue;
+    dma_wait += o.dma_wait;
+    overhead += o.overhead;
+    return *this;
+  }
+  friend bool operator==(const UnitTimes&, const UnitTimes&) = default;
+};
+
 struct OpTiming {
   enum class Bound : uint8_t { kCompute, kMemory, kOverhead };
   enum class Source : uint8_t {
@@ -70,6 +94,7 @@ struct OpTiming {
   // the matrix units' capacity the op used over its duration, in [0, 1].
   double mxu_utilisation = 0;
   uint64_t cycles = 0;  // systolic, ops with MXU work: MXU clock cycles; else 0
+  UnitTimes units;      // time's parts by unit; units.total() == time
   Source source = Source::kModel;
   // Table model: set on the first fallback of this op's kind in this model
   // instance, so the caller can say so once per kind.

@@ -47,7 +47,8 @@ OpTiming RooflineModel::time(const Op& op) const {
   const double vector_s = w.vector_flops / rates_.vector_flops_per_s();
   const sim::Time compute = time_from_seconds(std::max(mxu_s, vector_s));
   const sim::Time memory = rates_.hbm_time(w.hbm_bytes());
-  return assemble_timing(w, rates_, compute, memory, rates_.efficiency().op_overhead);
+  return assemble_timing(w, rates_, compute, memory, std::max(compute, memory),
+                         rates_.efficiency().op_overhead, on_one_unit(compute, mxu_s, vector_s));
 }
 
 }  // namespace podsim::chip

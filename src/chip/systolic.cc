@@ -82,8 +82,8 @@ OpTiming SystolicModel::time(const Op& op) const {
   const SystolicCycles c = cycles(op);
   const double clock = rates_.clock_hz();
   const double vector_s = w.vector_flops / rates_.vector_flops_per_s();
-  const sim::Time compute =
-      time_from_seconds(std::max(static_cast<double>(c.compute_cycles) / clock, vector_s));
+  const double mxu_s = static_cast<double>(c.compute_cycles) / clock;
+  const sim::Time compute = time_from_seconds(std::max(mxu_s, vector_s));
   const sim::Time memory = rates_.hbm_time(w.hbm_bytes());
   // With MXU work the cycle count already holds the HBM streaming; the
   // stream's latency delays its first fetch.
@@ -92,7 +92,10 @@ OpTiming SystolicModel::time(const Op& op) const {
                              ? first_fetch + time_from_seconds(std::max(
                                                  static_cast<double>(c.cycles) / clock, vector_s))
                              : std::max(compute, memory);
-  OpTiming t = assemble_timing(w, rates_, compute, memory, busy, rates_.efficiency().op_overhead);
+  // The cycles beyond the arrays' own (HBM stalls) and the first fetch are
+  // DMA wait.
+  OpTiming t = assemble_timing(w, rates_, compute, memory, busy, rates_.efficiency().op_overhead,
+                               on_one_unit(compute, mxu_s, vector_s));
   t.cycles = c.cycles;
   return t;
 }

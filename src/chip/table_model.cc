@@ -88,7 +88,9 @@ OpTiming TableModel::time(const Op& op) const {
     return estimate;
   }
   OpTiming t = assemble_timing(work(op), rates_, estimate.compute_time, estimate.memory_time,
-                               found.time, sim::Time::zero());
+                               found.time, sim::Time::zero(), UnitParts{});
+  // A measured time has no parts: the roofline's, in its proportions.
+  t.units = scale_units(estimate.units, found.time);
   t.source = found.source;
   return t;
 }

@@ -38,6 +38,14 @@ ChipBreakdown sweep_breakdown(std::span<const TimedInstruction> instructions, si
     edges.push_back({instructions[i].span.start, true, i});
     edges.push_back({instructions[i].span.end, false, i});
   }
+  ChipBreakdown out;
+  for (const TimedInstruction& t : instructions) {
+    if (t.kind != Kind::kCommunication && t.span.end > t.span.start) {
+      out.units += t.units;
+      by_layer[t.layer_group].units += t.units;
+      by_class[t.class_group].units += t.units;
+    }
+  }
   // Ends before begins at the same instant, so back-to-back spans never overlap.
   std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
     if (a.at != b.at) {
@@ -49,7 +57,6 @@ ChipBreakdown sweep_breakdown(std::span<const TimedInstruction> instructions, si
     return a.index < b.index;
   });
 
-  ChipBreakdown out;
   out.end = end;
   int64_t computing = -1;                          // the compute instruction running
   std::set<std::pair<sim::Time, uint32_t>> comms;  // (end, index) of communication in flight

@@ -8,6 +8,9 @@
 // is counted again as overlapped. The four parts add up to `end` exactly (all
 // integer picoseconds). Exposed and overlapped time is charged to the
 // collective in flight that ends last: the one the chip is waiting for.
+// Compute and memory-bound time is also split by the chip's units (each
+// compute instruction's chip::UnitTimes, which add up to its span), so the
+// units add up to compute + memory exactly, per chip, layer and op class.
 #pragma once
 
 #include <span>
@@ -22,6 +25,7 @@ struct TimedInstruction {
   enum class Kind : uint8_t { kComputeBound, kMemoryBound, kCommunication };
   Span span;
   Kind kind = Kind::kComputeBound;
+  chip::UnitTimes units;     // compute: its span's parts by unit (total == span)
   uint32_t layer_group = 0;  // index into the caller's layer keys
   uint32_t class_group = 0;  // index into the caller's op-class keys
 };

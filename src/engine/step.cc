@@ -786,6 +786,7 @@ StepResult StepRun::summarize() {
         t.kind = timing(c, k).bound == chip::OpTiming::Bound::kMemory
                      ? TimedInstruction::Kind::kMemoryBound
                      : TimedInstruction::Kind::kComputeBound;
+        t.units = timing(c, k).units;
       } else {
         t.kind = TimedInstruction::Kind::kCommunication;
       }

@@ -91,6 +91,8 @@ struct Span {
 // Where one chip's time went, in the sense of the breakdown: every instant of
 // [0, end] is exactly one of compute-bound, memory-bound, exposed collective
 // or idle; collective time under compute is counted again as overlapped.
+// `units` splits compute + memory by the chip's units (chip::UnitTimes):
+// units.total() == compute + memory exactly.
 struct ChipBreakdown {
   sim::Time end;
   sim::Time compute;
@@ -98,6 +100,7 @@ struct ChipBreakdown {
   sim::Time collective_exposed;
   sim::Time idle;
   sim::Time collective_overlapped;
+  chip::UnitTimes units;
 };
 
 struct GroupTime {
@@ -106,6 +109,7 @@ struct GroupTime {
   sim::Time memory;
   sim::Time collective_exposed;
   sim::Time collective_overlapped;
+  chip::UnitTimes units;  // units.total() == compute + memory
 };
 
 struct StepResult {

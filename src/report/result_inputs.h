@@ -14,7 +14,7 @@
 namespace podsim::report {
 
 // The schema_version every result carries (docs/outputs.md lists the changes).
-inline constexpr uint32_t kResultSchemaVersion = 12;
+inline constexpr uint32_t kResultSchemaVersion = 13;
 
 // podsim's version, "0.2.0".
 std::string_view podsim_version();

@@ -19,12 +19,21 @@ const char* link_kind_name(topo::LinkKind k) {
   return "ici";
 }
 
+void fill_units(const chip::UnitTimes& u, podsim::UnitTimes& out) {
+  out.set_mxu_us(u.mxu.to_us());
+  out.set_vector_us(u.vector.to_us());
+  out.set_issue_us(u.issue.to_us());
+  out.set_dma_wait_us(u.dma_wait.to_us());
+  out.set_overhead_us(u.overhead.to_us());
+}
+
 void fill_group(const engine::GroupTime& g, podsim::GroupTime& out) {
   out.set_key(g.key);
   out.set_compute_us(g.compute.to_us());
   out.set_memory_us(g.memory.to_us());
   out.set_collective_exposed_us(g.collective_exposed.to_us());
   out.set_collective_overlapped_us(g.collective_overlapped.to_us());
+  fill_units(g.units, *out.mutable_units());
 }
 
 }  // namespace
@@ -61,6 +70,7 @@ void fill_serving_result(const engine::StepResult& r, const engine::ServingSumma
   out.set_collective_exposed_us(s.collective_exposed_us);
   out.set_idle_us(s.idle_us);
   out.set_collective_overlapped_us(s.collective_overlapped_us);
+  fill_units(r.critical.units, *out.mutable_units());
   out.set_tokens(s.tokens);
   out.set_tokens_per_s(s.tokens_per_s);
   out.set_tokens_per_s_per_chip(s.tokens_per_s_per_chip);
@@ -89,6 +99,7 @@ void fill_serving_result(const engine::StepResult& r, const engine::ServingSumma
     c.set_collective_exposed_us(b.collective_exposed.to_us());
     c.set_idle_us(b.idle.to_us());
     c.set_collective_overlapped_us(b.collective_overlapped.to_us());
+    fill_units(b.units, *c.mutable_units());
   }
   for (const auto& g : r.by_layer) {
     fill_group(g, *out.add_by_layer());

@@ -95,6 +95,19 @@ void render_text(const StepInputs& in, const engine::StepResult& r, const engine
                format_fixed(g.collective_overlapped.to_us(), 2)});
   }
   t.render_text(out);
+  // Compute and memory time again, by where it went on the chip.
+  out << '\n';
+  Table u({"op class", "MXU us", "vector us", "issue us", "DMA wait us", "overhead us"});
+  const auto unit_row = [&u](const std::string& key, const chip::UnitTimes& g) {
+    u.add_row({key, format_fixed(g.mxu.to_us(), 2), format_fixed(g.vector.to_us(), 2),
+               format_fixed(g.issue.to_us(), 2), format_fixed(g.dma_wait.to_us(), 2),
+               format_fixed(g.overhead.to_us(), 2)});
+  };
+  for (const auto& g : r.by_op_class) {
+    unit_row(g.key, g.units);
+  }
+  unit_row("total", r.critical.units);
+  u.render_text(out);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "chip/chip_rates.h"
 #include "chip_fixture.h"
 
 namespace podsim::chip {
@@ -69,17 +70,26 @@ TEST_P(Conformance, EveryModelReportsConsistentTimings) {
     }
     // Deterministic: the same op gives the same time.
     EXPECT_EQ(model->time(op).time, t.time);
+    // The unit breakdown adds up to the op's time exactly, with the overhead
+    // its own part (a measured time's parts are the roofline's, scaled).
+    EXPECT_EQ(t.units.total(), t.time);
+    if (!t.from_table()) {
+      EXPECT_EQ(t.units.overhead, eff.op_overhead);
+    }
+    if (w.mxu_flops == 0) {
+      EXPECT_EQ(t.units.mxu, sim::Time::zero());
+    }
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModels, Conformance,
                          ::testing::Values(ComputeModelKind::kRoofline, ComputeModelKind::kSystolic,
-                                           ComputeModelKind::kTable),
+                                           ComputeModelKind::kTable, ComputeModelKind::kTensorCore),
                          [](const auto& p) { return std::string(to_string(p.param)); });
 
 TEST(ComputeModel, NamesRoundTrip) {
-  for (ComputeModelKind k :
-       {ComputeModelKind::kRoofline, ComputeModelKind::kSystolic, ComputeModelKind::kTable})
+  for (ComputeModelKind k : {ComputeModelKind::kRoofline, ComputeModelKind::kSystolic,
+                             ComputeModelKind::kTable, ComputeModelKind::kTensorCore})
     EXPECT_EQ(parse_compute_model(to_string(k)), k);
   EXPECT_EQ(parse_compute_model("Roofline"), std::nullopt);
   EXPECT_EQ(to_string(OpTiming::Bound::kMemory), "memory");
@@ -104,6 +114,42 @@ TEST(ComputeModel, RejectsBadArguments) {
   config::ChipSpec no_hbm = chip;
   no_hbm.hbm_bandwidth = {};
   EXPECT_THROW(make_compute_model(ComputeModelKind::kRoofline, no_hbm, {}), std::invalid_argument);
+}
+
+// The roofline's parts in closed form: a compute-bound matmul is all matrix
+// units; a memory-bound elementwise op is its vector time, then waiting on
+// HBM for the rest of its bytes.
+TEST(ComputeModel, RooflineUnitsInClosedForm) {
+  Efficiency eff;
+  eff.op_overhead = sim::Time::ns(500);
+  const auto roofline = make_compute_model(ComputeModelKind::kRoofline, testing::v5e(), eff);
+  const OpTiming mm = roofline->time(Matmul{1, 4096, 4096, 4096});
+  ASSERT_EQ(mm.bound, OpTiming::Bound::kCompute);
+  EXPECT_EQ(mm.units.mxu, mm.compute_time);
+  EXPECT_EQ(mm.units.vector + mm.units.issue + mm.units.dma_wait, sim::Time::zero());
+  EXPECT_EQ(mm.units.overhead, eff.op_overhead);
+  const OpTiming ew = roofline->time(Elementwise{1 << 24, 2, 2u << 24, 2u << 24});
+  ASSERT_EQ(ew.bound, OpTiming::Bound::kMemory);
+  EXPECT_GT(ew.units.vector, sim::Time::zero());
+  EXPECT_EQ(ew.units.vector, ew.compute_time);
+  EXPECT_EQ(ew.units.dma_wait, ew.memory_time - ew.compute_time);
+}
+
+TEST(ComputeModel, ScaledUnitsKeepProportionsAndAddUp) {
+  UnitTimes u;
+  u.mxu = sim::Time::ps(600);
+  u.dma_wait = sim::Time::ps(300);
+  u.overhead = sim::Time::ps(100);
+  const UnitTimes half = scale_units(u, sim::Time::ps(500));
+  EXPECT_EQ(half.mxu, sim::Time::ps(300));
+  EXPECT_EQ(half.dma_wait, sim::Time::ps(150));
+  EXPECT_EQ(half.overhead, sim::Time::ps(50));
+  // 1001 / 1000 of each part floors to the same; the picosecond left over
+  // goes to the largest part.
+  const UnitTimes odd = scale_units(u, sim::Time::ps(1001));
+  EXPECT_EQ(odd.total(), sim::Time::ps(1001));
+  EXPECT_EQ(odd.mxu, sim::Time::ps(601));
+  EXPECT_EQ(scale_units(UnitTimes{}, sim::Time::ps(7)).dma_wait, sim::Time::ps(7));
 }
 
 TEST(ComputeModel, ModelsAgreeOnMemoryBoundWork) {

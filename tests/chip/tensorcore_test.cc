@@ -36,6 +36,18 @@ TEST(TensorCorePipeline, ClosedFormByHand) {
   EXPECT_DOUBLE_EQ(c.vector, 4 * 20);
   EXPECT_DOUBLE_EQ(c.issue, 4 * 10);
   EXPECT_DOUBLE_EQ(c.dma_busy, 4 * 15);
+  // Along the critical path each step's busy time is the matrix units'
+  // (the longer unit) and the issue; the fill is the matrix units'.
+  EXPECT_DOUBLE_EQ(c.mxu_path, 4 * 30 + 7);
+  EXPECT_DOUBLE_EQ(c.vector_path, 0);
+  EXPECT_DOUBLE_EQ(c.mxu_path + c.vector_path + c.issue, c.compute);
+  // The vector unit longer: its steps are on the path, the fill still the
+  // matrix units'.
+  k.vector_cycles = 45;
+  const PipelineCycles v = play(k, r);
+  EXPECT_DOUBLE_EQ(v.vector_path, 4 * 45);
+  EXPECT_DOUBLE_EQ(v.mxu_path, 7);
+  EXPECT_DOUBLE_EQ(v.mxu_path + v.vector_path + v.issue, v.compute);
 }
 
 std::vector<Op> ops() {

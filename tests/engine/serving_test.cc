@@ -33,7 +33,8 @@ struct Outcome {
 };
 
 // One axis per torus dimension, named like it; the sharding names the roles.
-Outcome simulate(const config::PodSpec& pod_spec, const config::ServingSpec& serving) {
+Outcome simulate(const config::PodSpec& pod_spec, const config::ServingSpec& serving,
+                 chip::ComputeModelKind kind = chip::ComputeModelKind::kRoofline) {
   const topo::Pod pod(pod_spec);
   std::vector<topo::MeshAxisSpec> axes;
   workload::MeshAxes sizes;
@@ -44,8 +45,7 @@ Outcome simulate(const config::PodSpec& pod_spec, const config::ServingSpec& ser
   }
   const topo::DeviceMesh mesh(pod, axes);
   const workload::Program program = workload::lower(serving, sizes);
-  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod_spec.chip,
-                                                chip::Efficiency{});
+  const auto compute = chip::make_compute_model(kind, pod_spec.chip, chip::Efficiency{});
   Outcome o;
   o.step = run_step(pod, mesh, program, *compute, StepOptions{});
   o.summary = summarize_serving(o.step, program, pod_spec, serving.scenario);
@@ -141,6 +141,35 @@ TEST(Serving, BreakdownAddsUpToTheStepTime) {
   for (const ChipBreakdown& c : o.step.chip_breakdowns) {
     EXPECT_EQ(c.compute + c.memory + c.collective_exposed + c.idle, c.end);
     EXPECT_LE(c.end, o.step.step_time);
+  }
+}
+
+// The unit breakdown (matrix units, vector unit, issue, DMA wait, overhead)
+// splits compute + memory exactly, for the chip, every op class and layer,
+// with every compute model; tensorcore alone issues.
+TEST(Serving, UnitsAddUpToComputeAndMemoryTime) {
+  config::ServingSpec s = decode_8b(64, 2048);
+  for (const auto kind : {chip::ComputeModelKind::kRoofline, chip::ComputeModelKind::kSystolic,
+                          chip::ComputeModelKind::kTensorCore}) {
+    SCOPED_TRACE(std::string(chip::to_string(kind)));
+    const Outcome o = simulate(v5e_like({{"x", 8, true}, {"y", 2, false}}), s, kind);
+    const ChipBreakdown& b = o.step.critical;
+    EXPECT_EQ(b.units.total(), b.compute + b.memory);
+    EXPECT_GT(b.units.mxu, sim::Time::zero());
+    EXPECT_GT(b.units.dma_wait, sim::Time::zero());
+    EXPECT_EQ(b.units.issue > sim::Time::zero(), kind == chip::ComputeModelKind::kTensorCore);
+    chip::UnitTimes classes;
+    for (const auto& g : o.step.by_op_class) {
+      EXPECT_EQ(g.units.total(), g.compute + g.memory) << g.key;
+      classes += g.units;
+    }
+    EXPECT_EQ(classes, b.units);
+    for (const auto& g : o.step.by_layer) {
+      EXPECT_EQ(g.units.total(), g.compute + g.memory) << g.key;
+    }
+    for (const ChipBreakdown& c : o.step.chip_breakdowns) {
+      EXPECT_EQ(c.units.total(), c.compute + c.memory);
+    }
   }
 }
 

@@ -21,6 +21,9 @@ PipelineCycles play(const KernelSteps& k, const CoreRates& r) {
   c.compute = steps * busy + k.fill_cycles;
   c.dma_wait = c.total - c.compute;
   c.dma_busy = steps * (k.in_bytes + k.out_bytes) / b;
+  const bool matrix_longer = k.mxu_cycles >= k.vector_cycles;
+  c.mxu_path = (matrix_longer ? steps * k.mxu_cycles : 0) + k.fill_cycles;
+  c.vector_path = matrix_longer ? 0 : steps * k.vector_cycles;
   return c;
 }
 

@@ -32,7 +32,10 @@ struct KernelSteps {
 // Cycles of one core; the parts add up: total = compute + dma_wait, where
 // compute is the steps' busy time plus fill and dma_wait the time the core
 // waits on DMA (the first fetch, the last write-back, and steps whose
-// transfers outlast their compute).
+// transfers outlast their compute). Along the critical path, compute =
+// mxu_path + vector_path + issue: a step's busy time is charged to the
+// longer of its two units (the matrix units on a tie), the fill to the
+// matrix units.
 struct PipelineCycles {
   double total = 0;
   double mxu = 0;     // matrix units, all steps and fill
@@ -40,7 +43,9 @@ struct PipelineCycles {
   double issue = 0;   // scalar core issuing steps
   double compute = 0;
   double dma_wait = 0;
-  double dma_busy = 0;  // DMA engines transferring, all steps
+  double dma_busy = 0;     // DMA engines transferring, all steps
+  double mxu_path = 0;     // the matrix units' share of compute
+  double vector_path = 0;  // the vector unit's share of compute
 };
 
 PipelineCycles play(const KernelSteps& k, const CoreRates& r);

@@ -12,8 +12,11 @@ OpTiming TensorCoreModel::time(const Op& op) const {
   const sim::Time busy = time_from_seconds(t.cycles.total / clock);
   const sim::Time compute = time_from_seconds(t.cycles.compute / clock);
   const sim::Time memory = time_from_seconds(t.cycles.dma_busy / clock);
+  const UnitParts parts{time_from_seconds(t.cycles.mxu_path / clock),
+                        time_from_seconds(t.cycles.vector_path / clock),
+                        time_from_seconds(t.cycles.issue / clock)};
   OpTiming timing =
-      assemble_timing(w, rates_, compute, memory, busy, rates_.efficiency().op_overhead);
+      assemble_timing(w, rates_, compute, memory, busy, rates_.efficiency().op_overhead, parts);
   timing.cycles = static_cast<uint64_t>(t.cycles.total);
   return timing;
 }
