@@ -19,8 +19,10 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "chip/ops.h"
+#include "chip/unit_timeline.h"
 #include "config/op_table_spec.h"
 #include "config/topology_spec.h"
 #include "sim/time.h"
@@ -117,6 +119,12 @@ class ComputeModel {
   // (tensorcore: "cache-stationary", "queries-stationary", "vector-unit");
   // "" for models with one fixed answer.
   virtual std::string_view attention_mapping(const Attention&) const { return {}; }
+  // How the op used the units over its time (unit_timeline.h), for traces:
+  // the pipeline where the model plays one, else compute and HBM
+  // overlapped from the start. Slices lie within [0, time(op).time].
+  virtual std::vector<UnitSlice> unit_timeline(const Op& op) const {
+    return overlapped_timeline(time(op));
+  }
 
  protected:
   ComputeModel() = default;

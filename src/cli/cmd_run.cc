@@ -24,6 +24,7 @@
 #include "report/result_print.h"
 #include "report/step_report.h"
 #include "study/evaluate.h"
+#include "study/faults.h"
 #include "study/generation.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
@@ -180,8 +181,11 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
     if (oo.trace) {
       if (generation)
         ctx.log->info("the trace is of the generation's last decode step (serving)");
-      write_step_trace(ctx, pending, *oo.trace,
-                       {pod, run.mesh, *run.program, *run.compute, run.step, names});
+      report::StepTraceInputs trace{pod,      run.mesh, *run.program,         *run.compute,
+                                    run.step, names,    oo.trace->unit_layer, nullptr};
+      trace.critical_compute =
+          &study::model_of_chip(pod, run.step.critical_chip, *run.compute, run.straggler_compute);
+      write_step_trace(ctx, pending, *oo.trace, trace);
     }
   } else {
     if (table) {
@@ -234,7 +238,10 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "trace", po::value<std::string>(),
       "also write a Chrome/Perfetto timeline (JSON) to this file")(
       "trace-chips", po::value<std::string>(),
-      "chips to trace: ids and ranges (0,5,8-15) and/or 'critical' (default: all up to 64)");
+      "chips to trace: ids and ranges (0,5,8-15) and/or 'critical' (default: all up to 64)")(
+      "trace-units", po::value<std::string>(),
+      "also trace the critical chip's units (MXU, vector unit, issue, DMA) running one layer: "
+      "a layer number or L<n>, embed, head or other");
   add_set_option(opts);
   add_calibration_option(opts);
   add_limit_options(opts);
@@ -367,11 +374,21 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
     }
   }
   const topo::Pod pod(std::move(*pod_spec));
-  oo.trace = parse_trace_request(
-      vm.count("trace") != 0 ? std::optional(vm["trace"].as<std::string>()) : std::nullopt,
-      vm.count("trace-chips") != 0 ? std::optional(vm["trace-chips"].as<std::string>())
-                                   : std::nullopt,
-      pod.chip_count());
+  const auto optional_string = [&vm](const char* name) {
+    return vm.count(name) != 0 ? std::optional(vm[name].as<std::string>()) : std::nullopt;
+  };
+  oo.trace = parse_trace_request(optional_string("trace"), optional_string("trace-chips"),
+                                 pod.chip_count());
+  if (const auto units = optional_string("trace-units")) {
+    if (!oo.trace) {
+      throw UsageError("--trace-units needs --trace FILE");
+    }
+    if (!workload->serving) {
+      throw UsageError("--trace-units applies to a serving workload, and '" + workload->name +
+                       "' is an operation list");
+    }
+    oo.trace->unit_layer = parse_trace_layer(*units, workload->serving->model.layers);
+  }
 
   ctx.log->info("running '{}' on '{}' with the {} network", workload->name, pod.spec().name,
                 net::to_string(*model));

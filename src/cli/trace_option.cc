@@ -36,6 +36,27 @@ std::optional<TraceRequest> parse_trace_request(const std::optional<std::string>
   return r;
 }
 
+std::string parse_trace_layer(const std::string& layer, uint32_t layers) {
+  if (layer == "embed" || layer == "head" || layer == "other") {
+    return layer;
+  }
+  const std::string digits = !layer.empty() && layer[0] == 'L' ? layer.substr(1) : layer;
+  const bool number = !digits.empty() && digits.size() <= 9 &&
+                      digits.find_first_not_of("0123456789") == std::string::npos;
+  if (!number) {
+    throw UsageError(
+        "--trace-units: expected a layer (a number or L<n>, embed, head or other), got '" + layer +
+        "'");
+  }
+  const auto n = static_cast<uint32_t>(std::stoul(digits));
+  if (n >= layers) {
+    throw UsageError("--trace-units: layer " + std::to_string(n) +
+                     " does not exist: the model has " + std::to_string(layers) + " layers (0 to " +
+                     std::to_string(layers - 1) + ")");
+  }
+  return "L" + std::to_string(n);
+}
+
 void write_step_trace(Context& ctx, PendingOutputs& pending, const TraceRequest& request,
                       const report::StepTraceInputs& inputs) {
   const report::TraceChipChoice choice =

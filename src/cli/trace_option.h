@@ -1,4 +1,4 @@
-// `podsim run --trace FILE [--trace-chips LIST]`: the request, checked before
+// `podsim run --trace FILE [--trace-chips LIST] [--trace-units LAYER]`: the request, checked before
 // the run, and the trace, written after a successful one (whole or not at
 // all, like --out). The trace itself is report/trace.h.
 #pragma once
@@ -17,6 +17,7 @@ namespace podsim::cli {
 struct TraceRequest {
   std::string file;
   report::TraceChipRequest chips;
+  std::string unit_layer;  // --trace-units as a breakdown layer key; empty: none
 };
 
 // nullopt without --trace. Throws UsageError for --trace-chips without
@@ -25,6 +26,10 @@ struct TraceRequest {
 std::optional<TraceRequest> parse_trace_request(const std::optional<std::string>& file,
                                                 const std::optional<std::string>& chips,
                                                 uint32_t chip_count);
+
+// --trace-units LAYER as the breakdown's layer key: "12" or "L12" (below
+// `layers`), "embed", "head" or "other". Throws UsageError otherwise.
+std::string parse_trace_layer(const std::string& layer, uint32_t layers);
 
 // Chooses the chips, warns when the default limited them, writes the file
 // to its temporary among `pending` (put in place with the command's other

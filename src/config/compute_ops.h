@@ -53,6 +53,28 @@ struct Matmul {
 
 enum class AttentionPhase : uint8_t { kPrefill, kDecode };
 
+// How --compute tensorcore maps an attention kernel onto the units
+// (docs/tensorcore.md): kAuto tries the KV cache stationary in the matrix
+// units, the queries stationary, and the vector unit alone, and keeps the
+// fastest; the others force one (sharding.attention_mapping). The other
+// compute models have one fixed mapping and refuse a forced one.
+enum class AttentionMapping : uint8_t { kAuto, kCacheStationary, kQueriesStationary, kVectorUnit };
+
+// "auto", "cache-stationary", "queries-stationary", "vector-unit".
+constexpr std::string_view to_string(AttentionMapping m) {
+  switch (m) {
+    case AttentionMapping::kCacheStationary:
+      return "cache-stationary";
+    case AttentionMapping::kQueriesStationary:
+      return "queries-stationary";
+    case AttentionMapping::kVectorUnit:
+      return "vector-unit";
+    case AttentionMapping::kAuto:
+      break;
+  }
+  return "auto";
+}
+
 // Scaled dot-product attention of q_len new queries per sequence against
 // kv_len cached keys and values, `heads` query heads sharing `kv_heads` KV
 // heads (grouped-query attention; g = heads / kv_heads), flash-style (scores
@@ -95,8 +117,9 @@ struct Attention {
   DType act = DType::kBf16;
   DType kv = DType::kBf16;
   bool causal = true;
-  uint64_t v_head_dim = 0;      // value (and output) width; 0: head_dim
-  bool values_in_keys = false;  // V is a prefix of each cached K, read once
+  uint64_t v_head_dim = 0;                             // value (and output) width; 0: head_dim
+  bool values_in_keys = false;                         // V is a prefix of each cached K, read once
+  AttentionMapping mapping = AttentionMapping::kAuto;  // --compute tensorcore only
 
   uint64_t value_dim() const { return v_head_dim == 0 ? head_dim : v_head_dim; }
 

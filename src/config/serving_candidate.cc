@@ -50,6 +50,19 @@ Sharding to_message(const ShardingSpec& spec) {
     s.set_collective_matmul(COLLECTIVE_MATMUL_ON);
   else if (spec.collective_matmul == CollectiveMatmul::kAuto)
     s.set_collective_matmul(COLLECTIVE_MATMUL_AUTO);
+  switch (spec.attention_mapping) {
+    case AttentionMapping::kCacheStationary:
+      s.set_attention_mapping(ATTENTION_MAPPING_CACHE_STATIONARY);
+      break;
+    case AttentionMapping::kQueriesStationary:
+      s.set_attention_mapping(ATTENTION_MAPPING_QUERIES_STATIONARY);
+      break;
+    case AttentionMapping::kVectorUnit:
+      s.set_attention_mapping(ATTENTION_MAPPING_VECTOR_UNIT);
+      break;
+    case AttentionMapping::kAuto:
+      break;
+  }
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/compute_ops.h"
 #include "config/dtype.h"
 
 namespace podsim::config {
@@ -132,6 +133,8 @@ struct ShardingSpec {
   // weight_gathered. Empty with weight_gathered: every tensor axis.
   std::vector<std::string> weight_gathered_axes;
   CollectiveMatmul collective_matmul = CollectiveMatmul::kOff;
+  // How --compute tensorcore maps attention (compute_ops.h); kAuto: fastest.
+  AttentionMapping attention_mapping = AttentionMapping::kAuto;
   KvLayout kv_layout = KvLayout::kByHeads;
   std::vector<std::string> expert_axes;  // expert parallelism
   std::vector<std::string> data_axes;    // replicas, batch split over them

@@ -202,6 +202,7 @@ void fill_serving_inputs(const config::ServingSpec& serving, podsim::ServingInpu
   sh.set_collective_matmul(h.collective_matmul == config::CollectiveMatmul::kOn     ? "on"
                            : h.collective_matmul == config::CollectiveMatmul::kAuto ? "auto"
                                                                                     : "off");
+  sh.set_attention_mapping(std::string(config::to_string(h.attention_mapping)));
 }
 
 void fill_workload_inputs(const config::WorkloadSpec& workload, const config::PodSpec& pod,

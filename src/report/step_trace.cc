@@ -10,6 +10,7 @@
 #include "report/trace.h"
 #include "report/trace_events.h"
 #include "report/trace_network.h"
+#include "report/trace_units.h"
 
 namespace podsim::report {
 namespace {
@@ -117,6 +118,7 @@ class StepTrace {
       chip_slices(t);
     }
     network();
+    units();
     transfer_flows();
     critical_flows();
     w_.finish(other_data());
@@ -281,6 +283,22 @@ class StepTrace {
     next_tid_ = net.write();
   }
 
+  // The critical chip's units running the chosen layer, in a process after
+  // the network's.
+  void units() {
+    if (in_.unit_layer.empty() || critical_index_ < 0) {
+      return;
+    }
+    const auto i = static_cast<uint32_t>(critical_index_);
+    const chip::ComputeModel& model =
+        in_.critical_compute != nullptr ? *in_.critical_compute : in_.compute;
+    next_tid_ = write_unit_tracks(
+        w_,
+        {program_of(i), in_.step.spans[i], model, in_.unit_layer, in_.step.critical_chip,
+         static_cast<uint32_t>(in_.program.stages.size()) + 2},
+        next_tid_);
+  }
+
   // The chip at the other end of a stage transfer: the same place in the
   // neighbouring stage, along the pipeline axis.
   std::optional<topo::ChipId> transfer_peer(topo::ChipId chip, int direction) const {
@@ -376,6 +394,9 @@ class StepTrace {
     o.set_time_resolution("ts and dur are whole ns (rounded down); args.dur_ps is exact");
     for (const auto& n : chips_.notes) {
       o.add_notes(n);
+    }
+    if (!in_.unit_layer.empty()) {
+      o.set_unit_layer(in_.unit_layer);
     }
     return o;
   }

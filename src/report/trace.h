@@ -14,11 +14,15 @@
 // sender's transfer to the receiver's instruction that waits for it; and on
 // the critical chip, from each collective to the first compute it unblocks.
 //
+// With a unit layer (--trace-units), a last process "chip N units, layer
+// L" shows the critical chip's units running that layer (trace_units.h).
+//
 // Operation list: a process "operations" with a track per operation (its
 // whole span, and each run when repeated) and the "network" per-axis tracks.
 #pragma once
 
 #include <ostream>
+#include <string>
 
 #include "chip/compute_model.h"
 #include "engine/op_list.h"
@@ -40,6 +44,12 @@ struct StepTraceInputs {
   const chip::ComputeModel& compute;  // for each op's bound, FLOPs and bytes
   const engine::StepResult& step;
   RunInputs run;  // names for the trace's metadata
+  // --trace-units: a breakdown layer key (L3, embed, head, other) whose
+  // compute the critical chip's unit tracks show (trace_units.h); empty:
+  // no unit tracks. The model the critical chip ran (a straggler's own),
+  // null for `compute`.
+  std::string unit_layer;
+  const chip::ComputeModel* critical_compute = nullptr;
 };
 
 // Writes the trace of the chips in `chips` (choose_trace_chips()). O(traced

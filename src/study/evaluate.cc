@@ -48,10 +48,23 @@ std::optional<config::InputError> straggler_conflict(const topo::Pod& pod,
 // The TensorCore model tiles operations into VMEM: a chip without a VMEM
 // figure cannot run it.
 std::optional<config::InputError> compute_conflict(const topo::Pod& pod,
+                                                   const config::WorkloadSpec& workload,
                                                    const RunOptions& options) {
   const config::ChipSpec& chip = pod.spec().chip;
-  if (options.compute != chip::ComputeModelKind::kTensorCore)
+  if (options.compute != chip::ComputeModelKind::kTensorCore) {
+    if (workload.serving &&
+        workload.serving->sharding.attention_mapping != config::AttentionMapping::kAuto) {
+      // Built with += (GCC 12 warns falsely on a chain of +: -Wrestrict).
+      std::string message = "forces how --compute tensorcore maps attention onto the units (";
+      message += config::to_string(workload.serving->sharding.attention_mapping);
+      message += "); the ";
+      message += chip::to_string(options.compute);
+      message += " model has one fixed mapping: run with --compute tensorcore, or leave it AUTO";
+      return config::InputError(
+          config::Diagnostic{workload.source_file, "sharding.attention_mapping", 0, 0, message});
+    }
     return std::nullopt;
+  }
   if (chip.vmem_bytes == 0) {
     return config::InputError(
         config::Diagnostic{pod.spec().source_file, "chip.vmem_bytes", 0, 0,
@@ -301,7 +314,7 @@ Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& 
   fill_run_options(options, *in.mutable_run());
   auto conflict = straggler_conflict(pod, options);
   if (!conflict)
-    conflict = compute_conflict(pod, options);
+    conflict = compute_conflict(pod, workload, options);
   if (conflict) {
     ev.error = std::move(conflict);
     ev.result.set_status(podsim::Result::invalid);

@@ -29,6 +29,7 @@ Ref LayerEmitter::attention_core(Ref qkv, Ref kv) {
   a.act = m.activation_dtype;
   a.kv = m.kv_dtype;
   a.causal = true;
+  a.mapping = p.attention_mapping;
   // The new tokens' keys and values, appended to this chip's cache.
   const uint64_t kv_elements = p.att_seqs * p.q * 2 * p.att_kv_heads * m.head_dim;
   b_.compute("attn.kv_write", OpClass::kAttention,

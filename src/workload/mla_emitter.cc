@@ -65,6 +65,7 @@ void LayerEmitter::mla_attention(Stream& s, uint32_t layer) {
   at.act = m.activation_dtype;
   at.kv = m.kv_dtype;
   at.causal = true;
+  at.mapping = p.attention_mapping;
   Ref o = kNoRef;
   if (p.mla_absorbed()) {
     q = matmul("attn.q_absorb", kProj, h, p.rows, a.nope_dim, a.kv_rank, q,

@@ -294,6 +294,7 @@ ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
   // AUTO is resolved before lowering (study/collective_matmul.h): lowered
   // as given it is off.
   p.collective_matmul = s.collective_matmul == config::CollectiveMatmul::kOn;
+  p.attention_mapping = s.attention_mapping;
   check_model(p.model);
   check_roles(s);
   const bool gathered = s.weight_gathered || !s.weight_gathered_axes.empty();

@@ -58,6 +58,7 @@ struct ShardPlan {
   AttentionSplit attention = AttentionSplit::kHeads;
   bool overlap = true;             // sharding.overlap_collectives
   bool collective_matmul = false;  // sharding.collective_matmul ON (collective_matmul.cc)
+  config::AttentionMapping attention_mapping = config::AttentionMapping::kAuto;  // sharding's
 
   AxisGroup tensor;         // T
   AxisGroup x, y;           // 2D only: the first tensor axis and the rest

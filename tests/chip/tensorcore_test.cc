@@ -8,6 +8,7 @@
 
 #include "chip/roofline.h"
 #include "chip/tensorcore/tensorcore_model.h"
+#include "chip/unit_timeline.h"
 #include "chip_fixture.h"
 
 namespace podsim::chip::tensorcore {
@@ -258,6 +259,46 @@ TEST(TensorCoreModel, AttentionTakesTheFastestMapping) {
   EXPECT_EQ(RooflineModel(wide, {}).attention_mapping(prefill), "");
 }
 
+// sharding.attention_mapping forces a mapping: each forced one is played as
+// asked, none is faster than the free choice, and the free choice is the
+// fastest of them.
+TEST(TensorCoreModel, AForcedAttentionMappingIsPlayedAsAsked) {
+  const TensorCoreModel model(testing::v5e(), {});
+  Attention a;
+  a.phase = AttentionPhase::kDecode;
+  a.batch = 16;
+  a.q_len = 1;
+  a.kv_len = 4096;
+  a.heads = 32;
+  a.kv_heads = 8;
+  a.head_dim = 128;
+  a.causal = false;
+  for (const AttentionPhase phase : {AttentionPhase::kDecode, AttentionPhase::kPrefill}) {
+    a.phase = phase;
+    a.q_len = phase == AttentionPhase::kDecode ? 1 : 1024;
+    a.mapping = config::AttentionMapping::kAuto;
+    const OpTiming free = model.time(a);
+    const AttentionMapping chosen = model.tiling(a).mapping;
+    sim::Time fastest = sim::Time::max();
+    for (const auto& [forced, played] :
+         {std::pair{config::AttentionMapping::kCacheStationary, AttentionMapping::kCacheStationary},
+          std::pair{config::AttentionMapping::kQueriesStationary,
+                    AttentionMapping::kQueriesStationary},
+          std::pair{config::AttentionMapping::kVectorUnit, AttentionMapping::kVectorUnit}}) {
+      a.mapping = forced;
+      EXPECT_EQ(model.tiling(a).mapping, played);
+      EXPECT_EQ(model.attention_mapping(a), to_string(played));
+      const OpTiming t = model.time(a);
+      EXPECT_GE(t.time, free.time);
+      fastest = std::min(fastest, t.time);
+      if (played == chosen) {
+        EXPECT_EQ(t.time, free.time);
+      }
+    }
+    EXPECT_EQ(fastest, free.time);
+  }
+}
+
 // A VMEM too small for any block (the CLI refuses under 1 MiB a core) still
 // gives every op a time, never none: the smallest tiling, played as it is.
 TEST(TensorCoreModel, ATinyVmemStillTimesEveryOp) {
@@ -274,6 +315,68 @@ TEST(TensorCoreModel, NoVmemIsRefused) {
   config::ChipSpec chip = testing::v5e();
   chip.vmem_bytes = 0;
   EXPECT_THROW(TensorCoreModel(chip, {}), std::invalid_argument);
+}
+
+// The trace's unit tracks: the pipeline laid out in time. Every slice lies
+// in the op's time, a track's slices never overlap, the work drawn is the
+// work the closed form counts, the write-back ends the busy time, and a
+// long kernel draws its ends one step at a time and the middle as one slice.
+TEST(TensorCoreModel, UnitTimelineLaysThePipelineOutInTime) {
+  Efficiency eff;
+  eff.op_overhead = sim::Time::ns(300);
+  const TensorCoreModel model(testing::v5e(), eff);
+  for (const Op& op : ops()) {
+    SCOPED_TRACE(op.index());
+    const OpTiming t = model.time(op);
+    const Tiling tiling = model.tiling(op);
+    const std::vector<UnitSlice> slices = model.unit_timeline(op);
+    const uint64_t n = tiling.steps.steps;
+    EXPECT_LE(slices.size(), 4 * (2 * kShownSteps + 1) + 4);
+    sim::Time issue;
+    sim::Time last_end;
+    for (const Unit u : kUnits) {
+      sim::Time end;
+      for (const UnitSlice& s : slices) {
+        if (s.unit != u)
+          continue;
+        EXPECT_LT(s.start, s.end);
+        EXPECT_GE(s.start, end) << to_string(u);  // in time order, never overlapping
+        EXPECT_LE(s.end, t.time);
+        end = s.end;
+        if (u == Unit::kIssue && s.work == UnitWork::kSteps)
+          issue += s.end - s.start;
+        if (s.work == UnitWork::kOverhead)
+          EXPECT_EQ(s.end - s.start, eff.op_overhead);
+        else
+          last_end = std::max(last_end, s.end);
+      }
+    }
+    EXPECT_EQ(last_end, t.time - eff.op_overhead);
+    if (n <= 2 * kShownSteps) {
+      // Each step's issue drawn, within a picosecond a step of rounding.
+      EXPECT_NEAR(static_cast<double>(issue.count_ps()),
+                  static_cast<double>(t.units.issue.count_ps()), static_cast<double>(n) + 1);
+    }
+  }
+}
+
+// The other models' reading: compute and HBM from the op's start, the
+// overhead after them.
+TEST(TensorCoreModel, OtherModelsDrawComputeAndHbmOverlapped) {
+  Efficiency eff;
+  eff.op_overhead = sim::Time::ns(300);
+  const RooflineModel roofline(testing::v5e(), eff);
+  const Op op = Elementwise{1 << 24, 2, 2u << 24, 2u << 24};
+  const OpTiming t = roofline.time(op);
+  const std::vector<UnitSlice> slices = roofline.unit_timeline(op);
+  ASSERT_EQ(slices.size(), 3u);
+  EXPECT_EQ(slices[0].unit, Unit::kVector);
+  EXPECT_EQ(slices[0].end, t.compute_time);
+  EXPECT_EQ(slices[1].unit, Unit::kDma);
+  EXPECT_EQ(slices[1].end, t.memory_time);
+  EXPECT_EQ(slices[2].work, UnitWork::kOverhead);
+  EXPECT_EQ(slices[2].start, t.memory_time);
+  EXPECT_EQ(slices[2].end, t.time);
 }
 
 }  // namespace

@@ -94,5 +94,28 @@ TEST(RunCompute, CsvHasTheComputeFiguresLast) {
   EXPECT_NE(csv.find(",decode,matmul,memory,"), std::string::npos);
 }
 
+// --compute tensorcore's own input checks, exit 2 naming the field: a VMEM
+// under 1 MiB a core, and a forced attention mapping on a model that has
+// one fixed mapping. With tensorcore the forced mapping is what runs.
+TEST(RunCompute, TensorCoreInputsAreCheckedAndAForcedMappingRuns) {
+  const std::string workload = (root() / "workloads/llama3-8b-decode-v5e.textproto").string();
+  const std::string topology = (root() / "topologies/v5e-4x4.textproto").string();
+  const Result tiny = run({"run", "-w", workload, "-t", topology, "--compute", "tensorcore",
+                           "--set", "topology.chip.vmem_bytes=524288"});
+  EXPECT_EQ(tiny.code, kExitBadInput);
+  EXPECT_NE(tiny.err.find("chip.vmem_bytes"), std::string::npos) << tiny.err;
+  const std::string forced = "workload.sharding.attention_mapping=ATTENTION_MAPPING_VECTOR_UNIT";
+  const Result roofline = run({"run", "-w", workload, "-t", topology, "--set", forced});
+  EXPECT_EQ(roofline.code, kExitBadInput);
+  EXPECT_NE(roofline.err.find("sharding.attention_mapping"), std::string::npos) << roofline.err;
+  EXPECT_TRUE(roofline.out.empty());
+  const Result ran = run({"run", "-w", workload, "-t", topology, "--compute", "tensorcore", "--set",
+                          forced, "-f", "json"});
+  ASSERT_EQ(ran.code, kExitOk) << ran.err;
+  const podsim::Result r = testing::parse_result(ran.out);
+  EXPECT_EQ(r.serving().attention_mapping(), "vector-unit");
+  EXPECT_EQ(r.inputs().serving().sharding().attention_mapping(), "vector-unit");
+}
+
 }  // namespace
 }  // namespace podsim::cli

@@ -139,6 +139,48 @@ TEST(RunTrace, BadTraceChipsExits2AndWritesNothing) {
   }
 }
 
+// --trace-units LAYER: the critical chip's units running that layer, in a
+// process of its own; the other tracks are unchanged.
+TEST(RunTrace, TraceUnitsAddsTheCriticalChipsUnitTracks) {
+  const TempFile plain("plain.json");
+  ASSERT_EQ(run(pipeline_run(plain)).code, kExitOk);
+  const TempFile trace("units.json");
+  auto args = pipeline_run(trace);
+  args.insert(args.end(), {"--compute", "tensorcore", "--trace-units", "L2"});
+  const Result r = run(args);
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const ParsedTrace t = parse_and_check_trace(trace.read());
+  const int critical = static_cast<int>(testing::parse_result(r.out).serving().critical_chip());
+  const ParsedTrace p = parse_and_check_trace(plain.read());
+  ASSERT_EQ(t.processes.size(), p.processes.size() + 1);
+  EXPECT_EQ(t.processes.rbegin()->second, "chip " + std::to_string(critical) + " units, layer L2");
+  for (const char* unit : {"MXU", "vector unit", "issue", "DMA"}) {
+    EXPECT_TRUE(t.track(unit)) << unit;
+  }
+}
+
+TEST(RunTrace, BadTraceUnitsExits2AndWritesNothing) {
+  const TempFile trace("bad_units.json");
+  // LLaMA-3-8B has 32 layers: 0 to 31.
+  for (const char* bad : {"32", "L32", "x", "", "L", "-1", "L1.5"}) {
+    auto args = pipeline_run(trace);
+    args.insert(args.end(), {"--trace-units", bad});
+    const Result r = run(args);
+    EXPECT_EQ(r.code, kExitBadInput) << "'" << bad << "'";
+    EXPECT_NE(r.err.find("--trace-units"), std::string::npos) << r.err;
+    EXPECT_FALSE(trace.exists()) << bad;
+  }
+  const Result no_trace = run({"run", "--trace-units", "3"});
+  EXPECT_EQ(no_trace.code, kExitBadInput);
+  EXPECT_NE(no_trace.err.find("--trace-units needs --trace"), std::string::npos) << no_trace.err;
+  const Result op_list =
+      run({"run", "-w", (root() / "workloads/allreduce-1gib-v5e-16x16.textproto").string(),
+           "--trace", trace.str(), "--trace-units", "0"});
+  EXPECT_EQ(op_list.code, kExitBadInput);
+  EXPECT_NE(op_list.err.find("applies to a serving workload"), std::string::npos) << op_list.err;
+  EXPECT_FALSE(trace.exists());
+}
+
 TEST(RunTrace, TraceChipsWithoutTraceIsUsageError) {
   const Result r = run({"run", "--trace-chips", "0"});
   EXPECT_EQ(r.code, kExitBadInput);

@@ -259,5 +259,58 @@ TEST(StepTrace, OnlyTheChosenChipsGetTracks) {
   }
 }
 
+// --trace-units: a process of four unit tracks for the critical chip, with
+// the chosen layer's compute drawn inside each instruction's span, on the
+// roofline (overlapped compute and HBM) and on the TensorCore model (its
+// pipeline's steps); no such process without a layer.
+TEST(StepTrace, UnitTracksShowTheCriticalChipsChosenLayer) {
+  for (const auto kind : {chip::ComputeModelKind::kRoofline, chip::ComputeModelKind::kTensorCore}) {
+    SCOPED_TRACE(std::string(chip::to_string(kind)));
+    StepFixture f = StepFixture::pipeline_pod();
+    f.model = chip::make_compute_model(kind, f.pod.spec().chip, {});
+    const workload::Program program = testing::two_stage_program();
+    const engine::StepResult step = f.run(program);
+    const std::string layer = "L" + std::to_string(step.critical_stage);  // one layer a stage
+    EXPECT_EQ(parse_and_check_trace(f.trace(program, step, all_chips(step))).processes.size(), 3u);
+    const ParsedTrace p = parse_and_check_trace(f.trace(program, step, all_chips(step), layer));
+    ASSERT_EQ(p.processes.size(), 4u);
+    const std::string name =
+        "chip " + std::to_string(step.critical_chip) + " units, layer " + layer;
+    ASSERT_EQ(p.processes.at(4), name);
+    size_t critical = 0;
+    while (step.chips[critical] != step.critical_chip) {
+      ++critical;
+    }
+    const auto& prog = program.stages[step.critical_stage].instructions;
+    size_t drawn = 0;
+    bool steps = false;
+    for (const char* unit : {"MXU", "vector unit", "issue", "DMA"}) {
+      const auto track = p.track(unit);
+      ASSERT_TRUE(track) << unit;
+      EXPECT_EQ(track->first, 4);
+      int64_t end = 0;
+      const auto drawn_on = p.slices.find(*track);  // a unit may do nothing in the layer
+      for (const TraceSlice& s :
+           drawn_on == p.slices.end() ? std::vector<TraceSlice>{} : drawn_on->second) {
+        EXPECT_EQ(s.args.layer(), layer);
+        size_t k = 0;
+        while (k < prog.size() && prog[k].name != s.args.op()) {
+          ++k;
+        }
+        ASSERT_LT(k, prog.size()) << s.args.op();
+        const engine::Span& span = step.spans[critical][k];
+        EXPECT_GE(s.ts_ns, span.start.count_ps() / 1000);
+        EXPECT_LE(s.ts_ns + s.dur_ns, span.end.count_ps() / 1000);
+        EXPECT_GE(s.ts_ns, end) << unit;  // a unit does one thing at a time
+        end = s.ts_ns + s.dur_ns;
+        steps = steps || s.name.rfind("step ", 0) == 0;
+        ++drawn;
+      }
+    }
+    EXPECT_GT(drawn, 0u);
+    EXPECT_EQ(steps, kind == chip::ComputeModelKind::kTensorCore);
+  }
+}
+
 }  // namespace
 }  // namespace podsim::report

@@ -95,13 +95,13 @@ engine::StepResult StepFixture::run(const workload::Program& p, bool fold) const
 }
 
 std::string StepFixture::trace(const workload::Program& p, const engine::StepResult& r,
-                               const TraceChipChoice& chips) const {
+                               const TraceChipChoice& chips, const std::string& unit_layer) const {
   RunInputs run;
   run.topology = pod.spec().name;
   run.workload = "trace-test";
   run.network = "flow";
   std::ostringstream out;
-  render_step_trace({pod, mesh, p, *model, r, run}, chips, out);
+  render_step_trace({pod, mesh, p, *model, r, run, unit_layer, nullptr}, chips, out);
   return out.str();
 }
 

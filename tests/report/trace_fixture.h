@@ -48,8 +48,9 @@ struct StepFixture {
   static StepFixture pipeline_pod();
 
   engine::StepResult run(const workload::Program& p, bool fold = true) const;
+  // With `unit_layer`, the critical chip's unit tracks for that layer.
   std::string trace(const workload::Program& p, const engine::StepResult& r,
-                    const TraceChipChoice& chips) const;
+                    const TraceChipChoice& chips, const std::string& unit_layer = "") const;
 };
 
 }  // namespace podsim::report::testing

@@ -1,5 +1,7 @@
 #include "chip/tensorcore/tensorcore_model.h"
 
+#include "chip/tensorcore/timeline.h"
+
 namespace podsim::chip::tensorcore {
 
 TensorCoreModel::TensorCoreModel(const config::ChipSpec& chip, const Efficiency& efficiency)
@@ -19,6 +21,10 @@ OpTiming TensorCoreModel::time(const Op& op) const {
       assemble_timing(w, rates_, compute, memory, busy, rates_.efficiency().op_overhead, parts);
   timing.cycles = static_cast<uint64_t>(t.cycles.total);
   return timing;
+}
+
+std::vector<UnitSlice> TensorCoreModel::unit_timeline(const Op& op) const {
+  return kernel_timeline(tiler_.tile(op).steps, tiler_.rates(), time(op));
 }
 
 }  // namespace podsim::chip::tensorcore

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "chip/chip_rates.h"
 #include "chip/compute_model.h"
@@ -32,6 +33,8 @@ class TensorCoreModel final : public ComputeModel {
   std::string_view attention_mapping(const Attention& a) const override {
     return to_string(tiler_.tile(a).mapping);
   }
+  // The kernel's pipeline, one core's (tensorcore/timeline.h).
+  std::vector<UnitSlice> unit_timeline(const Op& op) const override;
 
   // The tiling time() plays (one core's), for reports and tests.
   Tiling tiling(const Op& op) const { return tiler_.tile(op); }

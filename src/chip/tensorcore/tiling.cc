@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "chip/mxu_passes.h"
@@ -178,32 +179,46 @@ Tiling Tiler::streamed(const Op& op) const {
   double steady = 0;
   double fill = 0;
   on_arrays(mxu_passes(op), steady, fill);
-  Tiling best = stream(read, written, steady, fill, vector);
+  Tiling cache = stream(read, written, steady, fill, vector);
   const auto* a = std::get_if<Attention>(&op);
   if (a == nullptr)
-    return best;
-  best.mapping = AttentionMapping::kCacheStationary;
-  // The queries as the stationary operand, the cache streamed through them:
-  // scores^T = K Q^T (kv_len rows of K past Q^T), context^T = V^T P^T.
-  MxuPasses swapped = mxu_passes(op);
-  const uint64_t queries = swapped.pass[0].m;
-  swapped.pass[0].m = a->kv_len;
-  swapped.pass[0].k = a->head_dim;
-  swapped.pass[0].n = queries;
-  swapped.pass[1].m = a->value_dim();
-  swapped.pass[1].k = a->kv_len;
-  swapped.pass[1].n = queries;
-  on_arrays(swapped, steady, fill);
-  Tiling t = stream(read, written, steady, fill, vector);
-  t.mapping = AttentionMapping::kQueriesStationary;
-  if (t.cycles.total < best.cycles.total)
-    best = t;
-  // No matrix units: every multiply-add on the vector unit.
-  t = stream(read, written, 0, 0, vector + w.mxu_flops / cores / rates_.vector_ops_per_cycle);
-  t.mapping = AttentionMapping::kVectorUnit;
-  if (t.cycles.total < best.cycles.total)
-    best = t;
-  return best;
+    return cache;
+  cache.mapping = AttentionMapping::kCacheStationary;
+  // sharding.attention_mapping may force one mapping; otherwise the fastest
+  // is kept (the earlier of equals, in this order).
+  using Forced = config::AttentionMapping;
+  const auto allowed = [a](Forced m) { return a->mapping == Forced::kAuto || a->mapping == m; };
+  std::optional<Tiling> best;
+  const auto consider = [&best](const Tiling& t) {
+    if (!best || t.cycles.total < best->cycles.total)
+      best = t;
+  };
+  if (allowed(Forced::kCacheStationary))
+    consider(cache);
+  if (allowed(Forced::kQueriesStationary)) {
+    // The queries as the stationary operand, the cache streamed through
+    // them: scores^T = K Q^T (kv_len rows of K past Q^T), context^T = V^T P^T.
+    MxuPasses swapped = mxu_passes(op);
+    const uint64_t queries = swapped.pass[0].m;
+    swapped.pass[0].m = a->kv_len;
+    swapped.pass[0].k = a->head_dim;
+    swapped.pass[0].n = queries;
+    swapped.pass[1].m = a->value_dim();
+    swapped.pass[1].k = a->kv_len;
+    swapped.pass[1].n = queries;
+    on_arrays(swapped, steady, fill);
+    Tiling t = stream(read, written, steady, fill, vector);
+    t.mapping = AttentionMapping::kQueriesStationary;
+    consider(t);
+  }
+  if (allowed(Forced::kVectorUnit)) {
+    // No matrix units: every multiply-add on the vector unit.
+    Tiling t =
+        stream(read, written, 0, 0, vector + w.mxu_flops / cores / rates_.vector_ops_per_cycle);
+    t.mapping = AttentionMapping::kVectorUnit;
+    consider(t);
+  }
+  return *best;
 }
 
 Tiling Tiler::stream(double read, double written, double mxu_steady, double fill,

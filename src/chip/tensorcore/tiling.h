@@ -25,7 +25,8 @@
 // per row on the vector unit, and is tried three ways (AttentionMapping):
 // the cache stationary in the matrix units, the queries stationary with the
 // cache streamed through them, or all on the vector unit; the fastest is
-// kept.
+// kept, unless the op forces one (Attention::mapping, from
+// sharding.attention_mapping).
 //
 // A chip's cores split each grid evenly (the batch, else the longer of m and
 // n for a matmul; the bytes and work of a streamed op). O(candidates) per

@@ -82,6 +82,19 @@ ShardingSpec to_sharding_spec(const Sharding& s) {
                            : s.collective_matmul() == COLLECTIVE_MATMUL_AUTO
                                ? CollectiveMatmul::kAuto
                                : CollectiveMatmul::kOff;
+  switch (s.attention_mapping()) {
+    case ATTENTION_MAPPING_CACHE_STATIONARY:
+      spec.attention_mapping = AttentionMapping::kCacheStationary;
+      break;
+    case ATTENTION_MAPPING_QUERIES_STATIONARY:
+      spec.attention_mapping = AttentionMapping::kQueriesStationary;
+      break;
+    case ATTENTION_MAPPING_VECTOR_UNIT:
+      spec.attention_mapping = AttentionMapping::kVectorUnit;
+      break;
+    default:
+      spec.attention_mapping = AttentionMapping::kAuto;
+  }
   return spec;
 }
 

@@ -148,6 +148,8 @@ class ShardingValidator {
     known_value(*KvLayout_descriptor(), s_.kv_layout(), path_("kv_layout"), issues_);
     known_value(*CollectiveMatmul_descriptor(), s_.collective_matmul(), path_("collective_matmul"),
                 issues_);
+    known_value(*AttentionMapping_descriptor(), s_.attention_mapping(), path_("attention_mapping"),
+                issues_);
     if (s_.tensor_axes_size() > 0)
       return;
     if (s_.tensor_collective() != TENSOR_COLLECTIVE_UNSPECIFIED) {
