@@ -74,6 +74,16 @@ struct UnitTimes {
   friend bool operator==(const UnitTimes&, const UnitTimes&) = default;
 };
 
+// Elementwise work fused into a matmul's output, as XLA fuses an
+// activation, a gate or a residual add into the matmul that produces its
+// input (engine/fusion.h): the matmul's result stays in VMEM for the vector
+// unit instead of crossing HBM twice.
+struct Epilogue {
+  double vector_flops = 0;   // the fused op's vector work
+  uint64_t read_bytes = 0;   // its other operands (a residual), read from HBM
+  uint64_t write_bytes = 0;  // its output, written instead of the matmul's
+};
+
 struct OpTiming {
   enum class Bound : uint8_t { kCompute, kMemory, kOverhead };
   enum class Source : uint8_t {
@@ -124,6 +134,17 @@ class ComputeModel {
   // overlapped from the start. Slices lie within [0, time(op).time].
   virtual std::vector<UnitSlice> unit_timeline(const Op& op) const {
     return overlapped_timeline(time(op));
+  }
+  // The matmul `mm` with `epilogue` fused into its output, where the model
+  // plays fusion (tensorcore); nullopt otherwise, the two then run as
+  // separate operations. The timing's FLOPs and bytes are the fused
+  // kernel's.
+  virtual std::optional<OpTiming> fused_time(const Matmul&, const Epilogue&) const {
+    return std::nullopt;
+  }
+  // unit_timeline() of the fused kernel; fused_time() must have given a timing.
+  virtual std::vector<UnitSlice> fused_timeline(const Matmul& mm, const Epilogue&) const {
+    return unit_timeline(Op{mm});
   }
 
  protected:

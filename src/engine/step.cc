@@ -12,6 +12,7 @@
 #include "coll/plan.h"
 #include "coll/replay.h"
 #include "engine/breakdown.h"
+#include "engine/fusion.h"
 #include "engine/reachable.h"
 #include "engine/symmetry.h"
 #include "net/analytical_network.h"
@@ -53,7 +54,8 @@ struct StageInfo {
   std::vector<uint32_t> dependents;
   std::vector<uint32_t> base_deps;  // dependencies + an incoming stage transfer
   std::vector<uint32_t> compute_order;
-  std::vector<chip::OpTiming> timing;  // per instruction (compute only)
+  std::vector<chip::OpTiming> timing;  // per instruction (compute only), fusion applied
+  StageFusion fusion;                  // engine/fusion.h
   std::vector<int32_t> plan;           // per instruction (collectives): index into plans
   // recv_into[t] = instruction of the *receiving* stage fed by transfer t of this stage.
   std::vector<int32_t> recv_into;
@@ -317,15 +319,15 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       StageInfo& info = stages_[s];
       index_dependents(prog, info);
       info.base_deps.assign(prog.size(), 0);
-      info.timing.resize(prog.size());
+      info.fusion = plan_fusion(prog, compute);
+      info.timing = stage_timings(prog, compute, info.fusion);  // the same on every chip
       info.plan.assign(prog.size(), -1);
       info.recv_into.assign(prog.size(), -1);
       for (uint32_t k = 0; k < prog.size(); ++k) {
         const Instruction& ins = prog[k];
         info.base_deps[k] = static_cast<uint32_t>(ins.deps.size()) + (ins.recv_from >= 0 ? 1 : 0);
-        if (const auto* op = std::get_if<chip::Op>(&ins.body)) {
+        if (std::holds_alternative<chip::Op>(ins.body)) {
           info.compute_order.push_back(k);
-          info.timing[k] = compute.time(*op);  // the same on every chip of the stage
         } else if (const auto* c = std::get_if<config::CollectiveSpec>(&ins.body)) {
           // A step repeats a few distinct collectives many times.
           const auto plan =
@@ -398,12 +400,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       }
       ChipState& c = chips_[static_cast<size_t>(i)];
       const auto& prog = program_.stages[c.stage].instructions;
-      c.own_timing = stages_[c.stage].timing;
-      for (uint32_t k = 0; k < prog.size(); ++k) {
-        if (const auto* op = std::get_if<chip::Op>(&prog[k].body)) {
-          c.own_timing[k] = model->time(*op);
-        }
-      }
+      c.own_timing = stage_timings(prog, *model, stages_[c.stage].fusion);
     }
   }
 
@@ -756,6 +753,7 @@ StepResult StepRun::summarize() {
       r.hbm_bytes += static_cast<double>(timing(c, k).bytes);
       r.flops += timing(c, k).flops;
     }
+    r.fused_epilogues = info.fusion.fused;
   }
   std::vector<TimedInstruction> timed;
   for (uint32_t i = 0; i < chips_.size(); ++i) {

@@ -127,6 +127,9 @@ struct StepResult {
   // Per-chip totals of the critical chip.
   double hbm_bytes = 0;  // HBM bytes its compute moved
   double flops = 0;      // FLOPs its compute did (padding excluded)
+  // Elementwise instructions of its stage run inside their matmul's
+  // epilogue (engine/fusion.h; --compute tensorcore), per chip.
+  uint32_t fused_epilogues = 0;
   uint64_t events = 0;
   uint64_t fingerprint = 0;
   // How the step was played (engine/symmetry.h): one chip per class, or

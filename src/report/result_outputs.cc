@@ -88,6 +88,7 @@ void fill_serving_result(const engine::StepResult& r, const engine::ServingSumma
   spread.set_simulated_chips(r.simulated_chips);
   spread.set_represented_chips(r.represented_chips);
   out.set_events(r.events);
+  out.set_fused_epilogues(r.fused_epilogues);
   for (size_t i = 0; i < r.chips.size() && i < r.chip_breakdowns.size(); ++i) {
     const engine::ChipBreakdown& b = r.chip_breakdowns[i];
     podsim::ChipBreakdown& c = *out.add_chips_breakdown();

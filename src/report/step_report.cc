@@ -36,8 +36,14 @@ void render_text(const StepInputs& in, const engine::StepResult& r, const engine
   }
   if (!s.attention_mapping.empty()) {
     out << "attention kernel (tensorcore): " << s.attention_mapping
-        << ", the fastest of the cache or the queries stationary in the matrix units and the "
-           "vector unit\n\n";
+        << (in.serving.sharding.attention_mapping != config::AttentionMapping::kAuto
+                ? ", as sharding.attention_mapping forces\n\n"
+                : ", the fastest of the cache or the queries stationary in the matrix units and "
+                  "the vector unit\n\n");
+  }
+  if (r.fused_epilogues > 0) {
+    out << "fused epilogues (tensorcore): " << r.fused_epilogues
+        << " elementwise ops per chip run inside the matmul producing their input\n\n";
   }
   if (s.collective_matmul_use.on) {
     const workload::CollectiveMatmulUse& cm = s.collective_matmul_use;

@@ -6,6 +6,7 @@
 
 #include "coll/plan.h"
 #include "engine/breakdown.h"
+#include "engine/fusion.h"
 #include "report/busy_spans.h"
 #include "report/trace.h"
 #include "report/trace_events.h"
@@ -102,6 +103,7 @@ class StepTrace {
       }
     }
     timing_.resize(in.program.stages.size());
+    fusion_.resize(in.program.stages.size());
     for (const uint32_t i : chips.indices) {
       slot_of_[i] = static_cast<int32_t>(tracks_.size());
       tracks_.push_back({i, {}, {}});
@@ -208,12 +210,8 @@ class StepTrace {
     if (!timing.empty() || prog.empty()) {
       return;
     }
-    timing.resize(prog.size());
-    for (uint32_t k = 0; k < prog.size(); ++k) {
-      if (const auto* op = std::get_if<chip::Op>(&prog[k].body)) {
-        timing[k] = in_.compute.time(*op);
-      }
-    }
+    fusion_[stage] = engine::plan_fusion(prog, in_.compute);
+    timing = engine::stage_timings(prog, in_.compute, fusion_[stage]);
   }
 
   void chip_slices(const ChipTracks& t) {
@@ -233,6 +231,10 @@ class StepTrace {
         args_.set_bound(bound_name(tm.bound));
         args_.set_flops(tm.flops);
         args_.set_hbm_bytes(static_cast<double>(tm.bytes));
+        const engine::StageFusion& f = fusion_[stage];
+        if (f.fused_into[k] >= 0) {
+          args_.set_fused_into(prog[static_cast<size_t>(f.fused_into[k])].name);
+        }
       } else if (const auto* c = std::get_if<config::CollectiveSpec>(&ins.body)) {
         args_.set_kind(coll::to_string(c->kind));
         args_.set_bytes(static_cast<double>(c->bytes));
@@ -407,6 +409,7 @@ class StepTrace {
   std::vector<int32_t> slot_of_;  // simulated chip index -> position in tracks_, or -1
   std::vector<ChipTracks> tracks_;
   std::vector<std::vector<chip::OpTiming>> timing_;  // [stage][instruction], traced stages
+  std::vector<engine::StageFusion> fusion_;          // [stage], traced stages
   TraceArgs args_;                                   // reused for every chip slice
   int32_t critical_index_ = -1;
   uint32_t next_tid_ = 1;

@@ -5,6 +5,7 @@
 
 #include "chip/unit_timeline.h"
 #include "engine/breakdown.h"
+#include "engine/fusion.h"
 
 namespace podsim::report {
 namespace {
@@ -32,14 +33,19 @@ uint32_t write_unit_tracks(TraceEventWriter& w, const UnitTrackInputs& in, uint3
     ++tid;
   }
   TraceArgs args;
+  const engine::StageFusion fusion = engine::plan_fusion(in.program, in.compute);
   for (size_t k = 0; k < in.program.size(); ++k) {
     const workload::Instruction& ins = in.program[k];
     const auto* op = std::get_if<chip::Op>(&ins.body);
-    if (op == nullptr || engine::breakdown_layer_key(ins) != layer)
-      continue;
+    if (op == nullptr || fusion.fused_into[k] >= 0 || engine::breakdown_layer_key(ins) != layer)
+      continue;  // a fused op runs inside its matmul's kernel
     const engine::Span& span = in.spans[k];
     const char* op_class = workload::to_string(ins.op_class);
-    for (const chip::UnitSlice& s : in.compute.unit_timeline(*op)) {
+    const auto& epilogue = fusion.epilogue[k];
+    const std::vector<chip::UnitSlice> slices =
+        epilogue ? in.compute.fused_timeline(std::get<chip::Matmul>(*op), *epilogue)
+                 : in.compute.unit_timeline(*op);
+    for (const chip::UnitSlice& s : slices) {
       const sim::Time start = std::min(span.start + s.start, span.end);
       const sim::Time end = std::min(span.start + s.end, span.end);
       if (end <= start)

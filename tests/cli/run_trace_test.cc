@@ -157,6 +157,20 @@ TEST(RunTrace, TraceUnitsAddsTheCriticalChipsUnitTracks) {
   for (const char* unit : {"MXU", "vector unit", "issue", "DMA"}) {
     EXPECT_TRUE(t.track(unit)) << unit;
   }
+  // Each layer's activation runs inside its up projection (1D tensor
+  // parallelism): its slice names the matmul and takes no time.
+  const uint64_t fused = testing::parse_result(r.out).serving().fused_epilogues();
+  EXPECT_GT(fused, 0u);
+  uint64_t named = 0;
+  for (const auto& [track, slices] : t.slices) {
+    for (const auto& s : slices) {
+      if (!s.args.fused_into().empty()) {
+        EXPECT_EQ(s.dur_ns, 0) << s.name;
+        ++named;
+      }
+    }
+  }
+  EXPECT_GE(named, fused);
 }
 
 TEST(RunTrace, BadTraceUnitsExits2AndWritesNothing) {

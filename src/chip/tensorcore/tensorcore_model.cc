@@ -8,8 +8,18 @@ TensorCoreModel::TensorCoreModel(const config::ChipSpec& chip, const Efficiency&
     : rates_(chip, efficiency), tiler_(chip, efficiency) {}
 
 OpTiming TensorCoreModel::time(const Op& op) const {
-  const OpWork w = work(op);
-  const Tiling t = tiler_.tile(op);
+  return timing(work(op), tiler_.tile(op));
+}
+
+std::optional<OpTiming> TensorCoreModel::fused_time(const Matmul& mm, const Epilogue& e) const {
+  OpWork w = work(Op{mm});
+  w.vector_flops += e.vector_flops;
+  w.hbm_read_bytes += e.read_bytes;
+  w.hbm_write_bytes = e.write_bytes;
+  return timing(w, tiler_.fused(mm, e));
+}
+
+OpTiming TensorCoreModel::timing(const OpWork& w, const Tiling& t) const {
   const double clock = tiler_.rates().clock_hz;
   const sim::Time busy = time_from_seconds(t.cycles.total / clock);
   const sim::Time compute = time_from_seconds(t.cycles.compute / clock);
@@ -17,14 +27,18 @@ OpTiming TensorCoreModel::time(const Op& op) const {
   const UnitParts parts{time_from_seconds(t.cycles.mxu_path / clock),
                         time_from_seconds(t.cycles.vector_path / clock),
                         time_from_seconds(t.cycles.issue / clock)};
-  OpTiming timing =
+  OpTiming out =
       assemble_timing(w, rates_, compute, memory, busy, rates_.efficiency().op_overhead, parts);
-  timing.cycles = static_cast<uint64_t>(t.cycles.total);
-  return timing;
+  out.cycles = static_cast<uint64_t>(t.cycles.total);
+  return out;
 }
 
 std::vector<UnitSlice> TensorCoreModel::unit_timeline(const Op& op) const {
   return kernel_timeline(tiler_.tile(op).steps, tiler_.rates(), time(op));
+}
+
+std::vector<UnitSlice> TensorCoreModel::fused_timeline(const Matmul& mm, const Epilogue& e) const {
+  return kernel_timeline(tiler_.fused(mm, e).steps, tiler_.rates(), *fused_time(mm, e));
 }
 
 }  // namespace podsim::chip::tensorcore

@@ -35,13 +35,20 @@ class TensorCoreModel final : public ComputeModel {
   }
   // The kernel's pipeline, one core's (tensorcore/timeline.h).
   std::vector<UnitSlice> unit_timeline(const Op& op) const override;
+  // Fusion is played: the epilogue's vector work in the matmul's steps, its
+  // bytes in the matmul's transfers (Tiler::fused).
+  std::optional<OpTiming> fused_time(const Matmul& mm, const Epilogue& e) const override;
+  std::vector<UnitSlice> fused_timeline(const Matmul& mm, const Epilogue& e) const override;
 
   // The tiling time() plays (one core's), for reports and tests.
   Tiling tiling(const Op& op) const { return tiler_.tile(op); }
+  Tiling tiling(const Matmul& mm, const Epilogue& e) const { return tiler_.fused(mm, e); }
   const Tiler& tiler() const { return tiler_; }
   const CoreRates& rates() const { return tiler_.rates(); }
 
  private:
+  OpTiming timing(const OpWork& w, const Tiling& t) const;
+
   ChipRates rates_;
   Tiler tiler_;
 };

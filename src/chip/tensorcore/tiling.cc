@@ -86,27 +86,38 @@ Matmul Tiler::core_share(const Matmul& whole) const {
   return mm;
 }
 
-Tiling Tiler::blocks(const Matmul& mm, uint64_t bm, uint64_t bk, uint64_t bn) const {
+Tiling Tiler::blocks(const Matmul& mm, uint64_t bm, uint64_t bk, uint64_t bn,
+                     const Epilogue* ep) const {
   const Rate rate = matmul_rate(mm.act, mm.weight);
   const uint64_t x_block = bytes_of(bm * bk, mm.act);
   const uint64_t y_block = bytes_of(bk * bn, mm.weight);
-  const uint64_t o_block = bytes_of(bm * bn, mm.act);
   const uint64_t gm = ceil_div(mm.m, bm);
   const uint64_t gk = ceil_div(mm.k, bk);
   const uint64_t gn = ceil_div(mm.n, bn);
   const uint64_t grid = gm * gn * gk;
+  const auto out_blocks = static_cast<double>(mm.batch * gm * gn);
+  // The block written per output block, and a fused epilogue's other
+  // operands read per output block, both spread evenly over the blocks.
+  double o_block = static_cast<double>(bytes_of(bm * bn, mm.act));
+  double e_block = 0;
+  if (ep != nullptr) {
+    o_block = static_cast<double>(ep->write_bytes) / out_blocks;
+    e_block = static_cast<double>(ep->read_bytes) / out_blocks;
+  }
   const double x_fetches = static_cast<double>(gk == 1 ? gm : grid);
   const double y_fetches =
       mm.weights_resident ? 0 : static_cast<double>(gk == 1 && gn == 1 ? 1 : grid);
   const double in = x_fetches * granules(static_cast<double>(x_block), rates_) +
-                    y_fetches * granules(static_cast<double>(y_block), rates_);
-  const double out = static_cast<double>(gm * gn) * granules(static_cast<double>(o_block), rates_);
+                    y_fetches * granules(static_cast<double>(y_block), rates_) +
+                    static_cast<double>(gm * gn) * granules(e_block, rates_);
+  const double out = static_cast<double>(gm * gn) * granules(o_block, rates_);
   Tiling t;
   t.bm = bm;
   t.bk = bk;
   t.bn = bn;
   t.vmem_bytes = 2 * (x_block + (mm.weights_resident ? 0 : y_block)) +
-                 bytes_of(bm * bn, DType::kFp32) + 2 * o_block;
+                 bytes_of(bm * bn, DType::kFp32) +
+                 2 * static_cast<uint64_t>(std::ceil(o_block + e_block));
   t.steps.steps = mm.batch * grid;
   const auto steps = static_cast<double>(t.steps.steps);
   t.steps.in_bytes = in * static_cast<double>(mm.batch) / steps;
@@ -115,15 +126,30 @@ Tiling Tiler::blocks(const Matmul& mm, uint64_t bm, uint64_t bk, uint64_t bn) co
   // The accumulator's cast to the output once per output block, and
   // widening quantised weights each step.
   const double vector_ops = static_cast<double>(bm * bn) / static_cast<double>(gk) +
-                            (weight_only_quantised(mm) ? 2.0 * static_cast<double>(bk * bn) : 0.0);
+                            (weight_only_quantised(mm) ? 2.0 * static_cast<double>(bk * bn) : 0.0) +
+                            (ep != nullptr ? ep->vector_flops / steps : 0.0);
   t.steps.vector_cycles = vector_ops / rates_.vector_ops_per_cycle;
   t.cycles = play(t.steps, rates_);
   t.dma_bytes = (in + out) * static_cast<double>(mm.batch);
   return t;
 }
 
-Tiling Tiler::matmul(const Matmul& whole) const {
+Tiling Tiler::fused(const Matmul& mm, const Epilogue& epilogue) const {
+  return matmul(mm, &epilogue);
+}
+
+Tiling Tiler::matmul(const Matmul& whole, const Epilogue* whole_epilogue) const {
   const Matmul mm = core_share(whole);
+  // A core's share of the epilogue: the cores split the output evenly.
+  Epilogue share;
+  const Epilogue* ep = nullptr;
+  if (whole_epilogue != nullptr) {
+    const uint32_t cores = rates_.cores;
+    share.vector_flops = whole_epilogue->vector_flops / cores;
+    share.read_bytes = ceil_div(whole_epilogue->read_bytes, cores);
+    share.write_bytes = ceil_div(whole_epilogue->write_bytes, cores);
+    ep = &share;
+  }
   std::vector<uint64_t> bms;
   std::vector<uint64_t> bks;
   std::vector<uint64_t> bns;
@@ -136,7 +162,7 @@ Tiling Tiler::matmul(const Matmul& whole) const {
   for (const uint64_t bm : bms) {
     for (const uint64_t bk : bks) {
       for (const uint64_t bn : bns) {
-        const Tiling t = blocks(mm, bm, bk, bn);
+        const Tiling t = blocks(mm, bm, bk, bn, ep);
         if (t.vmem_bytes <= rates_.vmem_bytes) {
           if (!found || better(t.cycles, t.steps.steps, best.cycles, best.steps.steps))
             best = t;

@@ -14,7 +14,10 @@
 // autotuner picks (the guide: "we often sweep over a large set of candidate
 // block sizes, profile the kernel, and pick the best one"). Weight-only
 // quantised weights (int8 or int4 with bf16 activations) are widened on the
-// vector unit, two operations per weight element a step uses.
+// vector unit, two operations per weight element a step uses. A fused
+// epilogue (engine/fusion.h) adds its vector work to each output block's
+// steps, reads its other operands once per output block, and writes its
+// output in place of the matmul's.
 //
 // Every other operation streams: its HBM bytes in S equal steps, its
 // matrix-unit passes (attention's two) and vector work spread over them,
@@ -73,6 +76,10 @@ class Tiler {
   Tiler(const config::ChipSpec& chip, const Efficiency& efficiency);
 
   Tiling tile(const Op& op) const;
+  // A matmul with elementwise work fused into its output (Epilogue): per
+  // output block the vector unit applies it, reading its other operands'
+  // block and writing its output instead of the matmul's.
+  Tiling fused(const Matmul& mm, const Epilogue& epilogue) const;
   // A matmul with the block shape given, on one core's share of it (a
   // Pallas kernel's BlockSpecs), fitting VMEM or not.
   Tiling matmul_with_blocks(const Matmul& mm, uint64_t bm, uint64_t bk, uint64_t bn) const {
@@ -82,8 +89,10 @@ class Tiler {
 
  private:
   Matmul core_share(const Matmul& whole) const;
-  Tiling blocks(const Matmul& core_mm, uint64_t bm, uint64_t bk, uint64_t bn) const;
-  Tiling matmul(const Matmul& mm) const;
+  // `core_epilogue`: one core's share of a fused epilogue, or null.
+  Tiling blocks(const Matmul& core_mm, uint64_t bm, uint64_t bk, uint64_t bn,
+                const Epilogue* core_epilogue = nullptr) const;
+  Tiling matmul(const Matmul& mm, const Epilogue* epilogue = nullptr) const;
   Tiling streamed(const Op& op) const;
   // The fastest ladder of steps for one core's bytes and cycles.
   Tiling stream(double read, double written, double mxu_steady, double fill, double vector) const;
