@@ -3,11 +3,27 @@ backend (so bad input is reported even where matplotlib is missing), and
 figures written whole or not at all, without a timestamp, so the same input
 gives the same PNG bytes."""
 
+import math
 import os
 import sys
 import tempfile
 
 EXIT_BAD_INPUT = 2
+
+
+class InputError(Exception):
+    """Bad input: the message names the file and the problem."""
+
+
+def number(value, where, key):
+    """value as a finite float >= 0; an InputError naming `where` and `key` otherwise."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: '{key}' is not a number: {value!r}") from None
+    if not math.isfinite(v) or v < 0:
+        raise InputError(f"{where}: '{key}' must be a finite number >= 0, got {value}")
+    return v
 
 
 def pyplot(tool):

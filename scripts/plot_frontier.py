@@ -29,17 +29,13 @@ import sys
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_common import pyplot, save  # noqa: E402  (beside this script)
+from plot_common import InputError, number, pyplot, save  # noqa: E402  (beside this script)
 
 EXIT_BAD_INPUT = 2
 THROUGHPUT = "tokens_per_s_per_chip"
 LATENCIES = ("tpot_us", "ttft_us")  # decode, prefill
 # Paul Tol's colour-blind-safe "bright" scheme, as plot_breakdown.py.
 COLOURS = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#BBBBBB")
-
-
-class InputError(Exception):
-    """Bad input: the message names the file and the problem."""
 
 
 @dataclass
@@ -49,16 +45,6 @@ class Point:
     latency_ms: float
     batch: str
     mesh: str
-
-
-def number(value, where, key):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{where}: '{key}' is not a number: {value!r}") from None
-    if not math.isfinite(v) or v < 0:
-        raise InputError(f"{where}: '{key}' must be a finite number >= 0, got {value}")
-    return v
 
 
 def read_frontier(path):

@@ -23,12 +23,11 @@ Example (docs/tensorcore.md):
 
 import argparse
 import csv
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_common import pyplot, save  # noqa: E402  (beside this script)
+from plot_common import InputError, number, pyplot, save  # noqa: E402  (beside this script)
 
 EXIT_BAD_INPUT = 2
 STEP = "serving.step_time_us"
@@ -48,20 +47,6 @@ COLOURS = ("#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#B
 # The parts may miss the step time by the rounding of each to a microsecond
 # figure in the CSV; more than this is not a podsim sweep's row.
 SUM_TOLERANCE = 1e-6
-
-
-class InputError(Exception):
-    """Bad input: the message names the file and the problem."""
-
-
-def number(value, where, key):
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{where}: '{key}' is not a number: {value!r}") from None
-    if not math.isfinite(v) or v < 0:
-        raise InputError(f"{where}: '{key}' must be a finite number >= 0, got {value}")
-    return v
 
 
 def overrides_of(row):

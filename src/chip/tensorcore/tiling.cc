@@ -39,11 +39,11 @@ std::string_view to_string(AttentionMapping mapping) {
     case AttentionMapping::kNone:
       return "";
     case AttentionMapping::kCacheStationary:
-      return "cache-stationary";
+      return config::to_string(config::AttentionMapping::kCacheStationary);
     case AttentionMapping::kQueriesStationary:
-      return "queries-stationary";
+      return config::to_string(config::AttentionMapping::kQueriesStationary);
     case AttentionMapping::kVectorUnit:
-      return "vector-unit";
+      return config::to_string(config::AttentionMapping::kVectorUnit);
   }
   return "";
 }
