@@ -1,8 +1,10 @@
 #include "cli/trace_option.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
+#include "engine/breakdown.h"
 #include "report/output_file.h"
 
 namespace podsim::cli {
@@ -66,6 +68,21 @@ void write_step_trace(Context& ctx, PendingOutputs& pending, const TraceRequest&
       ctx.log->warn("{}", choice.notes[i]);  // the limit: worth a warning
     } else {
       ctx.log->info("trace: {}", choice.notes[i]);
+    }
+  }
+  if (!inputs.unit_layer.empty()) {
+    // A pipeline stage holds some layers only: say so rather than draw empty tracks.
+    const auto& step = inputs.step;
+    const auto& prog = inputs.program.stages[step.critical_stage].instructions;
+    const bool has = std::any_of(prog.begin(), prog.end(), [&](const workload::Instruction& i) {
+      return std::holds_alternative<chip::Op>(i.body) &&
+             engine::breakdown_layer_key(i) == inputs.unit_layer;
+    });
+    if (!has) {
+      ctx.log->warn(
+          "--trace-units {}: the critical chip {} (pipeline stage {}) runs no compute of that "
+          "layer; its unit tracks are empty",
+          inputs.unit_layer, step.critical_chip, step.critical_stage);
     }
   }
   std::ostringstream text;

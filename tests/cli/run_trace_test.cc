@@ -157,6 +157,20 @@ TEST(RunTrace, TraceUnitsAddsTheCriticalChipsUnitTracks) {
   for (const char* unit : {"MXU", "vector unit", "issue", "DMA"}) {
     EXPECT_TRUE(t.track(unit)) << unit;
   }
+  // A layer of another pipeline stage than the critical chip's is said to
+  // leave the tracks empty (LLaMA-3-8B's 32 layers over 4 stages: the
+  // critical stage holds 8 of them, so one of L2 and L30 is elsewhere).
+  std::string warned;
+  for (const char* layer : {"L2", "L30"}) {
+    auto other = pipeline_run(trace);
+    other.insert(other.end(), {"--compute", "tensorcore", "--trace-units", layer});
+    const Result o = run(other);
+    ASSERT_EQ(o.code, kExitOk) << o.err;
+    if (o.err.find("runs no compute of that layer") != std::string::npos)
+      warned += layer;
+  }
+  EXPECT_FALSE(warned.empty());
+  EXPECT_NE(warned, "L2L30");
   // Each layer's activation runs inside its up projection (1D tensor
   // parallelism): its slice names the matmul and takes no time.
   const uint64_t fused = testing::parse_result(r.out).serving().fused_epilogues();
