@@ -12,7 +12,7 @@ const chip::Op* op_of(const workload::Instruction& ins) {
 // The epilogue E makes of P's output, when E consumes all of it.
 std::optional<chip::Epilogue> epilogue_of(const chip::Matmul& p, const chip::Elementwise& e) {
   const uint64_t produced = chip::work(chip::Op{p}).hbm_write_bytes;
-  if (e.bytes_in < produced)
+  if (e.bytes_in < produced || e.bytes_out == 0)
     return std::nullopt;
   chip::Epilogue ep;
   ep.vector_flops = static_cast<double>(e.elements) * static_cast<double>(e.flops_per_element);

@@ -7,7 +7,10 @@
 //
 // An elementwise instruction E is fused into a matmul instruction P when P
 // is one of E's dependencies, E is P's only dependent, E reads at least P's
-// output bytes, E waits on no stage transfer, and every other dependency of
+// output bytes and writes an output of its own (an operation whose output
+// another kernel writes, such as the collective matmul's accumulation,
+// workload/collective_matmul.cc, is fused by the lowering already), E waits
+// on no stage transfer, and every other dependency of
 // E is a compute instruction before P (done before P starts: a chip's
 // compute runs in program order) or a dependency of P: so the fused kernel
 // starts when P would and needs nothing P does not have. P's timing is then

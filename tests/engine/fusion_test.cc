@@ -97,6 +97,12 @@ TEST(Fusion, OnlyWhatAFusedKernelCouldRunIsFused) {
   // ... unless the matmul waits on it too.
   EXPECT_EQ(plan_fusion({reduce({}), op("up", kUp, {0}), op("gate", gate(), {1, 0})}, *tc).fused,
             1u);
+  // Its output is written by the matmul already (the collective matmul's
+  // accumulation, fused by the lowering): fusing again would drop the write.
+  EXPECT_EQ(
+      plan_fusion({op("up", kUp), op("acc", chip::Elementwise{64 * 8192, 1, kOut, 0}, {0})}, *tc)
+          .fused,
+      0u);
   // Its producer is a collective, not a matmul.
   EXPECT_EQ(plan_fusion({reduce({}), op("add", gate(), {0})}, *tc).fused, 0u);
   // The models that do not play fusion fuse nothing.
