@@ -24,7 +24,6 @@
 #include "report/result_print.h"
 #include "report/step_report.h"
 #include "study/evaluate.h"
-#include "study/faults.h"
 #include "study/generation.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
@@ -183,8 +182,7 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
         ctx.log->info("the trace is of the generation's last decode step (serving)");
       report::StepTraceInputs trace{pod,      run.mesh, *run.program,         *run.compute,
                                     run.step, names,    oo.trace->unit_layer, nullptr};
-      trace.critical_compute =
-          &study::model_of_chip(pod, run.step.critical_chip, *run.compute, run.straggler_compute);
+      trace.critical_compute = &run.model_of(run.step.critical_chip);
       write_step_trace(ctx, pending, *oo.trace, trace);
     }
   } else {

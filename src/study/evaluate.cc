@@ -138,7 +138,7 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
     return;
   }
   auto run = std::make_unique<ServingRun>(
-      ServingRun{std::move(mesh), std::move(program), make_compute(options, pod), {}, {}, {}});
+      ServingRun{std::move(mesh), std::move(program), make_compute(options, pod), {}, {}, {}, {}});
   run->summary = engine::summarize_serving(run->step, *run->program, pod.spec(), serving.scenario);
   if (!run->summary.fits && !options.allow_oom) {
     report::fill_serving_memory(run->summary, out);
@@ -149,6 +149,7 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   }
   StragglerModels stragglers = stragglers_of(options, pod);
   run->straggler_compute = std::move(stragglers.owned);
+  run->straggler_by_chip = stragglers.by_chip;
   const net::Options network = calibrated(pod, options);
   sim::WorkBudget budget(options.limits);
   const WorkEstimate estimate = estimate_step(*run->program);

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chip/compute_model.h"
@@ -91,10 +92,21 @@ struct ServingRun {
   topo::DeviceMesh mesh;
   std::shared_ptr<const workload::Program> program;  // never null
   std::unique_ptr<chip::ComputeModel> compute;
-  // The stragglers' models (study/faults.h), which the step ran with.
+  // The stragglers' models (study/faults.h), which the step ran with, and
+  // each straggler chip's (pointing into straggler_compute).
   std::vector<std::unique_ptr<chip::ComputeModel>> straggler_compute;
+  std::vector<std::pair<topo::ChipId, const chip::ComputeModel*>> straggler_by_chip;
   engine::StepResult step;  // empty when the step was not simulated (oom)
   engine::ServingSummary summary;
+
+  // The model `chip` ran with: its straggler model, or `compute`.
+  const chip::ComputeModel& model_of(topo::ChipId chip) const {
+    for (const auto& [c, model] : straggler_by_chip) {
+      if (c == chip)
+        return *model;
+    }
+    return *compute;
+  }
 };
 
 struct Evaluation {

@@ -28,20 +28,6 @@ StragglerModels straggler_models(const topo::Pod& pod, const ComputeFactory& mak
   return m;
 }
 
-const chip::ComputeModel& model_of_chip(
-    const topo::Pod& pod, topo::ChipId chip, const chip::ComputeModel& base,
-    const std::vector<std::unique_ptr<chip::ComputeModel>>& stragglers) {
-  size_t k = 0;
-  for (topo::ChipId c = 0; c < pod.chip_count() && k < stragglers.size(); ++c) {
-    if (pod.straggler(c) != nullptr) {
-      if (c == chip)
-        return *stragglers[k];
-      ++k;
-    }
-  }
-  return base;
-}
-
 chip::OpTiming SlowestChipModel::time(const chip::Op& op) const {
   chip::OpTiming slowest = base_.time(op);
   for (const chip::ComputeModel* m : others_) {

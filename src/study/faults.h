@@ -35,12 +35,6 @@ struct StragglerModels {
 // One model per straggler of `pod`, built by `make` on its slowed chip.
 StragglerModels straggler_models(const topo::Pod& pod, const ComputeFactory& make);
 
-// The model `chip` ran with in a serving step: its straggler model (one of
-// `stragglers`, built by straggler_models() in chip order) or `base`.
-const chip::ComputeModel& model_of_chip(
-    const topo::Pod& pod, topo::ChipId chip, const chip::ComputeModel& base,
-    const std::vector<std::unique_ptr<chip::ComputeModel>>& stragglers);
-
 // For each operation, the slowest of `base` and `others`' times (the
 // operation list's one compute timeline). Neither must outlive this model.
 class SlowestChipModel final : public chip::ComputeModel {
