@@ -82,6 +82,19 @@ OpTiming assemble_timing(const OpWork& work, const ChipRates& rates, sim::Time c
     t.bound = compute >= memory ? OpTiming::Bound::kCompute : OpTiming::Bound::kMemory;
   t.flops = work.flops();
   t.bytes = work.hbm_bytes();
+  switch (work.mxu_rate) {
+    case Rate::kBf16:
+      t.work.mxu_bf16_flops = work.mxu_flops;
+      break;
+    case Rate::kInt8:
+      t.work.mxu_int8_ops = work.mxu_flops;
+      break;
+    case Rate::kFp8:
+      t.work.mxu_fp8_flops = work.mxu_flops;
+      break;
+  }
+  t.work.vector_flops = work.vector_flops;
+  t.work.hbm_bytes = static_cast<double>(work.hbm_bytes());
   const double seconds = t.time.to_s();
   if (seconds > 0) {
     t.achieved_flops_per_s = t.flops / seconds;

@@ -84,6 +84,33 @@ struct Epilogue {
   uint64_t write_bytes = 0;  // its output, written instead of the matmul's
 };
 
+// The work an operation did on the chip's units, for its energy
+// (docs/energy.md): useful matrix-unit operations by the dtype they ran in
+// (no padding), vector operations, and the bytes it moved through HBM and
+// VMEM. HBM bytes are the op's own; --compute tensorcore counts its
+// kernel's traffic instead (re-reads and whole granules), and the VMEM
+// bytes that traffic moves (each byte written into VMEM and read out once);
+// the other models leave VMEM at 0.
+struct WorkDone {
+  double mxu_bf16_flops = 0;
+  double mxu_int8_ops = 0;
+  double mxu_fp8_flops = 0;
+  double vector_flops = 0;
+  double hbm_bytes = 0;
+  double vmem_bytes = 0;
+
+  WorkDone& operator+=(const WorkDone& o) {
+    mxu_bf16_flops += o.mxu_bf16_flops;
+    mxu_int8_ops += o.mxu_int8_ops;
+    mxu_fp8_flops += o.mxu_fp8_flops;
+    vector_flops += o.vector_flops;
+    hbm_bytes += o.hbm_bytes;
+    vmem_bytes += o.vmem_bytes;
+    return *this;
+  }
+  friend bool operator==(const WorkDone&, const WorkDone&) = default;
+};
+
 struct OpTiming {
   enum class Bound : uint8_t { kCompute, kMemory, kOverhead };
   enum class Source : uint8_t {
@@ -107,6 +134,7 @@ struct OpTiming {
   double mxu_utilisation = 0;
   uint64_t cycles = 0;  // systolic, ops with MXU work: MXU clock cycles; else 0
   UnitTimes units;      // time's parts by unit; units.total() == time
+  WorkDone work;        // what the op did, for its energy
   Source source = Source::kModel;
   // Table model: set on the first fallback of this op's kind in this model
   // instance, so the caller can say so once per kind.

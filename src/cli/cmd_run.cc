@@ -12,6 +12,7 @@
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
 #include "cli/output.h"
+#include "cli/pricing_option.h"
 #include "cli/progress.h"
 #include "cli/set_option.h"
 #include "cli/trace_option.h"
@@ -242,6 +243,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "a layer number or L<n>, embed, head or other");
   add_set_option(opts);
   add_calibration_option(opts);
+  add_pricing_options(opts);
   add_limit_options(opts);
   po::variables_map vm;
   // No positional arguments: without this Boost drops them silently, and
@@ -325,7 +327,8 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
   refuse_clobbering({{"--topology", given("topology")},
                      {"--workload", given("workload")},
                      {"--op-table", given("op-table")},
-                     {"--calibration", given("calibration")}},
+                     {"--calibration", given("calibration")},
+                     {"--pricing", given("pricing")}},
                     {{"--out", given("out")}, {"--trace", given("trace")}});
 
   // A machine-readable format gets a result even when the inputs do not
@@ -342,6 +345,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
     for (const config::Override& o : overrides)
       known.overrides.push_back(config::to_string(o));
     const std::optional<config::CalibrationProfileSpec> profile = calibration_profile(vm);
+    options.pricing = pricing_spec(vm);
     pod_spec = vm.count("topology") != 0
                    ? config::load_topology_file(vm["topology"].as<std::string>(), overrides)
                    : config::default_topology(overrides);

@@ -10,6 +10,7 @@
 #include "cli/limit_options.h"
 #include "cli/output.h"
 #include "cli/positional_files.h"
+#include "cli/pricing_option.h"
 #include "cli/progress.h"
 #include "cli/rank_timeout_option.h"
 #include "cli/set_option.h"
@@ -81,6 +82,7 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
       "quiet,q", "no progress on stderr");
   add_set_option(opts);
   add_calibration_option(opts);
+  add_pricing_options(opts);
   add_limit_options(opts);
   add_rank_timeout_option(opts);
   po::variables_map vm;
@@ -109,7 +111,8 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
                      "'");
   refuse_clobbering(
       {{"sweep file", files[0]},
-       {"--calibration", vm.count("calibration") != 0 ? vm["calibration"].as<std::string>() : ""}},
+       {"--calibration", vm.count("calibration") != 0 ? vm["calibration"].as<std::string>() : ""},
+       {"--pricing", vm.count("pricing") != 0 ? vm["pricing"].as<std::string>() : ""}},
       {{"--out", vm.count("out") != 0 ? vm["out"].as<std::string>() : ""}});
   const unsigned jobs = jobs_option(vm);
   const sim::WorkLimits limits = limit_options(vm);
@@ -126,6 +129,7 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   try {
     spec = config::load_sweep_file(files[0]);
     point_options.calibration = calibration_profile(vm);
+    point_options.pricing = pricing_spec(vm);
   } catch (const config::InputError&) {
     if (!transport->writes_output())
       return kExitBadInput;  // rank 0 reports it, once

@@ -1,6 +1,6 @@
 // podsim validate [--topology FILE] [--set PATH=VALUE]... FILE...: load every
-// file, topology, workload or calibration profile (sniffed from its header
-// or contents), print
+// file, topology, workload, calibration profile or pricing file (sniffed
+// from its header or contents), print
 // every problem, exit 2 if any file is bad. Workloads are checked against
 // --topology, or the embedded default pod. The topology overrides apply to
 // every topology (the --topology pod included), the workload overrides to
@@ -15,6 +15,7 @@
 #include "cli/set_option.h"
 #include "config/calibration_loader.h"
 #include "config/diagnostics.h"
+#include "config/pricing_loader.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
 
@@ -34,6 +35,13 @@ void validate_file(Context& ctx, const std::string& file,
     const config::CalibrationProfileSpec profile = config::load_calibration_file(file);
     ctx.out << file << ": ok (calibration profile '" << profile.name << "' for chip \""
             << profile.chip << "\")\n";
+    return;
+  }
+  if (kind == config::FileKind::kPricing) {
+    const config::PricingSpec pricing = config::load_pricing_file(file);
+    ctx.out << file << ": ok (pricing '" << pricing.name << "' of " << pricing.date << ", "
+            << pricing.prices.size() << (pricing.prices.size() == 1 ? " price" : " prices")
+            << ")\n";
     return;
   }
   if (kind == config::FileKind::kWorkload) {
@@ -68,7 +76,9 @@ config::PodSpec load_pod(const std::string& file, const config::Overrides& overr
     config::Diagnostic d;
     d.file = file;
     d.message = std::string("--topology needs a topology (podsim.Topology); this file is a ") +
-                (kind == config::FileKind::kWorkload ? "workload" : "calibration profile");
+                (kind == config::FileKind::kWorkload      ? "workload"
+                 : kind == config::FileKind::kCalibration ? "calibration profile"
+                                                          : "pricing file");
     throw config::InputError(std::move(d));
   }
   return config::load_topology_file(file, overrides);
@@ -90,11 +100,11 @@ int cmd_validate(Context& ctx, const std::vector<std::string>& args) {
   po::store(po::command_line_parser(args).options(opts).positional(pos).run(), vm);
   po::notify(vm);
   if (vm.count("help") != 0) {
-    ctx.out << "Checks topology, workload and calibration profile files and prints every\n"
-               "error found as FILE:LINE:COL: FIELD: REASON. A file's kind comes from its\n"
-               "'# proto-message: podsim.Topology' (or podsim.Workload,\n"
-               "podsim.CalibrationProfile) header, else from which message its contents\n"
-               "parse as. Workloads are checked against a pod.\n\n"
+    ctx.out << "Checks topology, workload, calibration profile and pricing files and prints\n"
+               "every error found as FILE:LINE:COL: FIELD: REASON. A file's kind comes from\n"
+               "its '# proto-message: podsim.Topology' (or podsim.Workload,\n"
+               "podsim.CalibrationProfile, podsim.Pricing) header, else from which message\n"
+               "its contents parse as. Workloads are checked against a pod.\n\n"
             << opts;
     return kExitOk;
   }

@@ -56,7 +56,9 @@ std::string parse_trace_layer(const std::string& layer, uint32_t layers) {
                      " does not exist: the model has " + std::to_string(layers) + " layers (0 to " +
                      std::to_string(layers - 1) + ")");
   }
-  return "L" + std::to_string(n);
+  std::string key = "L";
+  key += std::to_string(n);
+  return key;
 }
 
 void write_step_trace(Context& ctx, PendingOutputs& pending, const TraceRequest& request,

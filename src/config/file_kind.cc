@@ -6,6 +6,7 @@
 #include "config/internal/input_parser.h"
 #include "config/workload_loader.h"
 #include "podsim/calibration.pb.h"
+#include "podsim/pricing.pb.h"
 #include "podsim/topology.pb.h"
 #include "podsim/workload.pb.h"
 
@@ -44,12 +45,15 @@ std::optional<FileKind> header_kind(std::string_view text, const std::string& so
       return FileKind::kWorkload;
     if (name == CalibrationProfile::descriptor()->full_name())
       return FileKind::kCalibration;
+    if (name == Pricing::descriptor()->full_name())
+      return FileKind::kPricing;
     Diagnostic d;
     d.file = source_name;
     d.line = line;
     d.column = static_cast<int>(raw.find('#')) + 1;
     d.message = "the header names message \"" + std::string(name) +
-                "\"; podsim reads podsim.Topology, podsim.Workload and podsim.CalibrationProfile";
+                "\"; podsim reads podsim.Topology, podsim.Workload, podsim.CalibrationProfile and "
+                "podsim.Pricing";
     throw InputError(std::move(d));
   }
   return std::nullopt;
@@ -71,7 +75,10 @@ FileKind sniff_file_kind(const std::filesystem::path& path) {
   if (internal::parses_cleanly(format, contents, workload))
     return FileKind::kWorkload;
   CalibrationProfile profile;
-  return internal::parses_cleanly(format, contents, profile) ? FileKind::kCalibration
+  if (internal::parses_cleanly(format, contents, profile))
+    return FileKind::kCalibration;
+  Pricing pricing;
+  return internal::parses_cleanly(format, contents, pricing) ? FileKind::kPricing
                                                              : FileKind::kTopology;
 }
 

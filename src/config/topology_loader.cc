@@ -18,9 +18,9 @@ namespace {
 using internal::InputFormat;
 using internal::ParsedInput;
 
-constexpr std::string_view kEmbeddedName = "<embedded:v5e-16x16>";
+constexpr std::string_view kEmbeddedTopologyName = "<embedded:v5e-16x16>";
 
-constexpr std::string_view kRoot = "topology";  // of the --set paths this loader applies
+constexpr std::string_view kTopologyRoot = "topology";  // of the --set paths this loader applies
 
 PodSpec load_parsed(const internal::ParsedSource<Topology>& p, const Overrides& overrides) {
   if (p.error) {
@@ -28,10 +28,10 @@ PodSpec load_parsed(const internal::ParsedSource<Topology>& p, const Overrides& 
   }
   Topology message = p.message;
   ParsedInput parsed = *p.input;
-  parsed.apply_overrides(overrides, kRoot, message);
+  parsed.apply_overrides(overrides, kTopologyRoot, message);
   parsed.throw_if_invalid(internal::validate_topology(message));
   PodSpec spec = internal::to_pod_spec(message, parsed.source());
-  spec.overrides = internal::override_texts(overrides, kRoot);
+  spec.overrides = internal::override_texts(overrides, kTopologyRoot);
   spec.source_sha256 = p.sha256;
   return spec;
 }
@@ -59,7 +59,7 @@ PodSpec load_topology_file(const std::filesystem::path& path, const Overrides& o
 }
 
 PodSpec default_topology(const Overrides& overrides) {
-  return parse_topology_text(internal::embedded_default_topology_text(), std::string(kEmbeddedName),
+  return parse_topology_text(internal::embedded_default_topology_text(), std::string(kEmbeddedTopologyName),
                              overrides);
 }
 
@@ -76,7 +76,7 @@ TopologySource TopologySource::embedded() {
   return TopologySource(
       std::make_shared<const Parsed>(Parsed{internal::ParsedSource<Topology>::parse(
           InputFormat::kText, internal::embedded_default_topology_text(),
-          std::string(kEmbeddedName))}));
+          std::string(kEmbeddedTopologyName))}));
 }
 
 PodSpec TopologySource::load(const Overrides& overrides) const {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "config/power_spec.h"
 #include "sim/time.h"
 
 namespace podsim::config {
@@ -50,6 +51,7 @@ struct ChipSpec {
   uint64_t vmem_bytes = 0;  // the chip's: every TensorCore's together
   uint32_t ici_ports = 0;
   TensorCoreSpec tensor_core;
+  PowerSpec power;  // modelled == false without a power model
 
   friend bool operator==(const ChipSpec&, const ChipSpec&) = default;
 };

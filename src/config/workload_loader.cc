@@ -18,9 +18,9 @@ namespace {
 using internal::InputFormat;
 using internal::ParsedInput;
 
-constexpr std::string_view kEmbeddedName = "<embedded:llama3-70b-decode-v5e>";
+constexpr std::string_view kEmbeddedWorkloadName = "<embedded:llama3-70b-decode-v5e>";
 
-constexpr std::string_view kRoot = "workload";  // of the --set paths this loader applies
+constexpr std::string_view kWorkloadRoot = "workload";  // of the --set paths this loader applies
 
 WorkloadSpec load_parsed(const internal::ParsedSource<Workload>& p, const PodSpec& pod,
                          const Overrides& overrides) {
@@ -29,10 +29,10 @@ WorkloadSpec load_parsed(const internal::ParsedSource<Workload>& p, const PodSpe
   }
   Workload message = p.message;
   ParsedInput parsed = *p.input;
-  parsed.apply_overrides(overrides, kRoot, message);
+  parsed.apply_overrides(overrides, kWorkloadRoot, message);
   parsed.throw_if_invalid(internal::validate_workload(message, pod));
   WorkloadSpec spec = internal::to_workload_spec(message, pod, parsed.source());
-  spec.overrides = internal::override_texts(overrides, kRoot);
+  spec.overrides = internal::override_texts(overrides, kWorkloadRoot);
   spec.source_sha256 = p.sha256;
   return spec;
 }
@@ -62,7 +62,7 @@ WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec
 }
 
 WorkloadSpec default_workload(const PodSpec& pod, const Overrides& overrides) {
-  return parse_workload_text(internal::embedded_default_workload_text(), std::string(kEmbeddedName),
+  return parse_workload_text(internal::embedded_default_workload_text(), std::string(kEmbeddedWorkloadName),
                              pod, overrides);
 }
 
@@ -83,7 +83,7 @@ WorkloadSource WorkloadSource::embedded() {
   return WorkloadSource(
       std::make_shared<const Parsed>(Parsed{internal::ParsedSource<Workload>::parse(
           InputFormat::kText, internal::embedded_default_workload_text(),
-          std::string(kEmbeddedName))}));
+          std::string(kEmbeddedWorkloadName))}));
 }
 
 WorkloadSpec WorkloadSource::load(const PodSpec& pod, const Overrides& overrides) const {

@@ -61,19 +61,20 @@ std::string default_workload_text();
 // the embedded default pod (default_topology().name).
 std::string default_workload_topology_name();
 
-enum class FileKind { kTopology, kWorkload, kCalibration };
+enum class FileKind { kTopology, kWorkload, kCalibration, kPricing };
 
 // What an input file holds, so that one command can take both kinds.
 //  - Text files: the "# proto-message: podsim.Topology" (or podsim.Workload,
-//    podsim.CalibrationProfile) line among the comment lines that open the
-//    file decides. Any other message name is an InputError.
+//    podsim.CalibrationProfile, podsim.Pricing) line among the comment lines
+//    that open the file decides. Any other message name is an InputError.
 //  - Without that line, and for binary files: kTopology when the contents
 //    parse as a podsim.Topology with no error (syntax, wire format, unknown
 //    field; rules are not checked), else kWorkload when they parse so as a
 //    podsim.Workload, else kCalibration when they parse so as a
-//    podsim.CalibrationProfile; otherwise kTopology, whose loader then
-//    reports what is wrong. Input that parses as several (empty, or only a
-//    name) counts as a topology.
+//    podsim.CalibrationProfile, else kPricing when they parse so as a
+//    podsim.Pricing; otherwise kTopology, whose loader then reports what is
+//    wrong. Input that parses as several (empty, or only a name) counts as a
+//    topology.
 // Throws InputError when the file cannot be read. Reads the whole file.
 FileKind sniff_file_kind(const std::filesystem::path& path);
 

@@ -40,6 +40,11 @@ ChipBreakdown sweep_breakdown(std::span<const TimedInstruction> instructions, si
   }
   ChipBreakdown out;
   for (const TimedInstruction& t : instructions) {
+    if (t.kind == Kind::kComputeBound) {
+      out.compute_work += t.work;
+    } else if (t.kind == Kind::kMemoryBound) {
+      out.memory_work += t.work;
+    }
     if (t.kind != Kind::kCommunication && t.span.end > t.span.start) {
       out.units += t.units;
       by_layer[t.layer_group].units += t.units;

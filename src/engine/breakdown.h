@@ -26,6 +26,7 @@ struct TimedInstruction {
   Span span;
   Kind kind = Kind::kComputeBound;
   chip::UnitTimes units;     // compute: its span's parts by unit (total == span)
+  chip::WorkDone work;       // compute: what it did, for the energy
   uint32_t layer_group = 0;  // index into the caller's layer keys
   uint32_t class_group = 0;  // index into the caller's op-class keys
 };

@@ -35,10 +35,14 @@ std::optional<topo::LinkId> matching_link(const topo::Pod& pod, const topo::Link
 
 }  // namespace
 
-net::LinkStats unfold_replicas(const topo::Pod& pod, std::span<const topo::ChipId> simulated,
-                               const net::LinkStats& stats) {
+std::vector<topo::ChipId> replica_representatives(const topo::Pod& pod,
+                                                  std::span<const topo::ChipId> simulated) {
+  std::vector<topo::ChipId> rep(pod.chip_count());
+  for (topo::ChipId c = 0; c < rep.size(); ++c) {
+    rep[c] = c;
+  }
   if (simulated.empty() || simulated.size() == pod.chip_count()) {
-    return stats;
+    return rep;
   }
   std::vector<bool> spanned(pod.dim_count(), false);
   bool slices_spanned = false;
@@ -48,6 +52,18 @@ net::LinkStats unfold_replicas(const topo::Pod& pod, std::span<const topo::ChipI
     }
     slices_spanned = slices_spanned || pod.slice_of(c) != 0;
   }
+  for (topo::ChipId c = 0; c < rep.size(); ++c) {
+    rep[c] = representative(pod, spanned, slices_spanned, c);
+  }
+  return rep;
+}
+
+net::LinkStats unfold_replicas(const topo::Pod& pod, std::span<const topo::ChipId> simulated,
+                               const net::LinkStats& stats) {
+  if (simulated.empty() || simulated.size() == pod.chip_count()) {
+    return stats;
+  }
+  const std::vector<topo::ChipId> rep_of = replica_representatives(pod, simulated);
   const auto links = pod.links();
   net::LinkStats out;
   out.bytes.assign(links.size(), 0);
@@ -56,7 +72,7 @@ net::LinkStats unfold_replicas(const topo::Pod& pod, std::span<const topo::ChipI
     const topo::Link& link = links[id];
     // A DCN down link leaves the fabric vertex: it belongs to its destination.
     const topo::ChipId owner = link.kind == topo::LinkKind::kDcnDown ? link.dst : link.src;
-    const topo::ChipId rep = representative(pod, spanned, slices_spanned, owner);
+    const topo::ChipId rep = rep_of[owner];
     const std::optional<topo::LinkId> from = rep == owner ? id : matching_link(pod, link, rep);
     if (from) {
       out.bytes[id] = stats.bytes.at(*from);

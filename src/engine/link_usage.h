@@ -46,6 +46,12 @@ struct LinkUsage {
 net::LinkStats unfold_replicas(const topo::Pod& pod, std::span<const topo::ChipId> simulated,
                                const net::LinkStats& stats);
 
+// For each chip of the pod (by ChipId), the simulated chip standing for it
+// by the rule above: itself when simulated, or when `simulated` is empty or
+// the whole pod. O(chips x dims).
+std::vector<topo::ChipId> replica_representatives(const topo::Pod& pod,
+                                                  std::span<const topo::ChipId> simulated);
+
 // One entry per link of the pod, in LinkId order (ICI, then DCN). Efficiencies
 // are the network's calibration (net::Options); `window` is the time the
 // figures are averaged over. Precondition: stats has one entry per link.

@@ -9,6 +9,7 @@
 #include "chip/compute_model.h"
 #include "config/serving_spec.h"
 #include "config/topology_spec.h"
+#include "engine/energy.h"
 #include "engine/step.h"
 #include "workload/program.h"
 
@@ -51,6 +52,11 @@ struct ServingSummary {
   uint64_t hbm_used_bytes = 0;
   uint64_t hbm_capacity_bytes = 0;
   bool fits = true;
+
+  // What the step drew (engine/energy.h): set by the caller, which has the
+  // pod, with step_energy(); not modelled until then.
+  StepEnergy energy;
+  config::PowerSpec power;  // the model it was priced with
 };
 
 ServingSummary summarize_serving(const StepResult& step, const workload::Program& program,

@@ -785,6 +785,7 @@ StepResult StepRun::summarize() {
                      ? TimedInstruction::Kind::kMemoryBound
                      : TimedInstruction::Kind::kComputeBound;
         t.units = timing(c, k).units;
+        t.work = timing(c, k).work;
       } else {
         t.kind = TimedInstruction::Kind::kCommunication;
       }

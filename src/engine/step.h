@@ -101,6 +101,10 @@ struct ChipBreakdown {
   sim::Time idle;
   sim::Time collective_overlapped;
   chip::UnitTimes units;
+  // The work of its compute-bound and memory-bound instructions (overhead-
+  // bound ones count as compute-bound), for the energy (engine/energy.h).
+  chip::WorkDone compute_work;
+  chip::WorkDone memory_work;
 };
 
 struct GroupTime {

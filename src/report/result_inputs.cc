@@ -1,5 +1,7 @@
 #include "report/result_inputs.h"
 
+#include "report/result_energy.h"
+
 namespace podsim::report {
 namespace {
 
@@ -118,6 +120,7 @@ void fill_topology_inputs(const config::PodSpec& pod, podsim::TopologyInputs& ou
   chip.set_dma_latency_ns(ns(tc.dma_latency));
   chip.set_dma_granule_bytes(tc.dma_granule_bytes);
   chip.set_step_issue_cycles(tc.step_issue_cycles);
+  fill_power_inputs(pod.chip.power, *chip.mutable_power());
   const config::CalibrationSpec& k = pod.calibration;
   podsim::CalibrationInputs& cal = *out.mutable_calibration();
   cal.set_ici_link_efficiency(k.ici_link_efficiency);

@@ -14,7 +14,7 @@
 namespace podsim::report {
 
 // The schema_version every result carries (docs/outputs.md lists the changes).
-inline constexpr uint32_t kResultSchemaVersion = 13;
+inline constexpr uint32_t kResultSchemaVersion = 14;
 
 // podsim's version, "0.2.0".
 std::string_view podsim_version();

@@ -3,6 +3,7 @@
 #include "chip/compute_model.h"
 #include "coll/plan.h"
 #include "config/compute_ops.h"
+#include "report/result_energy.h"
 
 namespace podsim::report {
 namespace {
@@ -89,6 +90,8 @@ void fill_serving_result(const engine::StepResult& r, const engine::ServingSumma
   spread.set_represented_chips(r.represented_chips);
   out.set_events(r.events);
   out.set_fused_epilogues(r.fused_epilogues);
+  fill_energy(s.energy, s.power, r.step_time, s.tokens, *out.mutable_energy());
+  out.mutable_cost();
   for (size_t i = 0; i < r.chips.size() && i < r.chip_breakdowns.size(); ++i) {
     const engine::ChipBreakdown& b = r.chip_breakdowns[i];
     podsim::ChipBreakdown& c = *out.add_chips_breakdown();
@@ -101,6 +104,12 @@ void fill_serving_result(const engine::StepResult& r, const engine::ServingSumma
     c.set_idle_us(b.idle.to_us());
     c.set_collective_overlapped_us(b.collective_overlapped.to_us());
     fill_units(b.units, *c.mutable_units());
+    if (i < s.energy.chips.size()) {
+      const engine::ChipEnergy& e = s.energy.chips[i];
+      fill_energy_classes(e.classes, *c.mutable_energy());
+      c.set_energy_j(joules(e.parts.total()));
+      c.set_peak_power_w(e.peak_watts);
+    }
   }
   for (const auto& g : r.by_layer) {
     fill_group(g, *out.add_by_layer());

@@ -1,5 +1,6 @@
 #include "report/step_report.h"
 
+#include "report/energy_report.h"
 #include "report/format.h"  // format_fixed
 #include "report/result_inputs.h"
 #include "report/table.h"
@@ -114,6 +115,7 @@ void render_text(const StepInputs& in, const engine::StepResult& r, const engine
   }
   unit_row("total", r.critical.units);
   u.render_text(out);
+  render_energy(s, r.step_time, out);
 }
 
 }  // namespace

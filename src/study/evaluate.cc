@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/energy.h"
 #include "engine/symmetry.h"
 #include "engine/workload_mesh.h"
 #include "report/link_report.h"
@@ -12,6 +13,7 @@
 #include "study/faults.h"
 #include "study/generation.h"
 #include "study/prefill_chunks.h"
+#include "study/pricing.h"
 #include "study/work_estimate.h"
 #include "topo/components.h"
 
@@ -177,9 +179,13 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   }
   run->summary = engine::summarize_serving(run->step, *run->program, pod.spec(), serving.scenario);
   run->summary.attention_mapping = engine::attention_mapping(*run->program, *run->compute);
+  run->summary.power = pod.spec().chip.power;
+  run->summary.energy = engine::step_energy(pod, run->summary.power, run->step);
   if (serving.sharding.collective_matmul == config::CollectiveMatmul::kAuto)
     run->summary.collective_matmul = auto_on ? "auto: on" : "auto: off";
   report::fill_serving_result(run->step, run->summary, out);
+  if (options.pricing)
+    price_step(pod.spec(), *options.pricing, run->summary, out);
   report::fill_simulation(run->step.symmetric, run->step.simulation, run->step.played_chips,
                           *ev.result.mutable_simulation());
   if (options.link_stats) {
@@ -316,6 +322,8 @@ Evaluation evaluate_in_detail(const topo::Pod& pod, const config::WorkloadSpec& 
   auto conflict = straggler_conflict(pod, options);
   if (!conflict)
     conflict = compute_conflict(pod, workload, options);
+  if (!conflict && options.pricing)
+    conflict = pricing_conflict(pod.spec(), *options.pricing);
   if (conflict) {
     ev.error = std::move(conflict);
     ev.result.set_status(podsim::Result::invalid);

@@ -28,6 +28,7 @@
 #include "chip/compute_model.h"
 #include "config/diagnostics.h"
 #include "config/op_table_spec.h"
+#include "config/pricing_spec.h"
 #include "config/workload_spec.h"
 #include "engine/op_list.h"
 #include "engine/serving_summary.h"
@@ -85,6 +86,9 @@ struct RunOptions {
   // points); optional. Results are the same with or without it.
   std::shared_ptr<workload::ProgramCache> programs;
   GenerationOptions generation;  // scenarios of phase GENERATION only
+  // --pricing: the result's cost (serving.cost; docs/energy.md). A chip the
+  // file has no price for at its commitment makes the result invalid.
+  std::shared_ptr<const config::PricingSpec> pricing;
 };
 
 // A serving step as the engine ran it, for traces and the terminal table.

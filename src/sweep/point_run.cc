@@ -28,6 +28,7 @@ study::RunOptions run_options(const Point& point, const PointOptions& options) {
   o.allow_oom = options.allow_oom;
   o.generation = options.generation;
   o.limits = options.limits;
+  o.pricing = options.pricing;
   return o;
 }
 

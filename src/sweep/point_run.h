@@ -12,6 +12,7 @@
 #include <string>
 
 #include "config/calibration_spec.h"
+#include "config/pricing_spec.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
 #include "podsim/result.pb.h"
@@ -31,6 +32,8 @@ struct PointOptions {
   std::optional<config::CalibrationProfileSpec> calibration;
   // Each point's limits (--max-events, ...); a point past one stops the sweep.
   sim::WorkLimits limits = sim::kDefaultWorkLimits;
+  // --pricing: each point's cost; a point whose chip has no price is invalid.
+  std::shared_ptr<const config::PricingSpec> pricing;
 };
 
 // What a sweep's points share: their base inputs and the programs they lower.

@@ -29,7 +29,7 @@ def main():
                           text=True).stdout
     r = json_format.Parse(text, result_pb2.Result())
     assert r.status == result_pb2.Result.ok, r.status
-    assert r.schema_version == 13, r.schema_version
+    assert r.schema_version == 14, r.schema_version
     assert [op.name for op in r.op_list.operations] == ["proj", "sum", "next"], r.op_list
     assert r.inputs.topology.dims[0].size == 4
     assert r.op_list.operations[1].collective.busbw_gbps > 0

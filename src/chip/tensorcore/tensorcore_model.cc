@@ -1,5 +1,7 @@
 #include "chip/tensorcore/tensorcore_model.h"
 
+#include <algorithm>
+
 #include "chip/tensorcore/timeline.h"
 
 namespace podsim::chip::tensorcore {
@@ -30,6 +32,11 @@ OpTiming TensorCoreModel::timing(const OpWork& w, const Tiling& t) const {
   OpTiming out =
       assemble_timing(w, rates_, compute, memory, busy, rates_.efficiency().op_overhead, parts);
   out.cycles = static_cast<uint64_t>(t.cycles.total);
+  // The kernel's own traffic, every core's: what HBM and VMEM moved.
+  const double traffic =
+      std::max(t.dma_bytes * tiler_.rates().cores, static_cast<double>(w.hbm_bytes()));
+  out.work.hbm_bytes = traffic;
+  out.work.vmem_bytes = 2 * traffic;
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "config/internal/topology_converter.h"
 
+#include "config/internal/power_validator.h"
 #include "config/internal/topology_validator.h"
 #include "podsim/topology.pb.h"
 
@@ -57,6 +58,19 @@ ChipSpec to_chip_spec(const Chip& c) {
   return chip;
 }
 
+// The clock knob (Power.clock_factor): every clocked unit runs at the
+// factor, so the clock and every compute peak scale by it; HBM, ICI and DCN
+// do not. The peaks were derived or checked at the nominal clock.
+void apply_clock_factor(ChipSpec& chip) {
+  const double f = chip.power.clock_factor;
+  if (f == 1.0)
+    return;
+  chip.mxu_clock_hz *= f;
+  chip.peak_bf16_flops *= f;
+  chip.peak_int8_ops *= f;
+  chip.peak_fp8_flops *= f;
+}
+
 TorusSpec to_torus_spec(const Torus& t) {
   TorusSpec torus;
   for (int i = 0; i < t.dims_size(); ++i) {
@@ -95,6 +109,8 @@ PodSpec to_pod_spec(const Topology& topology, std::string source_file) {
   pod.description = topology.description();
   pod.source_file = std::move(source_file);
   pod.chip = to_chip_spec(topology.chip());
+  pod.chip.power = to_power_spec(topology);
+  apply_clock_factor(pod.chip);
   pod.torus = to_torus_spec(topology.torus());
   pod.slices = topology.slices() == 0 ? 1 : topology.slices();
   if (pod.slices > 1) {

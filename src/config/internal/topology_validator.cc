@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "config/internal/calibration_validator.h"
+#include "config/internal/power_validator.h"
 #include "config/internal/topology_faults.h"
 #include "config/internal/topology_locations.h"
 #include "config/workload_spec.h"
@@ -136,6 +137,7 @@ class TopologyValidator {
     if (issues_.at_least(chip("ici_ports"), c.ici_ports(), 1))
       check_ports();
     check_tensor_core(chip("tensor_core"), c);
+    check_power(issues_, chip("power"), t_);
   }
 
   // 0 takes the default; a given value must make sense.

@@ -1,0 +1,152 @@
+#include "engine/energy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "engine/link_usage.h"
+
+namespace podsim::engine {
+namespace {
+
+// Picojoules, rounded to the nearest. Guarded: a part past 2^62 pJ (about
+// 4.6 MJ, one chip in one step) is refused rather than wrapped.
+int64_t to_pj(double pj) {
+  if (!(pj >= 0) || pj > 4.6e18) {
+    throw std::overflow_error("podsim::engine: an energy of " + std::to_string(pj * 1e-12) +
+                              " J per chip and step is out of range");
+  }
+  return std::llround(pj);
+}
+
+// Watts x time: picojoules (1 W x 1 ps = 1 pJ).
+int64_t draw(double watts, sim::Time t) {
+  return to_pj(watts * static_cast<double>(t.count_ps()));
+}
+
+// The energy of one chip, from its breakdown (`b`, its representative's)
+// and the bytes of its own links.
+ChipEnergy chip_energy(const config::PowerSpec& p, const ChipBreakdown& b, sim::Time step,
+                       uint64_t ici_bytes, uint64_t dcn_bytes) {
+  ChipEnergy e;
+  const EnergyParts compute = work_energy(b.compute_work, p);
+  const EnergyParts memory = work_energy(b.memory_work, p);
+  const int64_t idle_compute = draw(p.idle_watts, b.compute);
+  const int64_t idle_memory = draw(p.idle_watts, b.memory);
+  const int64_t idle_collective = draw(p.idle_watts, b.collective_exposed);
+  const sim::Time tail = step > b.end ? step - b.end : sim::Time::zero();
+  const int64_t idle_idle = draw(p.idle_watts, b.idle + tail);
+
+  EnergyParts& parts = e.parts;
+  parts = compute;
+  parts += memory;
+  parts.idle_pj = idle_compute + idle_memory + idle_collective + idle_idle;
+  parts.host_pj = draw(p.host_watts, step);
+  parts.ici_pj = to_pj(static_cast<double>(ici_bytes) * p.ici_pj_per_byte_per_hop);
+  parts.dcn_pj = to_pj(static_cast<double>(dcn_bytes) * p.dcn_pj_per_byte);
+
+  ClassEnergy& c = e.classes;
+  c.compute_pj = idle_compute + compute.total();
+  c.memory_pj = idle_memory + memory.total();
+  c.collective_pj = idle_collective + parts.ici_pj + parts.dcn_pj;
+  c.idle_pj = idle_idle;
+  c.host_pj = parts.host_pj;
+
+  // Watts: picojoules per picosecond.
+  const auto per_ps = [](int64_t pj, sim::Time t) {
+    return t.count_ps() > 0 ? static_cast<double>(pj) / static_cast<double>(t.count_ps()) : 0.0;
+  };
+  const double links = per_ps(parts.ici_pj + parts.dcn_pj, step);
+  const double densest =
+      std::max(per_ps(compute.total(), b.compute), per_ps(memory.total(), b.memory));
+  e.peak_watts = p.idle_watts + p.host_watts + densest + links;
+  return e;
+}
+
+}  // namespace
+
+EnergyParts& EnergyParts::operator+=(const EnergyParts& o) {
+  idle_pj += o.idle_pj;
+  host_pj += o.host_pj;
+  mxu_pj += o.mxu_pj;
+  vector_pj += o.vector_pj;
+  hbm_pj += o.hbm_pj;
+  vmem_pj += o.vmem_pj;
+  ici_pj += o.ici_pj;
+  dcn_pj += o.dcn_pj;
+  return *this;
+}
+
+ClassEnergy& ClassEnergy::operator+=(const ClassEnergy& o) {
+  compute_pj += o.compute_pj;
+  memory_pj += o.memory_pj;
+  collective_pj += o.collective_pj;
+  idle_pj += o.idle_pj;
+  host_pj += o.host_pj;
+  return *this;
+}
+
+EnergyParts work_energy(const chip::WorkDone& w, const config::PowerSpec& p) {
+  EnergyParts e;
+  e.mxu_pj = to_pj(w.mxu_bf16_flops * p.mxu_bf16_pj_per_flop +
+                   w.mxu_int8_ops * p.mxu_int8_pj_per_op + w.mxu_fp8_flops * p.mxu_fp8_pj_per_flop);
+  e.vector_pj = to_pj(w.vector_flops * p.vector_pj_per_flop);
+  e.hbm_pj = to_pj(w.hbm_bytes * p.hbm_pj_per_byte);
+  e.vmem_pj = to_pj(w.vmem_bytes * p.vmem_pj_per_byte);
+  return e;
+}
+
+StepEnergy step_energy(const topo::Pod& pod, const config::PowerSpec& power,
+                       const StepResult& step) {
+  StepEnergy out;
+  out.modelled = power.modelled;
+  if (!power.modelled || step.chips.empty()) {
+    return out;
+  }
+  // Each chip's own link bytes (replicas unfolded): ICI links it sends on,
+  // and its up link into the DCN.
+  const net::LinkStats links = unfold_replicas(pod, step.chips, step.link_stats);
+  std::vector<uint64_t> ici(pod.chip_count(), 0);
+  std::vector<uint64_t> dcn(pod.chip_count(), 0);
+  const auto all = pod.links();
+  for (topo::LinkId id = 0; id < all.size() && id < links.bytes.size(); ++id) {
+    const topo::Link& l = all[id];
+    if (l.kind == topo::LinkKind::kIci) {
+      ici[l.src] += links.bytes[id];
+    } else if (l.kind == topo::LinkKind::kDcnUp) {
+      dcn[l.src] += links.bytes[id];
+    }
+  }
+  // The breakdown standing for each chip: its own, or its replica's.
+  std::vector<int32_t> index(pod.chip_count(), -1);
+  for (uint32_t i = 0; i < step.chips.size(); ++i) {
+    index[step.chips[i]] = static_cast<int32_t>(i);
+  }
+  const std::vector<topo::ChipId> rep = replica_representatives(pod, step.chips);
+  out.chips.resize(step.chips.size());
+  for (topo::ChipId c = 0; c < pod.chip_count(); ++c) {
+    if (pod.is_dead(c)) {
+      continue;
+    }
+    const int32_t i = index[rep[c]];
+    if (i < 0) {
+      throw std::logic_error("podsim::engine: chip " + std::to_string(c) +
+                             " has no simulated chip standing for it");
+    }
+    const ChipEnergy e = chip_energy(power, step.chip_breakdowns[static_cast<size_t>(i)],
+                                     step.step_time, ici[c], dcn[c]);
+    ++out.powered_chips;
+    out.parts += e.parts;
+    out.classes += e.classes;
+    out.peak_watts += e.peak_watts;
+    if (index[c] >= 0) {
+      out.chips[static_cast<size_t>(index[c])] = e;
+    }
+    if (c == step.critical_chip) {
+      out.critical = e;
+    }
+  }
+  return out;
+}
+
+}  // namespace podsim::engine

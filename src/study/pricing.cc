@@ -1,0 +1,38 @@
+#include "study/pricing.h"
+
+#include "config/pricing_loader.h"
+#include "report/result_cost.h"
+#include "report/result_energy.h"
+
+namespace podsim::study {
+
+std::optional<config::InputError> pricing_conflict(const config::PodSpec& pod,
+                                                   const config::PricingSpec& pricing) {
+  try {
+    (void)config::require_price(pricing, pod.chip.name);
+  } catch (const config::InputError& e) {
+    return e;
+  }
+  const bool needs_energy =
+      pricing.carbon_gco2e_per_kwh > 0 || !pricing.chip_price_includes_electricity;
+  if (needs_energy && !pod.chip.power.modelled) {
+    return config::InputError(config::Diagnostic{
+        pod.source_file, "chip.power", 0, 0,
+        "the pricing file '" + pricing.source_file +
+            "' counts electricity or carbon, which needs the chip's power model; this "
+            "topology has none (docs/energy.md)"});
+  }
+  return std::nullopt;
+}
+
+void price_step(const config::PodSpec& pod, const config::PricingSpec& pricing,
+                const engine::ServingSummary& s, podsim::ServingResult& out) {
+  const config::ChipPriceSpec& price = config::require_price(pricing, pod.chip.name);
+  const engine::StepEnergy& e = s.energy;
+  const double chips = e.modelled ? static_cast<double>(e.powered_chips)
+                                  : static_cast<double>(pod.chip_count() - pod.dead_chips.size());
+  report::fill_cost(pricing, price, chips, s.step_time_us * 1e-6, report::joules(e.parts.total()),
+                    s.tokens, *out.mutable_cost());
+}
+
+}  // namespace podsim::study
