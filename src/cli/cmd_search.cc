@@ -16,6 +16,7 @@
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
 #include "cli/output.h"
+#include "cli/pricing_option.h"
 #include "cli/progress.h"
 #include "cli/rank_timeout_option.h"
 #include "cli/set_option.h"
@@ -150,6 +151,17 @@ Request parse(const po::variables_map& vm) {
     throw UsageError("--jobs: expected 1 to 1024 threads, got " + std::to_string(jobs));
   r.options.jobs = static_cast<unsigned>(jobs);
   r.options.prune = vm.count("no-prune") == 0;
+  const std::string objective = vm["objective"].as<std::string>();
+  if (objective == "throughput")
+    r.options.objective = search::Objective::kThroughput;
+  else if (objective == "energy")
+    r.options.objective = search::Objective::kEnergy;
+  else if (objective == "cost")
+    r.options.objective = search::Objective::kCost;
+  else
+    throw UsageError("--objective: expected throughput, energy or cost, got '" + objective + "'");
+  if (r.options.objective == search::Objective::kCost && vm.count("pricing") == 0)
+    throw UsageError("--objective cost needs --pricing FILE (the chips' prices)");
   if (vm.count("out") != 0)
     r.out_file = vm["out"].as<std::string>();
   if (vm.count("write-best") != 0)
@@ -159,6 +171,8 @@ Request parse(const po::variables_map& vm) {
     inputs.push_back({"--topology", t});
   if (vm.count("calibration") != 0)
     inputs.push_back({"--calibration", vm["calibration"].as<std::string>()});
+  if (vm.count("pricing") != 0)
+    inputs.push_back({"--pricing", vm["pricing"].as<std::string>()});
   refuse_clobbering(
       inputs, {{"--out", r.out_file.value_or("")}, {"--write-best", r.best_file.value_or("")}});
   return r;
@@ -182,12 +196,17 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
       "batch sizes to try, comma-separated (default: powers of two up to what the KV cache "
       "allows)")("jobs,j", po::value<int64_t>()->default_value(1), "simulation threads")(
       "no-prune", "simulate every configuration that fits on flow (no analytical pruning)")(
+      "objective", po::value<std::string>()->default_value("throughput"),
+      "what the frontier trades against latency and the best maximises: throughput (tokens/s "
+      "per chip), energy (tokens per joule) or cost (tokens per dollar, needs --pricing); "
+      "energy and cost simulate every configuration that fits (docs/energy.md)")(
       "out,o", po::value<std::string>(), "write the frontier CSV here (whole or not at all)")(
       "write-best", po::value<std::string>(),
       "write the best configuration's workload file here, for podsim run")(
       "quiet,q", "no progress line on stderr (shown only on a terminal)");
   add_set_option(opts);
   add_calibration_option(opts);
+  add_pricing_options(opts);
   add_limit_options(opts);
   add_rank_timeout_option(opts);
   po::variables_map vm;
@@ -249,12 +268,23 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
   req.options.transport = &transport;
   search::Problem problem = search::build_problem(model, slices, req.options.space);
   problem.set_limits(limit_options(vm));
+  problem.set_pricing(pricing_spec(vm));
+  if (req.options.objective == search::Objective::kEnergy) {
+    for (size_t i = 0; i < slices.size(); ++i) {
+      if (!slices[i].spec.chip.power.modelled)
+        throw config::InputError(config::Diagnostic{
+            slices[i].file, "chip.power", 0, 0,
+            "--objective energy needs the chip's power model; this topology has none "
+            "(docs/energy.md)"});
+    }
+  }
   if (!transport.writes_output()) {
     const search::SearchResult result = search::run_search(problem, req.options);
     const std::optional<double> target_us =
         req.target_ms ? std::optional<double>(*req.target_ms * 1000) : std::nullopt;
-    return !result.frontier.empty() && search::best_under(result, target_us) ? kExitOk
-                                                                             : kExitCheckFailed;
+    return !result.frontier.empty() && search::best_under(result, target_us, req.options.objective)
+               ? kExitOk
+               : kExitCheckFailed;
   }
   ctx.err << "podsim search: " << problem.size() << " configurations of " << model.spec().name
           << " on " << slices.size() << (slices.size() == 1 ? " slice" : " slices") << '\n';
@@ -291,7 +321,7 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
   const char* target_name = prefill ? "TTFT" : "TPOT";
   const std::optional<double> target_us =
       req.target_ms ? std::optional<double>(*req.target_ms * 1000) : std::nullopt;
-  const std::optional<size_t> best = search::best_under(result, target_us);
+  const std::optional<size_t> best = search::best_under(result, target_us, req.options.objective);
   if (!best) {
     emit(ctx, pending, req.out_file, frontier);
     const search::Evaluation& fastest = *result.results[result.frontier.front()].flow;
@@ -309,7 +339,14 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
           << ": " << c.workload.name << " on " << slices[c.slice].spec.name << " ("
           << search::mesh_label(c.workload) << "; " << c.workload.description
           << "): " << search::fixed(e.tokens_per_s_per_chip, 2) << " tokens/s per chip, "
-          << target_name << " " << search::fixed(e.latency_us / 1000, 3) << " ms\n";
+          << target_name << " " << search::fixed(e.latency_us / 1000, 3) << " ms";
+  if (e.energy_modelled)
+    ctx.err << ", " << search::fixed(e.j_per_token * 1e3, 3) << " mJ per token";
+  if (e.priced)
+    ctx.err << ", $" << search::fixed(e.usd_per_m_tokens, 4) << " per million tokens";
+  if (req.options.objective != search::Objective::kThroughput)
+    ctx.err << " (objective: " << search::to_string(req.options.objective) << ")";
+  ctx.err << '\n';
   if (req.best_file)
     pending.add(*req.best_file, problem.texts()[*best]);
   emit(ctx, pending, req.out_file, frontier);

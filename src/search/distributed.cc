@@ -59,6 +59,13 @@ std::string encode(const Evaluation& e) {
   put<double>(out, e.tokens_per_s_per_chip);
   put<double>(out, e.mfu);
   put<uint64_t>(out, e.hbm_used_bytes);
+  put<uint8_t>(out, e.energy_modelled ? 1 : 0);
+  put<double>(out, e.j_per_token);
+  put<double>(out, e.tokens_per_j);
+  put<double>(out, e.mean_power_w);
+  put<uint8_t>(out, e.priced ? 1 : 0);
+  put<double>(out, e.usd_per_m_tokens);
+  put<double>(out, e.gco2e_per_m_tokens);
   out += e.reason;  // the rest
   return out;
 }
@@ -76,6 +83,13 @@ Evaluation decode(const std::string& bytes) {
   e.tokens_per_s_per_chip = take<double>(bytes, at);
   e.mfu = take<double>(bytes, at);
   e.hbm_used_bytes = take<uint64_t>(bytes, at);
+  e.energy_modelled = take<uint8_t>(bytes, at) != 0;
+  e.j_per_token = take<double>(bytes, at);
+  e.tokens_per_j = take<double>(bytes, at);
+  e.mean_power_w = take<double>(bytes, at);
+  e.priced = take<uint8_t>(bytes, at) != 0;
+  e.usd_per_m_tokens = take<double>(bytes, at);
+  e.gco2e_per_m_tokens = take<double>(bytes, at);
   e.reason = bytes.substr(at);
   return e;
 }

@@ -1,6 +1,7 @@
 #include "search/evaluate.h"
 
 #include "chip/compute_model.h"
+#include "engine/energy.h"
 #include "engine/op_list.h"
 #include "engine/reachable.h"
 #include "engine/serving_summary.h"
@@ -85,6 +86,15 @@ Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload, 
   e.latency_us = s.step_time_us;
   e.tokens_per_s_per_chip = s.tokens_per_s_per_chip;
   e.mfu = s.mfu;
+  const engine::StepEnergy energy = engine::step_energy(pod, spec.chip.power, step);
+  if (energy.modelled && step.step_time.count_ps() > 0 && s.tokens > 0) {
+    const double j = static_cast<double>(energy.parts.total()) * 1e-12;
+    e.energy_modelled = true;
+    e.j_per_token = j / static_cast<double>(s.tokens);
+    e.tokens_per_j = static_cast<double>(s.tokens) / j;
+    e.mean_power_w =
+        static_cast<double>(energy.parts.total()) / static_cast<double>(step.step_time.count_ps());
+  }
   return e;
 }
 

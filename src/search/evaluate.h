@@ -36,6 +36,17 @@ struct Evaluation {
   double tokens_per_s_per_chip = 0;
   double mfu = 0;
   uint64_t hbm_used_bytes = 0;  // per chip; filled by check() too
+  // The step's energy over the slice (engine/energy.h), when the chip has a
+  // power model (energy_modelled); docs/energy.md.
+  bool energy_modelled = false;
+  double j_per_token = 0;
+  double tokens_per_j = 0;
+  double mean_power_w = 0;
+  // With a pricing file (Problem::set_pricing): the step's cost and
+  // emissions per million tokens (cost/cost.h); priced false otherwise.
+  bool priced = false;
+  double usd_per_m_tokens = 0;
+  double gco2e_per_m_tokens = 0;
 };
 
 // Lowers the serving step and compares its memory per chip with the chip's

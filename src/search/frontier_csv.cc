@@ -55,7 +55,12 @@ std::string frontier_csv(const Problem& problem, const SearchResult& result,
                    "mfu",
                    "hbm_used_bytes",
                    "candidate",
-                   "calibration"});
+                   "calibration",
+                   "j_per_token",
+                   "tokens_per_j",
+                   "mean_power_w",
+                   "usd_per_m_tokens",
+                   "gco2e_per_m_tokens"});
   for (const size_t i : result.frontier) {
     const Candidate& c = problem.candidates()[i];
     const config::ShardingSpec& s = c.workload.sharding;
@@ -87,7 +92,12 @@ std::string frontier_csv(const Problem& problem, const SearchResult& result,
                shortest(e.mfu),
                std::to_string(e.hbm_used_bytes),
                c.workload.name,
-               slice.spec.calibration.profile});
+               slice.spec.calibration.profile,
+               e.energy_modelled ? shortest(e.j_per_token) : "",
+               e.energy_modelled ? shortest(e.tokens_per_j) : "",
+               e.energy_modelled ? shortest(e.mean_power_w) : "",
+               e.priced ? shortest(e.usd_per_m_tokens) : "",
+               e.priced ? shortest(e.gco2e_per_m_tokens) : ""});
   }
   std::ostringstream out;
   t.render_csv(out);

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <mutex>
 
+#include "config/pricing_loader.h"
 #include "config/workload_loader.h"
+#include "cost/cost.h"
 #include "search/distributed.h"
 #include "search/parallel.h"
 #include "search/pareto.h"
+#include "study/pricing.h"
 
 namespace podsim::search {
 namespace {
@@ -37,11 +40,45 @@ std::vector<Evaluation> evaluate_all(const Problem& problem, const std::vector<s
   return out;
 }
 
-Objectives objectives(const Evaluation& e) {
-  return {e.tokens_per_s_per_chip, e.latency_us};
+Objectives objectives(const Evaluation& e, Objective o = Objective::kThroughput) {
+  return {objective_value(e, o), e.latency_us};
 }
 
 }  // namespace
+
+const char* to_string(Objective o) {
+  switch (o) {
+    case Objective::kThroughput:
+      return "throughput";
+    case Objective::kEnergy:
+      return "energy";
+    case Objective::kCost:
+      return "cost";
+  }
+  return "throughput";
+}
+
+double objective_value(const Evaluation& e, Objective o) {
+  switch (o) {
+    case Objective::kThroughput:
+      return e.tokens_per_s_per_chip;
+    case Objective::kEnergy:
+      return e.energy_modelled ? e.tokens_per_j : 0.0;
+    case Objective::kCost:
+      return e.priced && e.usd_per_m_tokens > 0 ? 1e6 / e.usd_per_m_tokens : 0.0;
+  }
+  return 0;
+}
+
+void Problem::set_pricing(std::shared_ptr<const config::PricingSpec> pricing) {
+  if (pricing) {
+    for (const config::PodSpec& spec : specs_) {
+      if (auto conflict = study::pricing_conflict(spec, *pricing))
+        throw *conflict;
+    }
+  }
+  pricing_ = std::move(pricing);
+}
 
 size_t SearchResult::count(Status s) const {
   size_t n = 0;
@@ -91,8 +128,21 @@ Evaluation Problem::evaluate(size_t candidate, Stage stage) const {
       return check(pod, workload);
     case Stage::kAnalytical:
       return simulate(pod, workload, net::Model::kAnalytical, limits_);
-    case Stage::kFlow:
-      return simulate(pod, workload, net::Model::kFlow, limits_);
+    case Stage::kFlow: {
+      Evaluation e = simulate(pod, workload, net::Model::kFlow, limits_);
+      if (pricing_ && e.status == Status::kOk && e.tokens_per_s_per_chip > 0) {
+        // A second of steps: chips x 1 s, their energy, their tokens.
+        const config::ChipPriceSpec& price = config::require_price(*pricing_, pod.spec().chip.name);
+        const double chips = static_cast<double>(pod.spec().chip_count());
+        const double tokens = e.tokens_per_s_per_chip * chips;
+        const cost::CostFigures f =
+            cost::price(*pricing_, price, {chips, 1.0, tokens * e.j_per_token, tokens});
+        e.priced = true;
+        e.usd_per_m_tokens = f.usd_per_m_tokens;
+        e.gco2e_per_m_tokens = f.gco2e_per_m_tokens;
+      }
+      return e;
+    }
   }
   return {};
 }
@@ -147,13 +197,13 @@ SearchResult run_search(const Problem& problem, const SearchOptions& options) {
     for (size_t k = 0; k < indices.size(); ++k) {
       result.results[indices[k]].flow = flow[k];
       if (flow[k].status == Status::kOk) {
-        exact.push_back(objectives(flow[k]));
+        exact.push_back(objectives(flow[k], options.objective));
         exact_candidate.push_back(indices[k]);
       }
     }
   };
 
-  if (!options.prune) {
+  if (!options.prune || options.objective != Objective::kThroughput) {
     simulate_flow(fitting, fitting.size());
   } else {
     const std::vector<Evaluation> estimated =
@@ -203,17 +253,19 @@ SearchResult run_search(const Problem& problem, const SearchOptions& options) {
   return result;
 }
 
-std::optional<size_t> best_under(const SearchResult& result, std::optional<double> max_latency_us) {
+std::optional<size_t> best_under(const SearchResult& result, std::optional<double> max_latency_us,
+                                 Objective objective) {
   std::optional<size_t> best;
-  double best_throughput = 0;
+  double best_value = 0;
   // The frontier is ordered by latency: the first of equal throughput wins.
   for (const size_t i : result.frontier) {
     const Evaluation& e = *result.results[i].flow;
     if (max_latency_us && e.latency_us > *max_latency_us)
       continue;
-    if (!best || e.tokens_per_s_per_chip > best_throughput) {
+    const double value = objective_value(e, objective);
+    if (!best || value > best_value) {
       best = i;
-      best_throughput = e.tokens_per_s_per_chip;
+      best_value = value;
     }
   }
   return best;

@@ -14,7 +14,10 @@
 //     flow result beats by more than the analytical model's error in both
 //     objectives (pareto.h: beaten_beyond_error), which cannot drop a point
 //     of the true frontier; stop when none is undecided. The frontier of the
-//     flow results is the frontier of every candidate on flow.
+//     flow results is the frontier of every candidate on flow. With another
+//     objective than throughput (Objective) nothing is pruned: every
+//     candidate that fits is simulated on flow and the frontier is the
+//     objective's against latency.
 // Steps 2 to 4 go through evaluate_range(), a pure function of a range of
 // candidates, dealt to `jobs` threads one candidate at a time; results land
 // in their candidate's slot, so the outcome is identical for any `jobs`.
@@ -27,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "config/pricing_spec.h"
 #include "config/serving_candidate.h"
 #include "config/topology_spec.h"
 #include "search/evaluate.h"
@@ -61,8 +65,24 @@ enum class Stage { kCheck, kAnalytical, kFlow };
 // collectives; the margin is twice that.
 inline constexpr double kAnalyticalError = 0.10;
 
+// What the frontier trades against latency and the best point maximises
+// (`podsim search --objective`; docs/search.md): tokens/s per chip, tokens
+// per joule (the chip's power model; docs/energy.md), or tokens per dollar
+// (a pricing file, Problem::set_pricing). The pruning's bound holds for
+// throughput alone (throughput = tokens / latency), so the others simulate
+// every candidate that fits on the flow model.
+enum class Objective { kThroughput, kEnergy, kCost };
+
+const char* to_string(Objective o);  // "throughput", "energy", "cost"
+
+// The objective's figure of `e`, higher better: tokens/s per chip, tokens
+// per joule, or tokens per dollar (1e6 / usd_per_m_tokens; 0 when free or
+// not priced).
+double objective_value(const Evaluation& e, Objective o);
+
 struct SearchOptions {
   SpaceOptions space;
+  Objective objective = Objective::kThroughput;
   unsigned jobs = 1;                           // threads, >= 1
   double analytical_error = kAnalyticalError;  // see pareto.h
   bool prune = true;  // false: every candidate that fits is simulated on flow
@@ -116,8 +136,15 @@ class Problem {
   // them throws sim::WorkLimitExceeded, which stops the search.
   void set_limits(const sim::WorkLimits& limits) { limits_ = limits; }
 
+  // Prices every simulated candidate (Evaluation::priced). Throws
+  // config::InputError when a slice's chip has no price at the file's
+  // commitment, or the file counts electricity or carbon and a slice's chip
+  // has no power model (study::pricing_conflict).
+  void set_pricing(std::shared_ptr<const config::PricingSpec> pricing);
+
  private:
   sim::WorkLimits limits_ = sim::kDefaultWorkLimits;
+  std::shared_ptr<const config::PricingSpec> pricing_;
   std::vector<config::PodSpec> specs_;
   std::vector<std::unique_ptr<const topo::Pod>> pods_;
   std::vector<Candidate> candidates_;
@@ -136,9 +163,11 @@ Problem build_problem(const config::ServingModel& model, const std::vector<Slice
 // Steps 2 to 4.
 SearchResult run_search(const Problem& problem, const SearchOptions& options);
 
-// The frontier point with the highest tokens/s per chip whose latency is at
-// most `max_latency_us` (any latency when not given); ties go to the lower
-// latency, then the lower index. nullopt when none qualifies.
-std::optional<size_t> best_under(const SearchResult& result, std::optional<double> max_latency_us);
+// The frontier point with the highest objective (tokens/s per chip by
+// default) whose latency is at most `max_latency_us` (any latency when not
+// given); ties go to the lower latency, then the lower index. nullopt when
+// none qualifies.
+std::optional<size_t> best_under(const SearchResult& result, std::optional<double> max_latency_us,
+                                 Objective objective = Objective::kThroughput);
 
 }  // namespace podsim::search

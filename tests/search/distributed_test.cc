@@ -21,6 +21,13 @@ TEST(Distributed, EvaluationRoundTripsBitForBit) {
   e.tokens_per_s_per_chip = 1e300;
   e.mfu = std::numeric_limits<double>::denorm_min();
   e.hbm_used_bytes = ~uint64_t{0};
+  e.energy_modelled = true;
+  e.j_per_token = 0.1;
+  e.tokens_per_j = 1.0 / 0.1;
+  e.mean_power_w = 1e4 / 3;
+  e.priced = true;
+  e.usd_per_m_tokens = 2.5e-3;
+  e.gco2e_per_m_tokens = 7.0 / 3.0;
   const Evaluation back = decode(encode(e));
   EXPECT_EQ(back.status, e.status);
   EXPECT_EQ(back.reason, e.reason);
@@ -29,6 +36,13 @@ TEST(Distributed, EvaluationRoundTripsBitForBit) {
   EXPECT_EQ(back.tokens_per_s_per_chip, e.tokens_per_s_per_chip);
   EXPECT_EQ(back.mfu, e.mfu);
   EXPECT_EQ(back.hbm_used_bytes, e.hbm_used_bytes);
+  EXPECT_EQ(back.energy_modelled, e.energy_modelled);
+  EXPECT_EQ(back.j_per_token, e.j_per_token);
+  EXPECT_EQ(back.tokens_per_j, e.tokens_per_j);
+  EXPECT_EQ(back.mean_power_w, e.mean_power_w);
+  EXPECT_EQ(back.priced, e.priced);
+  EXPECT_EQ(back.usd_per_m_tokens, e.usd_per_m_tokens);
+  EXPECT_EQ(back.gco2e_per_m_tokens, e.gco2e_per_m_tokens);
 }
 
 TEST(Distributed, BytesThatAreNotAnEvaluationAreRefused) {

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 
+#include "config/pricing_loader.h"
 #include "config/serving_candidate.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
@@ -151,6 +152,72 @@ INSTANTIATE_TEST_SUITE_P(Llama3_8B, SearchVsBruteForce,
                          [](const ::testing::TestParamInfo<Case>& param) {
                            return std::string(param.param.label);
                          });
+
+// --objective energy / cost: nothing is pruned, every candidate that fits
+// is simulated on flow, and the frontier is the objective's against
+// latency, computed from those results by the same rule.
+TEST(SearchObjective, EnergyAndCostFrontiersAreTheirObjectivesAgainstLatency) {
+  const auto model = config::ServingModel::load(testing::source_dir() / "workloads" /
+                                                "llama3-8b-decode-v5e.textproto");
+  const std::vector<Slice> slices = {
+      {config::load_topology_file(testing::source_dir() / "topologies/v5e-2x2.textproto"),
+       "topologies/v5e-2x2.textproto"}};
+  SpaceOptions space;
+  space.phase = config::Phase::kDecode;
+  space.context_len = 1024;
+  Problem problem = build_problem(model, slices, space);
+  problem.set_pricing(std::make_shared<config::PricingSpec>(config::load_pricing_file(
+      testing::source_dir() / "topologies/pricing/google-cloud-2026.textproto")));
+  for (const Objective objective : {Objective::kEnergy, Objective::kCost}) {
+    SCOPED_TRACE(to_string(objective));
+    SearchOptions options;
+    options.space = space;
+    options.objective = objective;
+    const SearchResult result = run_search(problem, options);
+    EXPECT_EQ(result.pruned(), 0u);
+    EXPECT_EQ(result.simulated_flow(), result.count(Status::kOk));
+    std::vector<Objectives> points;
+    std::vector<size_t> index;
+    for (size_t i = 0; i < result.results.size(); ++i) {
+      const auto& flow = result.results[i].flow;
+      if (flow && flow->status == Status::kOk) {
+        EXPECT_TRUE(flow->energy_modelled);
+        EXPECT_TRUE(flow->priced);
+        EXPECT_NEAR(flow->tokens_per_j * flow->j_per_token, 1.0, 1e-12);
+        points.push_back({objective_value(*flow, objective), flow->latency_us});
+        index.push_back(i);
+      }
+    }
+    std::vector<size_t> expected;
+    for (const size_t k : pareto_frontier(points))
+      expected.push_back(index[k]);
+    EXPECT_EQ(result.frontier, expected);
+    // The best has the highest objective of all that ran.
+    const std::optional<size_t> best = best_under(result, std::nullopt, objective);
+    ASSERT_TRUE(best);
+    for (const Objectives& p : points)
+      EXPECT_LE(p.throughput, objective_value(*result.results[*best].flow, objective));
+  }
+}
+
+TEST(BestUnder, AnObjectiveOtherThanThroughputPicksItsOwnBest) {
+  SearchResult r;
+  r.results.resize(2);
+  Evaluation a;
+  a.status = Status::kOk;
+  a.tokens_per_s_per_chip = 10;
+  a.latency_us = 100;
+  a.energy_modelled = true;
+  a.tokens_per_j = 5;
+  Evaluation b = a;
+  b.tokens_per_s_per_chip = 20;
+  b.tokens_per_j = 2;
+  r.results[0].flow = a;
+  r.results[1].flow = b;
+  r.frontier = {0, 1};
+  EXPECT_EQ(best_under(r, std::nullopt), 1u);
+  EXPECT_EQ(best_under(r, std::nullopt, Objective::kEnergy), 0u);
+}
 
 TEST(BestUnder, HighestThroughputUnderTheTargetOrNone) {
   SearchResult r;
