@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "config/pricing_loader.h"
+#include "cost/cost.h"
 #include "workload/model_math.h"
 
 namespace podsim::study {
@@ -247,6 +249,43 @@ double generation_flops(const config::ServingSpec& serving, uint32_t decode_step
   return flops + decode_steps * (first + last) / 2;
 }
 
+// The step's energy over the slice, in joules (0 without a power model).
+double step_joules(const Evaluation& step) {
+  return step.result.serving().energy().step_j();
+}
+
+// The generation's energy: the prefill's and every decode step's, those not
+// simulated interpolated between the simulated ones as their times are.
+void fill_energy(const config::PodSpec& pod, const RunOptions& options,
+                 const DecodeSamples& samples, const std::map<uint32_t, double>& decode_j,
+                 double prefill_j, podsim::GenerationResult& out) {
+  if (!pod.chip.power.modelled)
+    return;
+  double energy = prefill_j;
+  if (!samples.contexts.empty()) {
+    DecodeSamples joules = samples;
+    for (size_t i = 0; i < joules.contexts.size(); ++i)
+      joules.times_us[i] = decode_j.at(joules.contexts[i]);
+    for (const double j : decode_step_times(joules))
+      energy += j;
+  }
+  out.set_energy_j(energy);
+  out.set_prefill_energy_j(prefill_j);
+  if (out.tokens() > 0)
+    out.set_j_per_token(energy / static_cast<double>(out.tokens()));
+  if (out.total_us() > 0)
+    out.set_mean_power_w(energy / (out.total_us() * 1e-6));
+  if (options.pricing && out.tokens() > 0) {
+    const config::ChipPriceSpec& price = config::require_price(*options.pricing, pod.chip.name);
+    const double chips = static_cast<double>(pod.chip_count() - pod.dead_chips.size());
+    const cost::CostFigures f =
+        cost::price(*options.pricing, price,
+                    {chips, out.total_us() * 1e-6, energy, static_cast<double>(out.tokens())});
+    out.set_usd_per_m_tokens(f.usd_per_m_tokens);
+    out.set_gco2e_per_m_tokens(f.gco2e_per_m_tokens);
+  }
+}
+
 void fill_figures(const config::ServingSpec& serving, const config::PodSpec& pod,
                   const DecodeSamples& samples, double ttft_us, podsim::GenerationResult& out) {
   const config::ScenarioSpec& g = serving.scenario;
@@ -332,6 +371,7 @@ void evaluate_generation(const topo::Pod& pod, const config::WorkloadSpec& workl
       out.set_fits(fits);
       fill_figures(serving, pod.spec(), DecodeSamples{}, prefill.result.serving().step_time_us(),
                    out);
+      fill_energy(pod.spec(), options, DecodeSamples{}, {}, step_joules(prefill), out);
       out.set_steps_mode("every step");
       *ev.result.mutable_serving() = prefill.result.serving();
       ev.serving = std::move(prefill.serving);
@@ -346,17 +386,21 @@ void evaluate_generation(const topo::Pod& pod, const config::WorkloadSpec& workl
     fits = fits && lm.fits();
     out.set_fits(fits);
     uint32_t done = 0;
+    std::map<uint32_t, double> decode_j;  // each simulated decode step's energy
     const std::function<double(uint32_t)> time_at = [&](uint32_t context) {
       if (options.progress)
         options.progress(++done, g.output_len - 1);
-      if (context == last)
+      if (context == last) {
+        decode_j[context] = step_joules(last_step);
         return last_step.result.serving().step_time_us();
-      return runner.run(decode_step(g, context), decode_label(context, first))
-          .result.serving()
-          .step_time_us();
+      }
+      const Evaluation step = runner.run(decode_step(g, context), decode_label(context, first));
+      decode_j[context] = step_joules(step);
+      return step.result.serving().step_time_us();
     };
     const DecodeSamples samples = sample_decode_steps(first, last, options.generation, time_at);
     fill_figures(serving, pod.spec(), samples, prefill.result.serving().step_time_us(), out);
+    fill_energy(pod.spec(), options, samples, decode_j, step_joules(prefill), out);
     *ev.result.mutable_serving() = last_step.result.serving();
     ev.serving = std::move(last_step.serving);
   } catch (StepStopped& s) {

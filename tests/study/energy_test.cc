@@ -15,6 +15,7 @@
 #include "config/dvfs.h"
 #include "engine/link_usage.h"
 #include "result_support.h"
+#include "study/generation.h"
 
 namespace podsim::study {
 namespace {
@@ -207,6 +208,41 @@ TEST(Energy, TheClockKnobScalesComputeAndTheVoltageLawScalesEnergy) {
   EXPECT_NEAR(static_cast<double>(b.energy().parts.mxu_pj),
               static_cast<double>(a.energy().parts.mxu_pj) * v * v,
               1e-9 * static_cast<double>(a.energy().parts.mxu_pj) + 16);
+}
+
+}  // namespace
+}  // namespace podsim::study
+
+namespace podsim::study {
+namespace {
+
+TEST(Energy, AGenerationsEnergyIsItsStepsEnergy) {
+  const config::PodSpec spec = topology("v5e-4x4.textproto");
+  const topo::Pod pod(spec);
+  const config::WorkloadSpec w =
+      config::load_workload_file(root() / "workloads" / "llama3-8b-generation-v5e.textproto", spec,
+                                 {config::parse_override("workload.scenario.output_len=4")});
+  RunOptions options;
+  options.generation.every_step = true;
+  const Evaluation gen = evaluate_in_detail(pod, w, options);
+  ASSERT_EQ(gen.result.status(), podsim::Result::ok) << gen.result.reason();
+  const podsim::GenerationResult& g = gen.result.generation();
+  // Each step on its own: the prefill, then decode steps 1 to 3.
+  const config::ScenarioSpec& s = w.serving->scenario;
+  const auto step_j = [&](const config::ScenarioSpec& scenario) {
+    config::WorkloadSpec one = w;
+    one.serving->scenario = scenario;
+    const Evaluation e = evaluate_in_detail(pod, one, options);
+    EXPECT_EQ(e.result.status(), podsim::Result::ok) << e.result.reason();
+    return e.result.serving().energy().step_j();
+  };
+  double expected = step_j(prefill_step(s));
+  EXPECT_DOUBLE_EQ(g.prefill_energy_j(), expected);
+  for (uint32_t c = g.first_decode_context_len(); c <= g.last_decode_context_len(); ++c)
+    expected += step_j(decode_step(s, c));
+  EXPECT_NEAR(g.energy_j(), expected, 1e-12 * expected);
+  EXPECT_DOUBLE_EQ(g.j_per_token(), g.energy_j() / static_cast<double>(g.tokens()));
+  EXPECT_DOUBLE_EQ(g.mean_power_w(), g.energy_j() / (g.total_us() * 1e-6));
 }
 
 }  // namespace
