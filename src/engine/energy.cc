@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "engine/link_usage.h"
+#include "engine/op_list.h"
 
 namespace podsim::engine {
 namespace {
@@ -146,6 +147,61 @@ StepEnergy step_energy(const topo::Pod& pod, const config::PowerSpec& power,
       out.critical = e;
     }
   }
+  return out;
+}
+
+StepEnergy op_list_energy(const topo::Pod& pod, const config::PowerSpec& power,
+                          const OpListResult& run) {
+  StepEnergy out;
+  out.modelled = power.modelled;
+  if (!power.modelled) {
+    return out;
+  }
+  int64_t chips = 0;
+  for (topo::ChipId c = 0; c < pod.chip_count(); ++c) {
+    chips += pod.is_dead(c) ? 0 : 1;
+  }
+  out.powered_chips = static_cast<uint32_t>(chips);
+  // One chip's compute work and its densest operation's dynamic power.
+  EnergyParts work;
+  double densest = 0;
+  for (const OperationResult& op : run.operations) {
+    if (!op.compute) {
+      continue;
+    }
+    const EnergyParts one = work_energy(op.compute->timing.work, power);
+    for (uint32_t r = 0; r < op.repeat; ++r) {
+      work += one;
+    }
+    const int64_t ps = op.compute->timing.time.count_ps();
+    if (ps > 0) {
+      densest = std::max(densest, static_cast<double>(one.total()) / static_cast<double>(ps));
+    }
+  }
+  EnergyParts& p = out.parts;
+  p.mxu_pj = work.mxu_pj * chips;
+  p.vector_pj = work.vector_pj * chips;
+  p.hbm_pj = work.hbm_pj * chips;
+  p.vmem_pj = work.vmem_pj * chips;
+  p.idle_pj = draw(power.idle_watts, run.makespan) * chips;
+  p.host_pj = draw(power.host_watts, run.makespan) * chips;
+  const auto all = pod.links();
+  uint64_t ici = 0;
+  uint64_t dcn = 0;
+  for (topo::LinkId id = 0; id < all.size() && id < run.link_stats.bytes.size(); ++id) {
+    if (all[id].kind == topo::LinkKind::kIci) {
+      ici += run.link_stats.bytes[id];
+    } else if (all[id].kind == topo::LinkKind::kDcnUp) {
+      dcn += run.link_stats.bytes[id];
+    }
+  }
+  p.ici_pj = to_pj(static_cast<double>(ici) * power.ici_pj_per_byte_per_hop);
+  p.dcn_pj = to_pj(static_cast<double>(dcn) * power.dcn_pj_per_byte);
+  const int64_t m = run.makespan.count_ps();
+  const double links =
+      m > 0 ? static_cast<double>(p.ici_pj + p.dcn_pj) / static_cast<double>(m) : 0.0;
+  out.peak_watts =
+      static_cast<double>(chips) * (power.idle_watts + power.host_watts + densest) + links;
   return out;
 }
 

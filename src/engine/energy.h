@@ -94,4 +94,14 @@ EnergyParts work_energy(const chip::WorkDone& w, const config::PowerSpec& power)
 StepEnergy step_energy(const topo::Pod& pod, const config::PowerSpec& power,
                        const StepResult& step);
 
+// Prices an operation list's run over its makespan M: every powered chip's
+// idle and host power for M, the compute operations' work on every chip
+// (they run SPMD, each `repeat` times), and every link's bytes. No time
+// classes (an operation list has no breakdown): `classes` and the per-chip
+// figures are left empty, peak_watts is the slice's power while every chip
+// runs its most power-dense compute operation with its links' power averaged.
+struct OpListResult;
+StepEnergy op_list_energy(const topo::Pod& pod, const config::PowerSpec& power,
+                          const OpListResult& run);
+
 }  // namespace podsim::engine

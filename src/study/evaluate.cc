@@ -6,6 +6,7 @@
 #include "engine/symmetry.h"
 #include "engine/workload_mesh.h"
 #include "report/link_report.h"
+#include "report/result_energy.h"
 #include "report/result_inputs.h"
 #include "report/result_outputs.h"
 #include "sim/time.h"
@@ -230,6 +231,9 @@ void evaluate_op_list(const topo::Pod& pod, const config::WorkloadSpec& workload
   };
   ev.op_list = engine::run_op_list(pod, workload, network, *compute, run_options);
   report::fill_op_list_result(*ev.op_list, *ev.result.mutable_op_list());
+  report::fill_energy(engine::op_list_energy(pod, pod.spec().chip.power, *ev.op_list),
+                      pod.spec().chip.power, ev.op_list->makespan, 0,
+                      *ev.result.mutable_op_list()->mutable_energy());
   report::fill_simulation(ev.op_list->symmetric, ev.op_list->simulation, ev.op_list->played_chips,
                           *ev.result.mutable_simulation());
   if (options.link_stats) {

@@ -247,3 +247,40 @@ TEST(Energy, AGenerationsEnergyIsItsStepsEnergy) {
 
 }  // namespace
 }  // namespace podsim::study
+
+namespace podsim::study {
+namespace {
+
+TEST(Energy, AnOperationListsEnergyIsItsChipsPowerItsWorkAndItsLinks) {
+  const config::PodSpec spec = topology("v5e-4x4.textproto");
+  const topo::Pod pod(spec);
+  const config::WorkloadSpec w =
+      config::load_workload_file(root() / "workloads" / "matmul-allreduce-v5e-4x4.textproto", spec);
+  RunOptions symmetric;
+  RunOptions full;
+  full.symmetry = false;
+  full.fold = false;
+  const Evaluation a = evaluate_in_detail(pod, w, symmetric);
+  const Evaluation b = evaluate_in_detail(pod, w, full);
+  ASSERT_EQ(a.result.status(), podsim::Result::ok) << a.result.reason();
+  const podsim::Energy& e = a.result.op_list().energy();
+  EXPECT_EQ(e.SerializeAsString(), b.result.op_list().energy().SerializeAsString());
+  const config::PowerSpec& p = spec.chip.power;
+  const double makespan_ps = static_cast<double>(a.op_list->makespan.count_ps());
+  EXPECT_NEAR(e.parts().idle_j(), 16 * p.idle_watts * makespan_ps * 1e-12, 1e-10);
+  EXPECT_NEAR(e.parts().host_j(), 16 * p.host_watts * makespan_ps * 1e-12, 1e-10);
+  double bytes = 0;
+  for (topo::LinkId id = 0; id < pod.links().size(); ++id)
+    bytes += static_cast<double>(a.op_list->link_stats.bytes[id]);
+  EXPECT_GT(bytes, 0);
+  EXPECT_NEAR(e.parts().ici_j(), bytes * p.ici_pj_per_byte_per_hop * 1e-12, 1e-12);
+  EXPECT_GT(e.parts().mxu_j(), 0);
+  const podsim::EnergyParts& q = e.parts();
+  EXPECT_NEAR(e.step_j(),
+              q.idle_j() + q.host_j() + q.mxu_j() + q.vector_j() + q.hbm_j() + q.vmem_j() +
+                  q.ici_j() + q.dcn_j(),
+              1e-12);
+}
+
+}  // namespace
+}  // namespace podsim::study
