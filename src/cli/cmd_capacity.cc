@@ -1,6 +1,7 @@
 // podsim capacity SERVE_FILE [--ttft-ms X] [--tpot-ms Y] [--percentile P]
 //   [--tolerance T] [--jobs N] [--format table|csv]
-// podsim capacity SERVE_FILE... --target-rate R [...]: the fewest chips
+// podsim capacity SERVE_FILE... --target-rate R [--minimise chips|cost|energy]
+//   [--pricing FILE [--commitment C]]: the fewest chips, lowest cost or energy
 // podsim capacity SERVE_FILE --target-rate R --fewest-replicas [--max-replicas N]
 // Under mpirun the serve runs are dealt across the ranks and rank 0 alone
 // writes (fleet/capacity_across.h): the output is that of one process.
@@ -16,6 +17,7 @@
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
 #include "cli/positional_files.h"
+#include "cli/pricing_option.h"
 #include "cli/rank_timeout_option.h"
 #include "cli/unsigned_option.h"
 #include "config/serve_loader.h"
@@ -23,6 +25,7 @@
 #include "fleet/capacity_across.h"
 #include "fleet/capacity_replicas.h"
 #include "fleet/engine_oracle.h"
+#include "fleet/serve_cost.h"
 #include "report/format.h"
 #include "report/table.h"
 #include "sim/work_budget.h"
@@ -34,8 +37,51 @@ namespace po = boost::program_options;
 
 namespace {
 
-// --target-rate: every configuration at the rate; the fewest chips that
-// meet the objectives.
+// The energy and cost columns a table gains: J per output token with
+// --minimise cost or energy or with --pricing, $ per million output tokens
+// with --pricing. None otherwise, so the default output is unchanged.
+struct CostColumns {
+  bool energy = false;
+  bool cost = false;
+
+  void add_headers(std::vector<std::string>& headers) const {
+    if (energy)
+      headers.emplace_back("j_per_output_token");
+    if (cost)
+      headers.emplace_back("usd_per_m_output_tokens");
+  }
+  void add_cells(const fleet::CapacityRun& run, std::vector<std::string>& row) const {
+    if (energy)
+      row.push_back(run.energy_modelled ? report::format_double(run.j_per_output_token) : "");
+    if (cost)
+      row.push_back(run.priced ? report::format_double(run.usd_per_m_output_tokens) : "");
+  }
+};
+
+CostColumns cost_columns(const fleet::CapacityOptions& options) {
+  return CostColumns{options.minimise != fleet::Minimise::kChips || options.pricing != nullptr,
+                     options.pricing != nullptr};
+}
+
+// --minimise energy: every file's replicas need a power model. Exit 2
+// naming the first file (and replica) without one, before any run.
+void require_power_models(const std::vector<config::ServeSpec>& specs) {
+  for (const config::ServeSpec& spec : specs) {
+    for (size_t i = 0; i < spec.replicas.size(); ++i) {
+      const config::PodSpec& pod = spec.replicas[i].pod;
+      if (pod.chip.power.modelled)
+        continue;
+      std::string message = "--minimise energy needs every serve file's power model; '";
+      message += pod.source_file;
+      message += "' gives none (chip.power; docs/energy.md)";
+      throw config::InputError(config::Diagnostic{
+          spec.source_file, "replicas[" + std::to_string(i) + "].topology", 0, 0, message});
+    }
+  }
+}
+
+// --target-rate: every configuration at the rate; the one that meets the
+// objectives with the fewest chips, the lowest cost or the least energy.
 int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, double rate,
                  const fleet::CapacityOptions& options, const std::string& format,
                  sweep::Transport& transport, unsigned jobs) {
@@ -53,21 +99,41 @@ int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, doub
     return kExitOk;  // rank 0 reports
   std::string p = std::to_string(options.percentile);
   p.insert(0, 1, 'p');
-  report::Table t({"config", "chips", "rate_per_s", "ttft_" + p + "_s", "tpot_" + p + "_s",
-                   "completed", "rejected", "meets_slo"});
-  for (const fleet::ConfigVerdict& v : result.configs)
-    t.add_row({v.name, std::to_string(v.chips), report::format_double(v.run.rate_per_s),
-               report::format_double(v.run.ttft_s), report::format_double(v.run.tpot_s),
-               std::to_string(v.run.completed), std::to_string(v.run.rejected),
-               v.run.ok ? "yes" : "no"});
+  const CostColumns columns = cost_columns(options);
+  std::vector<std::string> headers = {
+      "config",           "chips",     "rate_per_s", "ttft_" + p + "_s",
+      "tpot_" + p + "_s", "completed", "rejected",   "meets_slo"};
+  columns.add_headers(headers);
+  report::Table t(headers);
+  for (const fleet::ConfigVerdict& v : result.configs) {
+    std::vector<std::string> row = {v.name,
+                                    std::to_string(v.chips),
+                                    report::format_double(v.run.rate_per_s),
+                                    report::format_double(v.run.ttft_s),
+                                    report::format_double(v.run.tpot_s),
+                                    std::to_string(v.run.completed),
+                                    std::to_string(v.run.rejected),
+                                    v.run.ok ? "yes" : "no"};
+    columns.add_cells(v.run, row);
+    t.add_row(row);
+  }
   if (format == "csv") {
     t.render_csv(ctx.out);
   } else {
     t.render_text(ctx.out);
-    ctx.out << "\nfewest chips at " << report::format_double(rate) << " requests/s: ";
+    const char* what = options.minimise == fleet::Minimise::kCost     ? "lowest cost"
+                       : options.minimise == fleet::Minimise::kEnergy ? "least energy"
+                                                                      : "fewest chips";
+    ctx.out << "\n" << what << " at " << report::format_double(rate) << " requests/s: ";
     if (result.best >= 0) {
       const fleet::ConfigVerdict& b = result.configs[static_cast<size_t>(result.best)];
-      ctx.out << "'" << b.name << "', " << b.chips << " chips";
+      ctx.out << "'" << b.name << "', ";
+      if (options.minimise == fleet::Minimise::kCost)
+        ctx.out << "$" << report::format_fixed(b.run.usd_per_m_output_tokens, 4)
+                << " per million output tokens, ";
+      else if (options.minimise == fleet::Minimise::kEnergy)
+        ctx.out << report::format_fixed(b.run.j_per_output_token, 4) << " J per output token, ";
+      ctx.out << b.chips << " chips";
     } else {
       ctx.out << "no configuration meets the objectives";
     }
@@ -100,13 +166,24 @@ int fewest_replicas(Context& ctx, const config::ServeSpec& spec, double rate, ui
     return result.best >= 0 ? kExitOk : kExitCheckFailed;  // rank 0 reports
   std::string p = std::to_string(options.percentile);
   p.insert(0, 1, 'p');
-  report::Table t({"copies", "chips", "rate_per_s", "ttft_" + p + "_s", "tpot_" + p + "_s",
-                   "completed", "rejected", "meets_slo"});
-  for (const fleet::CopiesRun& c : result.tried)
-    t.add_row({std::to_string(c.copies), std::to_string(c.chips),
-               report::format_double(c.run.rate_per_s), report::format_double(c.run.ttft_s),
-               report::format_double(c.run.tpot_s), std::to_string(c.run.completed),
-               std::to_string(c.run.rejected), c.run.ok ? "yes" : "no"});
+  const CostColumns columns = cost_columns(options);
+  std::vector<std::string> headers = {
+      "copies",           "chips",     "rate_per_s", "ttft_" + p + "_s",
+      "tpot_" + p + "_s", "completed", "rejected",   "meets_slo"};
+  columns.add_headers(headers);
+  report::Table t(headers);
+  for (const fleet::CopiesRun& c : result.tried) {
+    std::vector<std::string> row = {std::to_string(c.copies),
+                                    std::to_string(c.chips),
+                                    report::format_double(c.run.rate_per_s),
+                                    report::format_double(c.run.ttft_s),
+                                    report::format_double(c.run.tpot_s),
+                                    std::to_string(c.run.completed),
+                                    std::to_string(c.run.rejected),
+                                    c.run.ok ? "yes" : "no"};
+    columns.add_cells(c.run, row);
+    t.add_row(row);
+  }
   if (format == "csv") {
     t.render_csv(ctx.out);
   } else {
@@ -146,8 +223,13 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
       "target-rate", po::value<double>(),
       "instead: run every serve file given at this rate (requests/s) and name the one that "
       "meets the objectives with the fewest chips")(
+      "minimise", po::value<std::string>()->default_value("chips"),
+      "with --target-rate: among the files that meet the objectives, the one with the fewest "
+      "chips (chips), the lowest $ per million output tokens (cost, needs --pricing) or the "
+      "fewest joules per output token (energy); ties go to the fewest chips, then the first")(
       "format,f", po::value<std::string>()->default_value("table"),
       "table, or csv (one row per serve run)");
+  add_pricing_options(opts);
   add_limit_options(opts);
   add_rank_timeout_option(opts);
   po::variables_map vm;
@@ -204,6 +286,28 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   const int64_t jobs = vm["jobs"].as<int64_t>();
   if (jobs < 1 || jobs > 1024)
     throw UsageError("--jobs: expected 1 to 1024 threads, got " + std::to_string(jobs));
+  const std::string minimise = vm["minimise"].as<std::string>();
+  if (minimise == "cost")
+    options.minimise = fleet::Minimise::kCost;
+  else if (minimise == "energy")
+    options.minimise = fleet::Minimise::kEnergy;
+  else if (minimise != "chips")
+    throw UsageError("--minimise: expected chips, cost or energy, got '" + minimise + "'");
+  if (options.minimise != fleet::Minimise::kChips && (!target || vm.count("fewest-replicas") != 0))
+    throw UsageError("--minimise " + minimise +
+                     " chooses among serve files at a rate: it needs --target-rate (and not "
+                     "--fewest-replicas)");
+  options.pricing = pricing_spec(vm);
+  if (options.minimise == fleet::Minimise::kCost && !options.pricing)
+    throw UsageError(
+        "--minimise cost needs --pricing FILE (a pricing file, e.g. "
+        "topologies/pricing/google-cloud-2026.textproto)");
+  // Before any run: a chip with no price, or no power model where one is needed.
+  if (options.pricing)
+    for (const config::ServeSpec& s : specs)
+      fleet::require_pricing(s, *options.pricing);
+  if (options.minimise == fleet::Minimise::kEnergy)
+    require_power_models(specs);
   if (vm.count("fewest-replicas") != 0) {
     if (!target || files.size() != 1)
       throw UsageError("--fewest-replicas needs --target-rate and one serve file");
@@ -227,12 +331,19 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
     return result.rate_per_s > 0 ? kExitOk : kExitCheckFailed;  // rank 0 reports
   std::string p = std::to_string(options.percentile);
   p.insert(0, 1, 'p');
-  report::Table t(
-      {"rate_per_s", "ttft_" + p + "_s", "tpot_" + p + "_s", "completed", "rejected", "meets_slo"});
-  for (const fleet::CapacityRun& r : result.runs)
-    t.add_row({report::format_double(r.rate_per_s), report::format_double(r.ttft_s),
-               report::format_double(r.tpot_s), std::to_string(r.completed),
-               std::to_string(r.rejected), r.ok ? "yes" : "no"});
+  const CostColumns columns = cost_columns(options);
+  std::vector<std::string> headers = {"rate_per_s", "ttft_" + p + "_s", "tpot_" + p + "_s",
+                                      "completed",  "rejected",         "meets_slo"};
+  columns.add_headers(headers);
+  report::Table t(headers);
+  for (const fleet::CapacityRun& r : result.runs) {
+    std::vector<std::string> row = {
+        report::format_double(r.rate_per_s), report::format_double(r.ttft_s),
+        report::format_double(r.tpot_s),     std::to_string(r.completed),
+        std::to_string(r.rejected),          r.ok ? "yes" : "no"};
+    columns.add_cells(r, row);
+    t.add_row(row);
+  }
   if (format == "csv") {
     t.render_csv(ctx.out);
   } else {

@@ -1,6 +1,6 @@
 // podsim serve SERVE_FILE [--format table|json|csv] [--requests FILE]
 //   [--timeseries FILE] [--summary-json FILE] [--summary-csv FILE]
-//   [--seed N] [--no-bucket-error]
+//   [--seed N] [--no-bucket-error] [--pricing FILE [--commitment C]]
 #include <boost/program_options.hpp>
 #include <limits>
 #include <optional>
@@ -12,10 +12,12 @@
 #include "cli/limit_options.h"
 #include "cli/output.h"
 #include "cli/positional_files.h"
+#include "cli/pricing_option.h"
 #include "cli/unsigned_option.h"
 #include "config/serve_loader.h"
 #include "fleet/engine_oracle.h"
 #include "fleet/serve.h"
+#include "fleet/serve_cost.h"
 #include "fleet/serve_output.h"
 #include "fleet/serve_trace.h"
 #include "report/output_file.h"
@@ -57,6 +59,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
       "no-bucket-error",
       "do not simulate each step bucket's lower edge (the bucketing's error bound is then not "
       "reported; half the pod simulations)");
+  add_pricing_options(opts);
   add_limit_options(opts);
   po::variables_map vm;
   const std::vector<std::string> files = parse_with_files(args, opts, vm);
@@ -65,7 +68,8 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
                "arrival process (Poisson, gamma, closed loop or a trace CSV), a router, a\n"
                "scheduler per replica (static, continuous, chunked prefill) with paged\n"
                "KV-cache admission, step times from the pod simulation. Prints latency\n"
-               "percentiles, throughput, goodput under the SLOs and utilisation.\n\n"
+               "percentiles, throughput, goodput under the SLOs, utilisation and energy\n"
+               "(with --pricing, $ and gCO2e per million output tokens).\n\n"
             << opts;
     return kExitOk;
   }
@@ -73,10 +77,14 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
     throw UsageError("serve needs one serve file; got " + std::to_string(files.size()));
   const report::Format format = parse_format_option(vm["format"].as<std::string>());
   // Before loading (a typo costs nothing), and again with every file it names.
-  refuse_clobbering({{"serve file", files[0]}}, serve_outputs(vm));
+  refuse_clobbering({{"serve file", files[0]}, {"--pricing", option_or_empty(vm, "pricing")}},
+                    serve_outputs(vm));
 
+  const std::shared_ptr<const config::PricingSpec> pricing = pricing_spec(vm);
   config::ServeSpec spec = config::load_serve_file(files[0]);
   refuse_clobbering(named_inputs(config::files_named_by(spec)), serve_outputs(vm));
+  if (pricing)
+    fleet::require_pricing(spec, *pricing);  // a chip with no price: exit 2 before the run
   if (vm.count("seed") != 0)
     spec.seed = unsigned_option(vm, "seed", std::numeric_limits<uint64_t>::max());
   if (vm.count("no-bucket-error") != 0)
@@ -87,7 +95,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   } catch (const fleet::StepError& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
   }
-  const podsim::output::ServeReport report = fleet::make_report(spec, out);
+  const podsim::output::ServeReport report = fleet::make_report(spec, out, pricing.get());
   // Every output is written to its temporary before any is put in place,
   // and all are put in place together. The per-request CSV (about 170 bytes
   // a request) is streamed into its temporary file rather than held whole.

@@ -6,6 +6,7 @@
 
 #include "fleet/capacity_lookahead.h"
 #include "fleet/serve.h"
+#include "fleet/serve_cost.h"
 
 namespace podsim::fleet {
 namespace {
@@ -49,6 +50,15 @@ CapacityResult search_capacity(double start, const std::function<ServeSummary(do
         return probes;
       },
       options, 1);
+}
+
+void measure_cost(const config::ServeSpec& spec, const ServeSummary& s,
+                  const CapacityOptions& options, CapacityRun& run) {
+  run.energy_modelled = s.energy_modelled;
+  run.j_per_output_token = s.j_per_output_token;
+  run.priced = options.pricing != nullptr;
+  if (options.pricing)
+    run.usd_per_m_output_tokens = serve_cost(spec, s, *options.pricing).usd_per_m_output_tokens;
 }
 
 double nominal_rate(const config::ServeSpec& spec) {
@@ -109,7 +119,29 @@ CapacityResult find_capacity(const config::ServeSpec& spec, const CapacityOption
       search_options(spec, options));
 }
 
-void add_verdict(FewestChips& out, const config::ServeSpec& spec, const CapacityRun& run) {
+namespace {
+
+// Whether `a` is better than `b` (both meet the objectives) by `minimise`,
+// the fewest chips breaking ties; equal verdicts keep the earlier.
+bool better_verdict(const ConfigVerdict& a, const ConfigVerdict& b, Minimise minimise) {
+  double x = 0;
+  double y = 0;
+  if (minimise == Minimise::kCost) {
+    x = a.run.usd_per_m_output_tokens;
+    y = b.run.usd_per_m_output_tokens;
+  } else if (minimise == Minimise::kEnergy) {
+    x = a.run.j_per_output_token;
+    y = b.run.j_per_output_token;
+  }
+  if (x != y)
+    return x < y;
+  return a.chips < b.chips;
+}
+
+}  // namespace
+
+void add_verdict(FewestChips& out, const config::ServeSpec& spec, const CapacityRun& run,
+                 Minimise minimise) {
   ConfigVerdict v;
   v.name = spec.name;
   for (const config::ServeReplicaSpec& r : spec.replicas)
@@ -117,7 +149,8 @@ void add_verdict(FewestChips& out, const config::ServeSpec& spec, const Capacity
   v.run = run;
   out.configs.push_back(v);
   const int i = static_cast<int>(out.configs.size()) - 1;
-  if (v.run.ok && (out.best < 0 || v.chips < out.configs[static_cast<size_t>(out.best)].chips))
+  if (v.run.ok &&
+      (out.best < 0 || better_verdict(v, out.configs[static_cast<size_t>(out.best)], minimise)))
     out.best = i;
 }
 
@@ -127,8 +160,10 @@ FewestChips fewest_chips(const std::vector<config::ServeSpec>& specs, double rat
   for (const config::ServeSpec& spec : specs) {
     CapacityRun run;
     run.rate_per_s = rate;
-    meets(serve(at_rate(spec, rate), false, options.limits).summary, options, run);
-    add_verdict(out, spec, run);
+    const ServeSummary s = serve(at_rate(spec, rate), false, options.limits).summary;
+    meets(s, options, run);
+    measure_cost(spec, s, options, run);
+    add_verdict(out, spec, run, options.minimise);
   }
   return out;
 }

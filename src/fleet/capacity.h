@@ -19,14 +19,22 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "config/pricing_spec.h"
 #include "config/serve_spec.h"
 #include "fleet/summary.h"
 #include "sim/work_budget.h"
 
 namespace podsim::fleet {
+
+// What --target-rate picks among the configurations that meet the
+// objectives: the fewest chips, the lowest $ per million output tokens
+// (needs a pricing file), or the fewest joules per output token (needs every
+// configuration's power model).
+enum class Minimise { kChips, kCost, kEnergy };
 
 struct CapacityOptions {
   double ttft_ms = 0;        // 0: none
@@ -42,6 +50,10 @@ struct CapacityOptions {
   double max_rate = config::kMaxArrivalRatePerS;
   // Each serve run's limits (fleet/serve.h, sim/work_budget.h).
   sim::WorkLimits limits = sim::kDefaultWorkLimits;
+  // When set, every run is priced (CapacityRun::usd_per_m_output_tokens);
+  // fleet::require_pricing() must have passed for every spec run.
+  std::shared_ptr<const config::PricingSpec> pricing;
+  Minimise minimise = Minimise::kChips;
 };
 
 struct CapacityRun {
@@ -51,6 +63,12 @@ struct CapacityRun {
   uint64_t completed = 0;
   uint64_t rejected = 0;
   bool ok = false;
+  // Filled by measure_cost(): the run's energy per output token (when every
+  // replica's is modelled) and, with a pricing file, its cost.
+  bool energy_modelled = false;
+  double j_per_output_token = 0;
+  bool priced = false;
+  double usd_per_m_output_tokens = 0;
 };
 
 struct CapacityResult {
@@ -60,6 +78,10 @@ struct CapacityResult {
 };
 
 bool meets(const ServeSummary& s, const CapacityOptions& options, CapacityRun& run);
+// Fills `run`'s energy and (with options.pricing) cost figures from the
+// summary `s` of a run of `spec`'s replicas (fleet/serve_cost.h).
+void measure_cost(const config::ServeSpec& spec, const ServeSummary& s,
+                  const CapacityOptions& options, CapacityRun& run);
 
 // The search over `measure(rate)` (a serve run at that rate), from `start`.
 CapacityResult search_capacity(double start, const std::function<ServeSummary(double)>& measure,
@@ -86,7 +108,9 @@ inline constexpr double kMaxProbeRequests = 1e6;
 CapacityOptions search_options(const config::ServeSpec& spec, const CapacityOptions& options);
 
 // Given a target rate: one serve run of each configuration at that rate,
-// and which meets the objectives with the fewest chips (ties: the first).
+// and which meets the objectives with the fewest chips, the lowest $ per
+// million output tokens or the fewest joules per output token
+// (options.minimise; ties: the fewest chips, then the first).
 struct ConfigVerdict {
   std::string name;
   uint32_t chips = 0;  // over every replica copy
@@ -94,11 +118,13 @@ struct ConfigVerdict {
 };
 struct FewestChips {
   std::vector<ConfigVerdict> configs;  // in the order given
-  int best = -1;                       // index of the fewest chips that meet them; -1: none
+  int best = -1;                       // index of the best that meets them; -1: none
 };
 FewestChips fewest_chips(const std::vector<config::ServeSpec>& specs, double rate,
                          const CapacityOptions& options);
-// Appends `spec`'s verdict from its `run` to `out`, the best updated.
-void add_verdict(FewestChips& out, const config::ServeSpec& spec, const CapacityRun& run);
+// Appends `spec`'s verdict from its `run` to `out`, the best (by `minimise`)
+// updated.
+void add_verdict(FewestChips& out, const config::ServeSpec& spec, const CapacityRun& run,
+                 Minimise minimise = Minimise::kChips);
 
 }  // namespace podsim::fleet

@@ -48,13 +48,16 @@ class ServerPool {
   std::vector<std::unique_ptr<Server>> free_;
 };
 
-// One run at `rate`, its error kept rather than thrown.
+// One run of `spec`'s replicas at `rate`, its error kept rather than thrown.
 template <class Run>
-Probe measure_probe(double rate, const CapacityOptions& options, const Run& run) {
+Probe measure_probe(double rate, const config::ServeSpec& spec, const CapacityOptions& options,
+                    const Run& run) {
   Probe p;
   p.run.rate_per_s = rate;
   try {
-    meets(run(), options, p.run);
+    const ServeSummary s = run();
+    meets(s, options, p.run);
+    measure_cost(spec, s, options, p.run);
   } catch (const std::exception&) {
     keep_current_error(p);
   }
@@ -102,8 +105,8 @@ CapacityResult find_capacity_across(const config::ServeSpec& spec, const Capacit
     sweep::run_points(
         rates.size(), transport, jobs,
         [&](uint64_t k) {
-          return encode_probe(
-              measure_probe(rates[k], options, [&] { return pool.run(at_rate(spec, rates[k])); }));
+          return encode_probe(measure_probe(rates[k], spec, options,
+                                            [&] { return pool.run(at_rate(spec, rates[k])); }));
         },
         [&](uint64_t k, const std::string& bytes) { merged[k] = bytes; });
     const std::vector<std::string> parts = split_probes(
@@ -126,7 +129,7 @@ FewestChips fewest_chips_across(const std::vector<config::ServeSpec>& specs, dou
   sweep::run_points(
       specs.size(), transport, std::max(jobs, 1U),
       [&](uint64_t k) {
-        return encode_probe(measure_probe(rate, options, [&] {
+        return encode_probe(measure_probe(rate, specs[k], options, [&] {
           return serve(at_rate(specs[k], rate), false, options.limits).summary;
         }));
       },
@@ -134,7 +137,7 @@ FewestChips fewest_chips_across(const std::vector<config::ServeSpec>& specs, dou
   FewestChips out;
   for (size_t k = 0; k < probes.size(); ++k) {
     rethrow_error(probes[k]);  // the first configuration whose run failed, as in one process
-    add_verdict(out, specs[k], probes[k].run);
+    add_verdict(out, specs[k], probes[k].run, options.minimise);
   }
   return out;
 }

@@ -227,6 +227,10 @@ std::string encode_probe(const Probe& p) {
   put_raw<uint64_t>(out, p.run.completed);
   put_raw<uint64_t>(out, p.run.rejected);
   put_raw<uint8_t>(out, p.run.ok ? 1 : 0);
+  put_raw<uint8_t>(out, p.run.energy_modelled ? 1 : 0);
+  put_raw<double>(out, p.run.j_per_output_token);
+  put_raw<uint8_t>(out, p.run.priced ? 1 : 0);
+  put_raw<double>(out, p.run.usd_per_m_output_tokens);
   out += p.message;  // the rest
   return out;
 }
@@ -244,6 +248,10 @@ Probe decode_probe(const std::string& bytes) {
   p.run.completed = take_raw<uint64_t>(bytes, at);
   p.run.rejected = take_raw<uint64_t>(bytes, at);
   p.run.ok = take_raw<uint8_t>(bytes, at) != 0;
+  p.run.energy_modelled = take_raw<uint8_t>(bytes, at) != 0;
+  p.run.j_per_output_token = take_raw<double>(bytes, at);
+  p.run.priced = take_raw<uint8_t>(bytes, at) != 0;
+  p.run.usd_per_m_output_tokens = take_raw<double>(bytes, at);
   p.message = bytes.substr(at);
   return p;
 }

@@ -18,7 +18,9 @@ Probe run_copies(const config::ServeSpec& spec, uint32_t copies, double rate,
   try {
     config::ServeSpec s = at_rate(spec, rate);
     s.replicas[0].count = copies;
-    meets(serve(s, false, options.limits).summary, options, p.run);
+    const ServeSummary summary = serve(s, false, options.limits).summary;
+    meets(summary, options, p.run);
+    measure_cost(s, summary, options, p.run);
   } catch (const std::exception&) {
     keep_current_error(p);
   }

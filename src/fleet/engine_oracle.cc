@@ -51,7 +51,9 @@ StepCost EngineReplica::cost(const config::ScenarioSpec& scenario) const {
   if (ev.result.status() != podsim::Result::ok || !ev.serving)
     throw StepError(spec_.workload.source_file + ": replica '" + spec_.name + "': the step " +
                     describe(s) + " cannot be simulated: " + ev.result.reason());
-  return StepCost(ev.serving->step.step_time, ev.serving->summary.mfu);
+  const engine::StepEnergy& e = ev.serving->summary.energy;
+  return StepCost(ev.serving->step.step_time, ev.serving->summary.mfu,
+                  e.modelled ? static_cast<double>(e.parts.total()) * 1e-12 : 0.0, e.modelled);
 }
 
 StepOracle EngineReplica::oracle() const {

@@ -43,7 +43,7 @@ class EngineReplica {
   // HBM after bucketing are still timed: admission keeps real steps within
   // the KV capacity). Throws StepError when the step cannot be lowered.
   sim::Time step_time(const config::ScenarioSpec& scenario) const { return cost(scenario).time; }
-  // With the step's model FLOP utilisation.
+  // With the step's model FLOP utilisation and energy (the whole slice's).
   StepCost cost(const config::ScenarioSpec& scenario) const;
   StepOracle oracle() const;
 

@@ -63,6 +63,10 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     out_.replicas.reserve(replicas_.size());
     for (const auto& r : replicas_)
       out_.replicas.push_back(r->totals(out_.end));
+    if (mover_) {
+      out_.kv_transfer_bytes = mover_->bytes_sent();
+      out_.kv_transfer_energy_j = mover_->energy_j();
+    }
     out_.events = sim_.events_executed();
     out_.fingerprint = sim_.fingerprint();
     return std::move(out_);
@@ -122,6 +126,9 @@ class Fleet final : public sim::EventHandler, public RequestListener {
 
   void admitted(uint32_t request) override { out_.requests[request].admitted = sim_.now(); }
   void preempted(uint32_t request) override { ++out_.requests[request].preemptions; }
+  void charged(uint32_t request, double joules) override {
+    out_.requests[request].energy_j += joules;
+  }
   void rejected(uint32_t request) override { (void)request; }
   void first_token(uint32_t request, sim::Time t) override {
     out_.requests[request].first_token = t;
@@ -212,8 +219,8 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     for (const auto& r : replicas_) {
       const ReplicaState& s = r->state();
       out_.samples.push_back(TimeSample{now, r->index(), s.waiting().size(),
-                                        static_cast<uint32_t>(s.running().size()),
-                                        s.blocks_used()});
+                                        static_cast<uint32_t>(s.running().size()), s.blocks_used(),
+                                        r->power_w()});
     }
     // Keep ticking while anything is left to happen but the ticks.
     if (sim_.pending() > 0)

@@ -34,6 +34,9 @@ struct RequestRecord {
   uint32_t decode_replica = 0;  // where it decoded (the same, unless disaggregated)
   sim::Time kv_transfer;  // disaggregated: its cache's move over the network, contention included
   uint32_t preemptions = 0;
+  // Its share of the energy of the steps that advanced it (each step's
+  // shared by tokens processed: fleet/replica.h), in joules.
+  double energy_j = 0;
   bool rejected = false;  // needs more KV blocks than its replica has
   bool done = false;      // finished or rejected
 };
@@ -45,6 +48,7 @@ struct TimeSample {
   uint64_t waiting = 0;
   uint32_t running = 0;
   uint64_t kv_blocks_used = 0;
+  double power_w = 0;  // Replica::power_w()
 };
 
 struct FleetSetup {
@@ -73,6 +77,11 @@ struct FleetRun {
   double request_seconds = 0;
   uint64_t events = 0;
   uint64_t fingerprint = 0;  // of the event stream
+  // Disaggregated: the KV caches' moves, in bytes sent and in joules (the
+  // transfer pod's chip's power model: every byte sent into the DCN pays
+  // dcn_pj_per_byte, every ICI hop ici_pj_per_byte_per_hop).
+  uint64_t kv_transfer_bytes = 0;
+  double kv_transfer_energy_j = 0;
 };
 
 // Rows of the time series at most (a month sampled every second over

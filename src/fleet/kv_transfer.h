@@ -72,6 +72,12 @@ class KvMover final : public net::TransferSink {
   void start(sim::Simulation& sim, uint32_t from, uint32_t to, uint64_t bytes_per_chip,
              std::function<void(sim::Simulation&)> done);
   uint64_t in_flight() const { return network_->in_flight(); }
+  // Over every cache started: the bytes sent (every chip's) and their
+  // energy in joules, by the pod's chip's power model (0 without one):
+  // dcn_pj_per_byte for each byte sent into the DCN, ici_pj_per_byte_per_hop
+  // for each byte of each ICI hop, as engine/energy.h prices a step's links.
+  uint64_t bytes_sent() const { return bytes_sent_; }
+  double energy_j() const { return energy_pj_ * 1e-12; }
 
   void delivered(sim::Simulation& sim, uint64_t tag) override;
 
@@ -96,6 +102,8 @@ class KvMover final : public net::TransferSink {
   std::map<std::pair<uint32_t, uint32_t>, std::vector<Route>> routes_;
   std::vector<Moving> moving_;
   std::vector<uint32_t> free_;
+  uint64_t bytes_sent_ = 0;
+  double energy_pj_ = 0;
 };
 
 }  // namespace podsim::fleet

@@ -71,6 +71,12 @@ void Replica::start_step(sim::Simulation& sim) {
   step_mfu_ = t > sim::Time() ? cost.mfu * cost.time.to_us() / t.to_us() : 0;
   if (t <= sim::Time())
     throw std::logic_error("a step of replica '" + setup_.name + "' took no time");
+  // Swaps hold the slice at its static power on top of the step's energy.
+  step_energy_j_ =
+      cost.energy_modelled ? cost.energy_j + setup_.static_watts * (t - cost.time).to_s() : 0.0;
+  if (!cost.energy_modelled)
+    totals_.energy_modelled = false;
+  step_time_ = t;
   busy_ = true;
   step_start_ = sim.now();
   if (steps_ != nullptr)
@@ -81,6 +87,17 @@ void Replica::start_step(sim::Simulation& sim) {
 }
 
 void Replica::apply(sim::Time now) {
+  // The step's energy, shared by tokens processed (before the sweep frees
+  // the finished sequences' slots).
+  uint64_t tokens = 0;
+  for (const Work& w : plan_.work)
+    tokens += w.prefill ? w.tokens : 1;
+  if (tokens > 0 && step_energy_j_ > 0) {
+    const double per_token = step_energy_j_ / static_cast<double>(tokens);
+    for (const Work& w : plan_.work)
+      listener_.charged(state_.seq(w.slot).request,
+                        per_token * static_cast<double>(w.prefill ? w.tokens : 1));
+  }
   for (const Work& w : plan_.work) {
     Sequence& s = state_.seq(w.slot);
     if (w.prefill) {
@@ -114,9 +131,16 @@ void Replica::handle(sim::Simulation& sim, uint64_t payload) {
   ++totals_.steps;
   totals_.busy += sim.now() - step_start_;
   totals_.flops_seconds += step_mfu_ * (sim.now() - step_start_).to_s();
+  totals_.busy_energy_j += step_energy_j_;
   account_kv(sim.now());
   apply(sim.now());
   start_step(sim);
+}
+
+double Replica::power_w() const {
+  if (!busy_)
+    return setup_.static_watts;
+  return step_energy_j_ / step_time_.to_s();
 }
 
 ReplicaTotals Replica::totals(sim::Time now) const {

@@ -2,7 +2,10 @@
 // as its scheduler plans them and its step timer costs them, and tells the
 // run when requests produce their first token and finish.
 //
-// Per step: plan O(batch), one timer query (O(log memo)), one event.
+// Per step: plan O(batch), one timer query (O(log memo)), one event. Each
+// step's energy (the timer's, plus the slice's idle and host power over any
+// swap time) is shared among the requests it advanced in proportion to the
+// tokens each processed in it (prompt tokens, or 1 for a decode).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,11 @@ class RequestListener : public ReplicaListener {
   // `cached` tokens (in `blocks` blocks, held until return_blocks()) moves
   // to a decode replica.
   virtual void handed_off(uint32_t replica, uint32_t request, const Sequence& s, sim::Time t) = 0;
+  // A step that just ended charges `joules` of its energy to `request`.
+  virtual void charged(uint32_t request, double joules) {
+    (void)request;
+    (void)joules;
+  }
 
  protected:
   ~RequestListener() = default;
@@ -54,6 +62,11 @@ struct ReplicaSetup {
   uint64_t kv_blocks = 1;
   uint32_t kv_block_tokens = 16;
   uint32_t chips = 1;  // for chip-utilisation figures
+  // The slice's power while no step runs: its powered chips x (idle + host
+  // watts) of its chip's power model (config::PowerSpec), and whether it has
+  // one. Steps draw what the timer says (StepCost::energy_j).
+  double static_watts = 0;
+  bool power_modelled = false;
   // Swap preemption: the time to copy one cached token between HBM and host
   // (its bytes per chip over the host bandwidth); recompute when 0.
   double swap_s_per_token = 0;
@@ -75,6 +88,10 @@ struct ReplicaTotals {
   sim::Time swap_time;          // steps' time spent on it
   uint32_t peak_batch = 0;
   uint64_t peak_kv_blocks = 0;
+  // The steps' energy (joules): what the timer gave, plus the static power
+  // over their swap time; modelled while every step's was.
+  double busy_energy_j = 0;
+  bool energy_modelled = true;
 };
 
 class Replica final : public sim::EventHandler, private ReplicaListener {
@@ -97,6 +114,9 @@ class Replica final : public sim::EventHandler, private ReplicaListener {
   void record_steps(std::vector<StepRecord>* steps) { steps_ = steps; }
   // The totals up to `now` (KV integral brought up to date).
   ReplicaTotals totals(sim::Time now) const;
+  // What the slice draws now (watts): the running step's energy over its
+  // time, or the static power when no step runs.
+  double power_w() const;
 
  private:
   void admitted(uint32_t request) override { listener_.admitted(request); }
@@ -105,6 +125,8 @@ class Replica final : public sim::EventHandler, private ReplicaListener {
 
   void start_step(sim::Simulation& sim);
   double step_mfu_ = 0;
+  double step_energy_j_ = 0;  // the running step's
+  sim::Time step_time_;       // the running step's, swaps included
   std::vector<StepRecord>* steps_ = nullptr;
   void apply(sim::Time now);
   void account_kv(sim::Time now);

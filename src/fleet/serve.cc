@@ -36,6 +36,11 @@ Server::Server(const config::ServeSpec& spec, const sim::WorkLimits& limits)
       rs.kv_blocks = info.kv.blocks;
       rs.kv_block_tokens = r.kv_block_tokens;
       rs.chips = info.chips;
+      const config::PowerSpec& power = r.pod.chip.power;
+      rs.power_modelled = power.modelled;
+      if (power.modelled)
+        rs.static_watts = static_cast<double>(r.pod.chip_count() - r.pod.dead_chips.size()) *
+                          (power.idle_watts + power.host_watts);
       rs.role = r.role == config::RoleKind::kPrefill  ? ReplicaRole::kPrefill
                 : r.role == config::RoleKind::kDecode ? ReplicaRole::kDecode
                                                       : ReplicaRole::kUnified;

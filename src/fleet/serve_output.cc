@@ -4,9 +4,11 @@
 #include <google/protobuf/message.h>
 #include <google/protobuf/reflection.h>
 
+#include <algorithm>
 #include <sstream>
 #include <string_view>
 
+#include "fleet/serve_cost.h"
 #include "report/format.h"
 #include "report/output_json.h"
 #include "report/table.h"
@@ -78,9 +80,30 @@ std::string ms(double s) {
   return report::format_fixed(s * 1e3, 2);
 }
 
+const char* commitment_text(config::Commitment c) {
+  switch (c) {
+    case config::Commitment::kOnDemand:
+      return "on-demand";
+    case config::Commitment::kSpot:
+      return "spot";
+    case config::Commitment::kOneYear:
+      return "1-year";
+    case config::Commitment::kThreeYear:
+      return "3-year";
+  }
+  return "on-demand";
+}
+
+// Every replica copy's chip has a power model.
+bool fleet_powered(const ServeOutput& out) {
+  return !out.setups.empty() && std::all_of(out.setups.begin(), out.setups.end(),
+                                            [](const ReplicaSetup& r) { return r.power_modelled; });
+}
+
 }  // namespace
 
-podsim::output::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out) {
+podsim::output::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out,
+                                        const config::PricingSpec* pricing) {
   const ServeSummary& s = out.summary;
   podsim::output::ServeReport r;
   r.set_name(spec.name);
@@ -111,6 +134,24 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
   r.set_chips(s.chips);
   r.set_events(out.run.events);
   r.set_timeseries_truncated(out.run.samples_truncated);
+  r.set_output_tokens(s.output_tokens);
+  r.set_energy_modelled(s.energy_modelled);
+  r.set_energy_j(s.energy_j);
+  r.set_idle_energy_j(s.idle_energy_j);
+  r.set_kv_transfer_energy_j(s.kv_transfer_energy_j);
+  r.set_mean_power_w(s.mean_power_w);
+  r.set_peak_power_w(s.peak_power_w);
+  r.set_j_per_output_token(s.j_per_output_token);
+  fill(s.energy_per_request_j, *r.mutable_energy_per_request_j());
+  if (pricing != nullptr) {
+    const ServeCost c = serve_cost(spec, s, *pricing);
+    r.set_priced(true);
+    r.set_pricing(pricing->name);
+    r.set_commitment(commitment_text(pricing->commitment));
+    r.set_usd_per_m_output_tokens(c.usd_per_m_output_tokens);
+    r.set_gco2e_per_m_output_tokens(c.gco2e_per_m_output_tokens);
+    r.set_usd_per_hour(c.usd_per_hour);
+  }
   podsim::output::ServeBuckets& b = *r.mutable_buckets();
   b.set_batch_steps_per_octave(s.buckets.batch_steps_per_octave);
   b.set_length_steps_per_octave(s.buckets.length_steps_per_octave);
@@ -139,6 +180,8 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
     o.set_kv_bytes_per_token_per_chip(info.kv.kv_bytes_per_token);
     o.set_weight_bytes_per_chip(info.kv.weight_bytes);
     o.set_activation_bytes_per_chip(info.kv.activation_bytes);
+    o.set_energy_j(rs.energy_j);
+    o.set_idle_energy_j(rs.idle_energy_j);
     if (++copy == info.copies) {
       copy = 0;
       ++spec_index;
@@ -151,7 +194,9 @@ void write_requests_csv(const ServeOutput& out, const std::function<void(std::st
   constexpr size_t kPiece = size_t{1} << 20;  // handed on at about 1 MiB
   std::string s =
       "request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,"
-      "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,kv_transfer_s\n";
+      "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,kv_transfer_s,"
+      "energy_j\n";
+  const bool powered = fleet_powered(out);
   const auto& reqs = out.run.requests;
   for (size_t i = 0; i < reqs.size(); ++i) {
     if (s.size() >= kPiece) {
@@ -167,7 +212,7 @@ void write_requests_csv(const ServeOutput& out, const std::function<void(std::st
     if (r.rejected || !r.done) {
       s += r.rejected ? ",rejected,,," : ",unfinished,,,";
       s += r.rejected ? format_double(r.finish.to_s()) : "";
-      s += ",,,," + std::to_string(r.preemptions) + ",,\n";
+      s += ",,,," + std::to_string(r.preemptions) + ",,,\n";
       continue;
     }
     const double tpot =
@@ -180,7 +225,9 @@ void write_requests_csv(const ServeOutput& out, const std::function<void(std::st
     s += ',' + format_double((r.finish - r.arrival).to_s());
     s += ',' + std::to_string(r.preemptions);
     s += ',' + report::csv_escape(out.setups[r.decode_replica].name);
-    s += ',' + format_double(r.kv_transfer.to_s()) + "\n";
+    s += ',' + format_double(r.kv_transfer.to_s());
+    s += ',' + (powered ? format_double(r.energy_j) : std::string());
+    s += '\n';
   }
   sink(s);
 }
@@ -192,14 +239,36 @@ std::string requests_csv(const ServeOutput& out) {
 }
 
 std::string timeseries_csv(const ServeOutput& out) {
-  std::string s = "time_s,replica,waiting,running,kv_blocks_used,kv_utilisation\n";
-  for (const TimeSample& t : out.run.samples) {
+  std::string s =
+      "time_s,replica,waiting,running,kv_blocks_used,kv_utilisation,power_w,fleet_power_w\n";
+  const bool powered = fleet_powered(out);
+  const auto& samples = out.run.samples;
+  // Samples come by time, then replica: the fleet's power once per time, in
+  // replica order (as summarize() sums it for peak_power_w).
+  std::string fleet;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const TimeSample& t = samples[i];
+    if (i == 0 || samples[i - 1].time != t.time) {
+      double w = 0;
+      for (size_t j = i; j < samples.size() && samples[j].time == t.time; ++j)
+        w += samples[j].power_w;
+      fleet = powered ? format_double(w) : std::string();
+    }
     const ReplicaSetup& r = out.setups[t.replica];
-    s += format_double(t.time.to_s()) + ',' + report::csv_escape(r.name) + ',' +
-         std::to_string(t.waiting) + ',' + std::to_string(t.running) + ',' +
-         std::to_string(t.kv_blocks_used) + ',' +
-         format_double(static_cast<double>(t.kv_blocks_used) / static_cast<double>(r.kv_blocks)) +
-         "\n";
+    s += format_double(t.time.to_s());
+    s += ',';
+    s += report::csv_escape(r.name);
+    s += ',' + std::to_string(t.waiting);
+    s += ',' + std::to_string(t.running);
+    s += ',' + std::to_string(t.kv_blocks_used);
+    s += ',' +
+         format_double(static_cast<double>(t.kv_blocks_used) / static_cast<double>(r.kv_blocks));
+    s += ',';
+    if (r.power_modelled)
+      s += format_double(t.power_w);
+    s += ',';
+    s += fleet;
+    s += '\n';
   }
   return s;
 }
@@ -251,6 +320,36 @@ void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {
                       report::format_fixed(100 * r.buckets().step_time_error_bound(), 2) + "%"
                 : "; step-time error not measured (--no-bucket-error)")},
   };
+  if (r.energy_modelled()) {
+    std::string energy = report::format_fixed(r.energy_j() * 1e-3, 3) + " kJ (" +
+                         report::format_fixed(r.idle_energy_j() * 1e-3, 3) + " kJ idle";
+    if (r.kv_transfer_energy_j() > 0)
+      energy += ", " + report::format_fixed(r.kv_transfer_energy_j(), 3) + " J KV transfers";
+    energy += "), " + report::format_fixed(r.j_per_output_token(), 4) + " J per output token";
+    kv.emplace_back("energy", energy);
+    std::string power = report::format_fixed(r.mean_power_w(), 1) + " W mean, ";
+    power += report::format_fixed(r.peak_power_w(), 1) + " W peak (time-series samples)";
+    kv.emplace_back("power", power);
+    const podsim::output::LatencyPercentiles& e = r.energy_per_request_j();
+    std::string per_request = report::format_fixed(e.mean(), 3) + " J mean, ";
+    per_request += report::format_fixed(e.p50(), 3) + " p50, ";
+    per_request += report::format_fixed(e.p99(), 3) + " p99 (steps' energy only)";
+    kv.emplace_back("energy per request", per_request);
+  } else {
+    kv.emplace_back("energy", "not modelled (a replica's chip has no power model)");
+  }
+  if (r.priced()) {
+    std::string cost = "$" + report::format_fixed(r.usd_per_m_output_tokens(), 4) +
+                       " per million output tokens, $";
+    cost += report::format_fixed(r.usd_per_hour(), 2) + " per hour, ";
+    cost += report::format_fixed(r.gco2e_per_m_output_tokens(), 1) +
+            " gCO2e per million output tokens (";
+    cost += r.pricing();
+    cost += ", ";
+    cost += r.commitment();
+    cost += ")";
+    kv.emplace_back("cost", cost);
+  }
   report::render_key_values(os, kv);
 }
 

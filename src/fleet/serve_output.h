@@ -10,23 +10,31 @@
 #include <string>
 #include <string_view>
 
+#include "config/pricing_spec.h"
 #include "config/serve_spec.h"
 #include "fleet/serve.h"
 #include "podsim/serve_report.pb.h"
 
 namespace podsim::fleet {
 
-podsim::output::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out);
+// With `pricing` (--pricing; require_pricing() passed before the run): the
+// report's cost figures too (fleet/serve_cost.h).
+podsim::output::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out,
+                                        const config::PricingSpec* pricing = nullptr);
 
 // request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,
 // first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,
-// kv_transfer_s
+// kv_transfer_s,energy_j
 std::string requests_csv(const ServeOutput& out);
 // The same bytes handed to `sink` in pieces of about 1 MiB, so a caller
 // streaming them to a file (report::AtomicFile) holds one piece at a time
 // rather than the whole CSV (about 170 bytes a request).
 void write_requests_csv(const ServeOutput& out, const std::function<void(std::string_view)>& sink);
-// time_s,replica,waiting,running,kv_blocks_used,kv_utilisation
+// time_s,replica,waiting,running,kv_blocks_used,kv_utilisation,power_w,
+// fleet_power_w: power_w is the replica's (its running step's energy over
+// its time, or its static power), fleet_power_w the sum over the replicas at
+// that time; both empty when the replica's (or some replica's) chip has no
+// power model.
 std::string timeseries_csv(const ServeOutput& out);
 std::string summary_json(const podsim::output::ServeReport& report);
 std::string summary_csv(const podsim::output::ServeReport& report);

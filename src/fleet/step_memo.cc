@@ -94,14 +94,21 @@ StepCost StepMemo::lookup(const config::ScenarioSpec& s) {
 StepCost StepMemo::cost(const StepShape& shape) {
   sim::Time t;
   double flops_us = 0;  // utilisation x time
+  double joules = 0;
+  bool modelled = true;
   for (int part = 0; part < 2; ++part) {
     if ((part == 0 ? shape.prefill_sequences : shape.decode_sequences) == 0)
       continue;
     const StepCost c = lookup(part == 0 ? prefill_scenario(shape) : decode_scenario(shape));
     t += c.time;
     flops_us += c.mfu * c.time.to_us();
+    joules += c.energy_j;
+    modelled = modelled && c.energy_modelled;
   }
-  return StepCost(t, t > sim::Time() ? flops_us / t.to_us() : 0);
+  if (!modelled)
+    joules = 0;
+  return StepCost(t, t > sim::Time() ? flops_us / t.to_us() : 0, joules,
+                  modelled && t > sim::Time());
 }
 
 }  // namespace podsim::fleet

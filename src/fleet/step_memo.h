@@ -1,5 +1,5 @@
-// Step times from a costly oracle (the pod simulation, fleet/engine_oracle.h),
-// memoised by bucket (fleet/buckets.h).
+// Step times (and energies) from a costly oracle (the pod simulation,
+// fleet/engine_oracle.h), memoised by bucket (fleet/buckets.h).
 //
 // A step is costed as two simulated steps, added:
 //  - its prefill part as a PREFILL of the prefilling sequences, each with the
@@ -56,7 +56,9 @@ class StepMemo final : public StepTimer {
   StepMemo(StepOracle oracle, MemoOptions options);
 
   sim::Time step_time(const StepShape& shape) override { return cost(shape).time; }
-  // Mixed steps: the parts' times added, their utilisations time-weighted.
+  // Mixed steps: the parts' times and energies added, their utilisations
+  // time-weighted (the energy is modelled when both parts' are). A bucketed
+  // step's energy is its bucket's simulated step's, as its time is.
   StepCost cost(const StepShape& shape) override;
   const MemoStats& stats() const { return stats_; }
   const MemoOptions& options() const { return options_; }
@@ -72,7 +74,7 @@ class StepMemo final : public StepTimer {
 
   StepOracle oracle_;
   MemoOptions options_;
-  // (phase, batch, prompt_len, context_len) -> step time.
+  // (phase, batch, prompt_len, context_len) -> step time, MFU and energy.
   std::map<std::tuple<int, uint32_t, uint32_t, uint32_t>, StepCost> memo_;
   MemoStats stats_;
 };

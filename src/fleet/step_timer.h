@@ -1,6 +1,7 @@
-// How long one step of a replica takes: the fleet layer's only question to
-// the layers below, behind a small interface so tests can supply a formula
-// (tests/fleet) and `podsim serve` the pod simulation (fleet/step_memo.h).
+// How long one step of a replica takes, and the energy it draws: the fleet
+// layer's only question to the layers below, behind a small interface so
+// tests can supply a formula (tests/fleet) and `podsim serve` the pod
+// simulation (fleet/step_memo.h).
 //
 // A step may mix sequences in prefill (new prompt tokens, possibly a chunk,
 // possibly after earlier chunks) with sequences decoding one token each
@@ -28,12 +29,18 @@ struct StepShape {
   friend bool operator==(const StepShape&, const StepShape&) = default;
 };
 
-// A step's time and its model FLOP utilisation (useful FLOPs over time x
-// chips x peak; 0 when the timer does not know).
+// A step's time, its model FLOP utilisation (useful FLOPs over time x
+// chips x peak; 0 when the timer does not know) and its energy: the whole
+// replica slice's joules over the step, idle and host power included
+// (engine/energy.h), when `energy_modelled` (0 and false when the timer
+// does not know: a chip with no power model, a formula without one).
 struct StepCost {
-  StepCost(sim::Time t = {}, double utilisation = 0) : time(t), mfu(utilisation) {}
+  StepCost(sim::Time t = {}, double utilisation = 0, double joules = 0, bool modelled = false)
+      : time(t), mfu(utilisation), energy_j(joules), energy_modelled(modelled) {}
   sim::Time time;
   double mfu = 0;
+  double energy_j = 0;
+  bool energy_modelled = false;
 };
 
 class StepTimer {

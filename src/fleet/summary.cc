@@ -27,6 +27,40 @@ Percentiles percentiles(std::vector<double>& values) {
   return p;
 }
 
+namespace {
+
+// The fleet's energy figures from its replicas' (already in `s`) and the
+// completed requests' shares (`energy`, sorted in place).
+void summarize_energy(const FleetRun& run, ServeSummary& s, std::vector<double>& energy) {
+  s.energy_modelled = !s.replicas.empty();
+  for (const ReplicaSummary& r : s.replicas)
+    s.energy_modelled = s.energy_modelled && r.energy_modelled;
+  if (!s.energy_modelled)
+    return;
+  for (const ReplicaSummary& r : s.replicas) {
+    s.busy_energy_j += r.busy_energy_j;
+    s.idle_energy_j += r.idle_energy_j;
+  }
+  s.kv_transfer_energy_j = run.kv_transfer_energy_j;
+  s.energy_j = s.busy_energy_j + s.idle_energy_j + s.kv_transfer_energy_j;
+  if (s.duration_s > 0)
+    s.mean_power_w = s.energy_j / s.duration_s;
+  if (s.output_tokens > 0)
+    s.j_per_output_token = s.energy_j / static_cast<double>(s.output_tokens);
+  // Samples come by time, then replica: one fleet figure per time.
+  for (size_t i = 0; i < run.samples.size();) {
+    double fleet = 0;
+    size_t j = i;
+    for (; j < run.samples.size() && run.samples[j].time == run.samples[i].time; ++j)
+      fleet += run.samples[j].power_w;
+    s.peak_power_w = std::max(s.peak_power_w, fleet);
+    i = j;
+  }
+  s.energy_per_request_j = percentiles(energy);
+}
+
+}  // namespace
+
 ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& replicas,
                        const config::SloSpec& slo) {
   ServeSummary s;
@@ -39,6 +73,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   std::vector<double> e2e;
   std::vector<double> queue;
   std::vector<double> transfer;
+  std::vector<double> energy;
   ttft.reserve(run.requests.size());
   e2e.reserve(run.requests.size());
   queue.reserve(run.requests.size());
@@ -61,6 +96,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
     ttft.push_back(t_ttft);
     e2e.push_back((r.finish - r.arrival).to_s());
     queue.push_back((r.admitted - r.arrival).to_s());
+    energy.push_back(r.energy_j);
     if (r.decode_replica != r.replica)
       transfer.push_back(r.kv_transfer.to_s());
     double t_tpot = 0;
@@ -78,6 +114,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   s.e2e_s = percentiles(e2e);
   s.queue_delay_s = percentiles(queue);
   s.kv_transfer_s = percentiles(transfer);
+  s.output_tokens = output_tokens;
   if (s.duration_s > 0) {
     s.requests_per_s = static_cast<double>(s.completed) / s.duration_s;
     s.output_tokens_per_s = static_cast<double>(output_tokens) / s.duration_s;
@@ -108,6 +145,13 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
     }
     r.kv_peak_utilisation =
         static_cast<double>(t.peak_kv_blocks) / static_cast<double>(r.kv_blocks);
+    r.energy_modelled = replicas[i].power_modelled && t.energy_modelled;
+    if (r.energy_modelled) {
+      r.busy_energy_j = t.busy_energy_j;
+      const double idle_s = std::max(0.0, s.duration_s - t.busy.to_s());
+      r.idle_energy_j = replicas[i].static_watts * idle_s;
+      r.energy_j = r.busy_energy_j + r.idle_energy_j;
+    }
     s.chips += r.chips;
     chip_busy += r.busy_fraction * r.chips;
     chip_flops += r.model_flops_utilisation * r.chips;
@@ -121,6 +165,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   }
   if (blocks > 0 && s.duration_s > 0)
     s.kv_utilisation = block_seconds / (blocks * s.duration_s);
+  summarize_energy(run, s, energy);
   return s;
 }
 

@@ -1,6 +1,6 @@
 // The figures of a fleet run (docs/serving.md, "Outputs"): latency
-// percentiles, throughput, goodput under the SLOs, utilisation, and the
-// step-time buckets' error bound.
+// percentiles, throughput, goodput under the SLOs, utilisation, energy, and
+// the step-time buckets' error bound.
 //
 // Percentiles are nearest-rank on the sorted values (the smallest value with
 // at least p% of the values at or below it), so every figure is one of the
@@ -41,6 +41,13 @@ struct ReplicaSummary {
   double kv_peak_utilisation = 0;
   uint64_t kv_blocks = 0;
   uint32_t peak_batch = 0;
+  // Its chip has a power model and every step's energy was known.
+  bool energy_modelled = false;
+  double busy_energy_j = 0;  // its steps'
+  // Its static power (ReplicaSetup::static_watts) over the run's duration
+  // less its busy time.
+  double idle_energy_j = 0;
+  double energy_j = 0;  // busy + idle
 };
 
 struct BucketReport {
@@ -77,8 +84,22 @@ struct ServeSummary {
   double model_flops_utilisation = 0;  // useful FLOPs over duration x chips x peak
   double kv_utilisation = 0;           // time-averaged, block-weighted over replicas
   uint32_t chips = 0;
+  uint64_t output_tokens = 0;  // of the completed requests
   std::vector<ReplicaSummary> replicas;
   BucketReport buckets;
+  // Energy (docs/serving.md, "Energy"). Every figure 0 unless every
+  // replica's energy is modelled.
+  bool energy_modelled = false;
+  double energy_j = 0;              // busy + idle + KV transfers, over the run
+  double busy_energy_j = 0;         // every replica's steps'
+  double idle_energy_j = 0;         // every replica's static power while no step ran
+  double kv_transfer_energy_j = 0;  // disaggregated: the caches' bytes over DCN and ICI
+  double mean_power_w = 0;          // energy_j / duration_s
+  double peak_power_w = 0;          // the largest fleet power among the time series' samples
+  double j_per_output_token = 0;    // energy_j / output_tokens
+  // Over the completed requests: each one's share of its steps' energy
+  // (RequestRecord::energy_j); the shares add up to busy_energy_j.
+  Percentiles energy_per_request_j;
 };
 
 ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& replicas,

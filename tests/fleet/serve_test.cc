@@ -164,17 +164,19 @@ TEST(ServeOutputs, EveryRequestRowHasEveryColumn) {
   std::istringstream in(csv);
   int rows = 0;
   for (std::string line; std::getline(in, line); ++rows)
-    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 14) << line;
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 15) << line;
   EXPECT_EQ(rows, 4);
-  EXPECT_NE(csv.find("\n1,0.5,r,400,3,rejected,,,0.5,,,,0,,\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,0.5,r,400,3,rejected,,,0.5,,,,0,,,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n0,0,r,100,1,ok,0,"), std::string::npos) << csv;
   std::istringstream ts(timeseries_csv(out));
   std::string header;
   std::getline(ts, header);
-  EXPECT_EQ(header, "time_s,replica,waiting,running,kv_blocks_used,kv_utilisation");
+  EXPECT_EQ(header,
+            "time_s,replica,waiting,running,kv_blocks_used,kv_utilisation,power_w,fleet_power_w");
   std::string first;
   std::getline(ts, first);
-  EXPECT_EQ(first, "0,r,0,1,7,0.7") << "at 0 the first request (100 tokens: 7 blocks) runs";
+  EXPECT_EQ(first, "0,r,0,1,7,0.7,,")
+      << "at 0 the first request (100 tokens: 7 blocks) runs; a formula with no power model";
 }
 
 TEST(ServeCommand, WritesEveryOutputAndRefusesBadInput) {
@@ -195,7 +197,8 @@ TEST(ServeCommand, WritesEveryOutputAndRefusesBadInput) {
   std::getline(r, header);
   EXPECT_EQ(header,
             "request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,"
-            "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,kv_transfer_s");
+            "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,kv_transfer_s,"
+            "energy_j");
   int rows = 0;
   for (std::string line; std::getline(r, line);)
     ++rows;
