@@ -19,6 +19,7 @@
 #include "config/op_table_loader.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
+#include "report/energy_report.h"
 #include "report/generation_report.h"
 #include "report/op_list_report.h"
 #include "report/result_csv.h"
@@ -175,6 +176,7 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
         text << (workload.serving->scenario.output_len > 1 ? "last decode step: " : "the step: ");
       }
       report::render_step(in, run.step, run.summary, text);
+      report::render_cost(result.serving().cost(), text);
     } else {
       text << print_result(result, oo.format);
     }

@@ -71,4 +71,18 @@ void render_energy(const engine::ServingSummary& s, sim::Time step_time, std::os
   t.render_text(out);
 }
 
+void render_cost(const podsim::Cost& cost, std::ostream& out) {
+  if (!cost.priced()) {
+    return;
+  }
+  out << '\n';
+  render_key_values(
+      out,
+      {{"cost", "$" + format_fixed(cost.usd_per_m_tokens(), 4) + " per million tokens ($" +
+                    format_fixed(cost.usd_per_hour(), 2) + " per hour of such steps)"},
+       {"  prices", cost.pricing() + " (read " + cost.pricing_date() + "), " + cost.commitment() +
+                        ", $" + format_fixed(cost.usd_per_chip_hour(), 2) + " per chip-hour"},
+       {"  emissions", format_fixed(cost.gco2e_per_m_tokens(), 2) + " gCO2e per million tokens"}});
+}
+
 }  // namespace podsim::report

@@ -56,13 +56,26 @@ void render_generation(const config::ScenarioSpec& sc, const podsim::GenerationR
     hbm += ", last decode step " + gib(g.last_hbm_used_bytes());
   }
   hbm += " of " + gib(hbm_capacity_bytes) + " GiB" + (g.fits() ? "" : "  DOES NOT FIT");
-  render_key_values(out, {{"time to first token", ms(g.ttft_us()) + " (the prefill step)"},
-                          {"time per output token", tpot},
-                          {"total latency", ms(g.total_us())},
-                          {"tokens/s", tokens_per_s},
-                          {"MFU over the generation", percent(g.mfu(), 2)},
-                          {"HBM per chip", hbm},
-                          {"decode steps simulated", simulated}});
+  std::vector<std::pair<std::string, std::string>> rows = {
+      {"time to first token", ms(g.ttft_us()) + " (the prefill step)"},
+      {"time per output token", tpot},
+      {"total latency", ms(g.total_us())},
+      {"tokens/s", tokens_per_s},
+      {"MFU over the generation", percent(g.mfu(), 2)},
+      {"HBM per chip", hbm},
+      {"decode steps simulated", simulated}};
+  if (g.energy_j() > 0) {
+    std::string energy = format_fixed(g.energy_j(), 1) + " J (prefill " +
+                         format_fixed(g.prefill_energy_j(), 1) + " J), " +
+                         format_fixed(1e3 * g.j_per_token(), 3) + " mJ per token, mean " +
+                         format_fixed(g.mean_power_w() / 1e3, 2) + " kW";
+    if (g.usd_per_m_tokens() > 0) {
+      energy += "; $" + format_fixed(g.usd_per_m_tokens(), 4) + " and " +
+                format_fixed(g.gco2e_per_m_tokens(), 2) + " gCO2e per million tokens";
+    }
+    rows.emplace_back("energy", energy);
+  }
+  render_key_values(out, rows);
   out << '\n';
 }
 
