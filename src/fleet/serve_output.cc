@@ -11,6 +11,7 @@
 #include "fleet/serve_cost.h"
 #include "report/format.h"
 #include "report/output_json.h"
+#include "report/result_cost.h"
 #include "report/table.h"
 
 namespace podsim::fleet {
@@ -80,20 +81,6 @@ std::string ms(double s) {
   return report::format_fixed(s * 1e3, 2);
 }
 
-const char* commitment_text(config::Commitment c) {
-  switch (c) {
-    case config::Commitment::kOnDemand:
-      return "on-demand";
-    case config::Commitment::kSpot:
-      return "spot";
-    case config::Commitment::kOneYear:
-      return "1-year";
-    case config::Commitment::kThreeYear:
-      return "3-year";
-  }
-  return "on-demand";
-}
-
 // Every replica copy's chip has a power model.
 bool fleet_powered(const ServeOutput& out) {
   return !out.setups.empty() && std::all_of(out.setups.begin(), out.setups.end(),
@@ -147,7 +134,7 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
     const ServeCost c = serve_cost(spec, s, *pricing);
     r.set_priced(true);
     r.set_pricing(pricing->name);
-    r.set_commitment(commitment_text(pricing->commitment));
+    r.set_commitment(report::commitment_label(pricing->commitment));
     r.set_usd_per_m_output_tokens(c.usd_per_m_output_tokens);
     r.set_gco2e_per_m_output_tokens(c.gco2e_per_m_output_tokens);
     r.set_usd_per_hour(c.usd_per_hour);
