@@ -3,6 +3,7 @@
 #include "fleet/capacity.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -167,7 +168,10 @@ TEST(Capacity, FewestChipsAtATargetRate) {
 class CapacityMinimise : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = std::filesystem::temp_directory_path() / "podsim_capacity_minimise_test";
+    // One directory per process: CTest runs this suite's tests side by
+    // side, and each removes its directory when it ends.
+    dir_ = std::filesystem::temp_directory_path() /
+           ("podsim_capacity_minimise_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
     const std::filesystem::path topologies = source_dir() / "topologies";
     // 2x2 slices of the shipped pods' chips (their power models and prices).
