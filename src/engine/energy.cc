@@ -10,18 +10,21 @@
 namespace podsim::engine {
 namespace {
 
-// Picojoules, rounded to the nearest. Guarded: a part past 2^62 pJ (about
-// 4.6 MJ, one chip in one step) is refused rather than wrapped.
-int64_t to_pj(double pj) {
-  if (!(pj >= 0) || pj > 4.6e18) {
-    throw std::overflow_error("podsim::engine: an energy of " + std::to_string(pj * 1e-12) +
-                              " J per chip and step is out of range");
+// Picojoules, rounded to the nearest (halves away from zero). A part that
+// is not a number, or past 1e36 pJ, is refused rather than wrapped; the
+// loader's bounds keep every real run far below (docs/energy.md).
+Picojoules to_pj(double pj) {
+  if (!(pj >= 0) || pj > 1e36) {
+    std::string what = "an energy of ";
+    what += std::to_string(pj * 1e-12);
+    what += " J for one chip is out of the range podsim represents";
+    throw std::overflow_error(what);
   }
-  return std::llround(pj);
+  return static_cast<Picojoules>(std::round(pj));
 }
 
 // Watts x time: picojoules (1 W x 1 ps = 1 pJ).
-int64_t draw(double watts, sim::Time t) {
+Picojoules draw(double watts, sim::Time t) {
   return to_pj(watts * static_cast<double>(t.count_ps()));
 }
 
@@ -32,11 +35,11 @@ ChipEnergy chip_energy(const config::PowerSpec& p, const ChipBreakdown& b, sim::
   ChipEnergy e;
   const EnergyParts compute = work_energy(b.compute_work, p);
   const EnergyParts memory = work_energy(b.memory_work, p);
-  const int64_t idle_compute = draw(p.idle_watts, b.compute);
-  const int64_t idle_memory = draw(p.idle_watts, b.memory);
-  const int64_t idle_collective = draw(p.idle_watts, b.collective_exposed);
+  const Picojoules idle_compute = draw(p.idle_watts, b.compute);
+  const Picojoules idle_memory = draw(p.idle_watts, b.memory);
+  const Picojoules idle_collective = draw(p.idle_watts, b.collective_exposed);
   const sim::Time tail = step > b.end ? step - b.end : sim::Time::zero();
-  const int64_t idle_idle = draw(p.idle_watts, b.idle + tail);
+  const Picojoules idle_idle = draw(p.idle_watts, b.idle + tail);
 
   EnergyParts& parts = e.parts;
   parts = compute;
@@ -54,7 +57,7 @@ ChipEnergy chip_energy(const config::PowerSpec& p, const ChipBreakdown& b, sim::
   c.host_pj = parts.host_pj;
 
   // Watts: picojoules per picosecond.
-  const auto per_ps = [](int64_t pj, sim::Time t) {
+  const auto per_ps = [](Picojoules pj, sim::Time t) {
     return t.count_ps() > 0 ? static_cast<double>(pj) / static_cast<double>(t.count_ps()) : 0.0;
   };
   const double links = per_ps(parts.ici_pj + parts.dcn_pj, step);
@@ -97,7 +100,9 @@ EnergyParts work_energy(const chip::WorkDone& w, const config::PowerSpec& p) {
   return e;
 }
 
-StepEnergy step_energy(const topo::Pod& pod, const config::PowerSpec& power,
+namespace {
+
+StepEnergy priced_step(const topo::Pod& pod, const config::PowerSpec& power,
                        const StepResult& step) {
   StepEnergy out;
   out.modelled = power.modelled;
@@ -150,14 +155,14 @@ StepEnergy step_energy(const topo::Pod& pod, const config::PowerSpec& power,
   return out;
 }
 
-StepEnergy op_list_energy(const topo::Pod& pod, const config::PowerSpec& power,
+StepEnergy priced_op_list(const topo::Pod& pod, const config::PowerSpec& power,
                           const OpListResult& run) {
   StepEnergy out;
   out.modelled = power.modelled;
   if (!power.modelled) {
     return out;
   }
-  int64_t chips = 0;
+  Picojoules chips = 0;
   for (topo::ChipId c = 0; c < pod.chip_count(); ++c) {
     chips += pod.is_dead(c) ? 0 : 1;
   }
@@ -173,7 +178,7 @@ StepEnergy op_list_energy(const topo::Pod& pod, const config::PowerSpec& power,
     for (uint32_t r = 0; r < op.repeat; ++r) {
       work += one;
     }
-    const int64_t ps = op.compute->timing.time.count_ps();
+    const Picojoules ps = op.compute->timing.time.count_ps();
     if (ps > 0) {
       densest = std::max(densest, static_cast<double>(one.total()) / static_cast<double>(ps));
     }
@@ -197,12 +202,37 @@ StepEnergy op_list_energy(const topo::Pod& pod, const config::PowerSpec& power,
   }
   p.ici_pj = to_pj(static_cast<double>(ici) * power.ici_pj_per_byte_per_hop);
   p.dcn_pj = to_pj(static_cast<double>(dcn) * power.dcn_pj_per_byte);
-  const int64_t m = run.makespan.count_ps();
+  const Picojoules m = run.makespan.count_ps();
   const double links =
       m > 0 ? static_cast<double>(p.ici_pj + p.dcn_pj) / static_cast<double>(m) : 0.0;
   out.peak_watts =
       static_cast<double>(chips) * (power.idle_watts + power.host_watts + densest) + links;
   return out;
+}
+
+// `price()`, or, when a figure is out of range, no energy and why.
+template <class F>
+StepEnergy guarded(const config::PowerSpec& power, F price) {
+  try {
+    return price();
+  } catch (const std::overflow_error& e) {
+    StepEnergy out;
+    out.unmodelled_reason = e.what();
+    (void)power;
+    return out;
+  }
+}
+
+}  // namespace
+
+StepEnergy step_energy(const topo::Pod& pod, const config::PowerSpec& power,
+                       const StepResult& step) {
+  return guarded(power, [&] { return priced_step(pod, power, step); });
+}
+
+StepEnergy op_list_energy(const topo::Pod& pod, const config::PowerSpec& power,
+                          const OpListResult& run) {
+  return guarded(power, [&] { return priced_op_list(pod, power, run); });
 }
 
 }  // namespace podsim::engine

@@ -23,7 +23,7 @@
 // bit.
 #pragma once
 
-#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "config/power_spec.h"
@@ -32,18 +32,23 @@
 
 namespace podsim::engine {
 
+// Energy in integer picojoules, 128 bits wide: a whole pod's over the
+// longest run podsim simulates (2^63 ps at the loader's largest powers and
+// energies) fits with room to spare, so sums never wrap.
+__extension__ using Picojoules = __int128;
+
 // By mechanism.
 struct EnergyParts {
-  int64_t idle_pj = 0;
-  int64_t host_pj = 0;
-  int64_t mxu_pj = 0;
-  int64_t vector_pj = 0;
-  int64_t hbm_pj = 0;
-  int64_t vmem_pj = 0;
-  int64_t ici_pj = 0;
-  int64_t dcn_pj = 0;
+  Picojoules idle_pj = 0;
+  Picojoules host_pj = 0;
+  Picojoules mxu_pj = 0;
+  Picojoules vector_pj = 0;
+  Picojoules hbm_pj = 0;
+  Picojoules vmem_pj = 0;
+  Picojoules ici_pj = 0;
+  Picojoules dcn_pj = 0;
 
-  int64_t total() const {
+  Picojoules total() const {
     return idle_pj + host_pj + mxu_pj + vector_pj + hbm_pj + vmem_pj + ici_pj + dcn_pj;
   }
   EnergyParts& operator+=(const EnergyParts& o);
@@ -52,13 +57,13 @@ struct EnergyParts {
 
 // By the breakdown's time classes, plus the host.
 struct ClassEnergy {
-  int64_t compute_pj = 0;
-  int64_t memory_pj = 0;
-  int64_t collective_pj = 0;
-  int64_t idle_pj = 0;
-  int64_t host_pj = 0;
+  Picojoules compute_pj = 0;
+  Picojoules memory_pj = 0;
+  Picojoules collective_pj = 0;
+  Picojoules idle_pj = 0;
+  Picojoules host_pj = 0;
 
-  int64_t total() const { return compute_pj + memory_pj + collective_pj + idle_pj + host_pj; }
+  Picojoules total() const { return compute_pj + memory_pj + collective_pj + idle_pj + host_pj; }
   ClassEnergy& operator+=(const ClassEnergy& o);
   friend bool operator==(const ClassEnergy&, const ClassEnergy&) = default;
 };
@@ -75,7 +80,10 @@ struct ChipEnergy {
 };
 
 struct StepEnergy {
-  bool modelled = false;       // false: the chip has no power model; all zeros
+  bool modelled = false;  // false: no power model, or see unmodelled_reason; all zeros
+  // Why not modelled though the chip has a power model: a figure out of the
+  // range podsim represents (a NaN or an absurd energy from absurd input).
+  std::string unmodelled_reason;
   uint32_t powered_chips = 0;  // the slice's live chips (dead ones draw nothing)
   EnergyParts parts;           // every powered chip's, summed
   ClassEnergy classes;

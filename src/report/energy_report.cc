@@ -12,10 +12,13 @@ void render_energy(const engine::ServingSummary& s, sim::Time step_time, std::os
   const engine::StepEnergy& e = s.energy;
   out << '\n';
   if (!e.modelled) {
-    out << "energy: the topology's chip has no power model (chip.power; docs/energy.md)\n";
+    if (!e.unmodelled_reason.empty())
+      out << "energy: not computed: " << e.unmodelled_reason << '\n';
+    else
+      out << "energy: the topology's chip has no power model (chip.power; docs/energy.md)\n";
     return;
   }
-  const int64_t total = e.parts.total();
+  const engine::Picojoules total = e.parts.total();
   const double j = joules(total);
   const double seconds = step_time.to_s();
   const std::string per_token =
@@ -37,7 +40,7 @@ void render_energy(const engine::ServingSummary& s, sim::Time step_time, std::os
             {"  peak power", format_fixed(e.peak_watts / 1e3, 2) +
                                  " kW (every chip in its densest class at once)"}});
   out << '\n';
-  const auto pct = [total](int64_t pj) {
+  const auto pct = [total](engine::Picojoules pj) {
     return total > 0
                ? format_fixed(100.0 * static_cast<double>(pj) / static_cast<double>(total), 1) + "%"
                : "-";
@@ -45,22 +48,22 @@ void render_energy(const engine::ServingSummary& s, sim::Time step_time, std::os
   Table t({"energy", "J", "share", "", "by time class", "J ", "share "});
   const engine::EnergyParts& p = e.parts;
   const engine::ClassEnergy& c = e.classes;
-  const std::pair<const char*, int64_t> parts[] = {{"chip idle power", p.idle_pj},
-                                                   {"host power", p.host_pj},
-                                                   {"matrix units", p.mxu_pj},
-                                                   {"vector unit", p.vector_pj},
-                                                   {"HBM", p.hbm_pj},
-                                                   {"VMEM", p.vmem_pj},
-                                                   {"ICI", p.ici_pj},
-                                                   {"DCN", p.dcn_pj}};
-  const std::pair<const char*, int64_t> classes[] = {{"compute-bound", c.compute_pj},
-                                                     {"memory-bound", c.memory_pj},
-                                                     {"collectives", c.collective_pj},
-                                                     {"idle", c.idle_pj},
-                                                     {"host", c.host_pj},
-                                                     {"", 0},
-                                                     {"", 0},
-                                                     {"", 0}};
+  const std::pair<const char*, engine::Picojoules> parts[] = {{"chip idle power", p.idle_pj},
+                                                              {"host power", p.host_pj},
+                                                              {"matrix units", p.mxu_pj},
+                                                              {"vector unit", p.vector_pj},
+                                                              {"HBM", p.hbm_pj},
+                                                              {"VMEM", p.vmem_pj},
+                                                              {"ICI", p.ici_pj},
+                                                              {"DCN", p.dcn_pj}};
+  const std::pair<const char*, engine::Picojoules> classes[] = {{"compute-bound", c.compute_pj},
+                                                                {"memory-bound", c.memory_pj},
+                                                                {"collectives", c.collective_pj},
+                                                                {"idle", c.idle_pj},
+                                                                {"host", c.host_pj},
+                                                                {"", 0},
+                                                                {"", 0},
+                                                                {"", 0}};
   for (size_t i = 0; i < 8; ++i) {
     const bool has_class = classes[i].first[0] != '\0';
     t.add_row({parts[i].first, format_fixed(joules(parts[i].second), 3), pct(parts[i].second), "",

@@ -2,7 +2,7 @@
 
 namespace podsim::report {
 
-double joules(int64_t pj) {
+double joules(engine::Picojoules pj) {
   return static_cast<double>(pj) * 1e-12;
 }
 
@@ -28,6 +28,7 @@ void fill_energy_classes(const engine::ClassEnergy& c, podsim::EnergyClasses& ou
 void fill_energy(const engine::StepEnergy& e, const config::PowerSpec& power, sim::Time step_time,
                  uint64_t tokens, podsim::Energy& out) {
   out.set_modelled(e.modelled);
+  out.set_unmodelled_reason(e.unmodelled_reason);
   out.set_clock_factor(power.clock_factor);
   out.set_voltage(power.voltage);
   fill_energy_parts(e.parts, *out.mutable_parts());
@@ -36,7 +37,7 @@ void fill_energy(const engine::StepEnergy& e, const config::PowerSpec& power, si
   if (!e.modelled) {
     return;
   }
-  const int64_t total = e.parts.total();
+  const engine::Picojoules total = e.parts.total();
   const double j = joules(total);
   out.set_step_j(j);
   out.set_powered_chips(e.powered_chips);

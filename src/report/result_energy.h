@@ -13,7 +13,7 @@
 namespace podsim::report {
 
 // Joules from integer picojoules.
-double joules(int64_t pj);
+double joules(engine::Picojoules pj);
 
 void fill_energy_parts(const engine::EnergyParts& p, podsim::EnergyParts& out);
 void fill_energy_classes(const engine::ClassEnergy& c, podsim::EnergyClasses& out);

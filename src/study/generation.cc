@@ -249,9 +249,11 @@ double generation_flops(const config::ServingSpec& serving, uint32_t decode_step
   return flops + decode_steps * (first + last) / 2;
 }
 
-// The step's energy over the slice, in joules (0 without a power model).
+// The step's energy over the slice, in joules; NaN when it was not
+// computed (no power model, or out of range).
 double step_joules(const Evaluation& step) {
-  return step.result.serving().energy().step_j();
+  const podsim::Energy& e = step.result.serving().energy();
+  return e.modelled() ? e.step_j() : std::nan("");
 }
 
 // The generation's energy: the prefill's and every decode step's, those not
@@ -259,8 +261,11 @@ double step_joules(const Evaluation& step) {
 void fill_energy(const config::PodSpec& pod, const RunOptions& options,
                  const DecodeSamples& samples, const std::map<uint32_t, double>& decode_j,
                  double prefill_j, podsim::GenerationResult& out) {
-  if (!pod.chip.power.modelled)
-    return;
+  bool every_step = std::isfinite(prefill_j);
+  for (const auto& [context, j] : decode_j)
+    every_step = every_step && std::isfinite(j);
+  if (!pod.chip.power.modelled || !every_step)
+    return;  // no energy rather than a partial one
   double energy = prefill_j;
   if (!samples.contexts.empty()) {
     DecodeSamples joules = samples;

@@ -29,6 +29,15 @@ void price_step(const config::PodSpec& pod, const config::PricingSpec& pricing,
                 const engine::ServingSummary& s, podsim::ServingResult& out) {
   const config::ChipPriceSpec& price = config::require_price(pricing, pod.chip.name);
   const engine::StepEnergy& e = s.energy;
+  const bool needs_energy =
+      pricing.carbon_gco2e_per_kwh > 0 || !pricing.chip_price_includes_electricity;
+  if (needs_energy && !e.modelled) {
+    out.mutable_cost()->set_priced(false);
+    out.mutable_cost()->set_unpriced_reason(
+        "the pricing file counts electricity or carbon and the step's energy is not computed: " +
+        e.unmodelled_reason);
+    return;
+  }
   const double chips = e.modelled ? static_cast<double>(e.powered_chips)
                                   : static_cast<double>(pod.chip_count() - pod.dead_chips.size());
   report::fill_cost(pricing, price, chips, s.step_time_us * 1e-6, report::joules(e.parts.total()),

@@ -284,3 +284,30 @@ TEST(Energy, AnOperationListsEnergyIsItsChipsPowerItsWorkAndItsLinks) {
 
 }  // namespace
 }  // namespace podsim::study
+
+namespace podsim::study {
+namespace {
+
+// A 72 PB all-reduce (found by the workload fuzzer) runs for 50 simulated
+// days on v5e 16x16: its energy, over 1e11 J, is computed and adds up
+// rather than overflowing 64-bit picojoules.
+TEST(Energy, AnAbsurdlyLongRunsEnergyIsComputedNotWrapped) {
+  const config::PodSpec spec = topology("v5e-16x16.textproto");
+  const topo::Pod pod(spec);
+  const config::WorkloadSpec w = config::parse_workload_text(
+      "name: \"big\" mesh { axes { name: \"x\" dims: \"x\" } axes { name: \"y\" dims: \"y\" } } "
+      "operations { name: \"allreduce\" repeat: 3 collective { kind: ALL_REDUCE bytes: "
+      "72057594037927936 axes: \"y\" axes: \"x\" algorithm: SEQUENTIAL_AXES } }",
+      "big.textproto", spec);
+  const Evaluation ev = evaluate_in_detail(pod, w, RunOptions{});
+  ASSERT_EQ(ev.result.status(), podsim::Result::ok) << ev.result.reason();
+  const podsim::Energy& e = ev.result.op_list().energy();
+  EXPECT_TRUE(e.modelled());
+  EXPECT_GT(e.step_j(), 1e11);
+  const double makespan_s = ev.op_list->makespan.to_s();
+  EXPECT_NEAR(e.parts().idle_j(), 256 * spec.chip.power.idle_watts * makespan_s,
+              1e-9 * e.parts().idle_j());
+}
+
+}  // namespace
+}  // namespace podsim::study
