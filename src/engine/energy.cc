@@ -212,13 +212,12 @@ StepEnergy priced_op_list(const topo::Pod& pod, const config::PowerSpec& power,
 
 // `price()`, or, when a figure is out of range, no energy and why.
 template <class F>
-StepEnergy guarded(const config::PowerSpec& power, F price) {
+StepEnergy guarded(F price) {
   try {
     return price();
   } catch (const std::overflow_error& e) {
     StepEnergy out;
     out.unmodelled_reason = e.what();
-    (void)power;
     return out;
   }
 }
@@ -227,12 +226,12 @@ StepEnergy guarded(const config::PowerSpec& power, F price) {
 
 StepEnergy step_energy(const topo::Pod& pod, const config::PowerSpec& power,
                        const StepResult& step) {
-  return guarded(power, [&] { return priced_step(pod, power, step); });
+  return guarded([&] { return priced_step(pod, power, step); });
 }
 
 StepEnergy op_list_energy(const topo::Pod& pod, const config::PowerSpec& power,
                           const OpListResult& run) {
-  return guarded(power, [&] { return priced_op_list(pod, power, run); });
+  return guarded([&] { return priced_op_list(pod, power, run); });
 }
 
 }  // namespace podsim::engine

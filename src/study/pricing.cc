@@ -5,6 +5,14 @@
 #include "report/result_energy.h"
 
 namespace podsim::study {
+namespace {
+
+// The file counts electricity or carbon, which need the run's energy.
+bool counts_energy(const config::PricingSpec& pricing) {
+  return pricing.carbon_gco2e_per_kwh > 0 || !pricing.chip_price_includes_electricity;
+}
+
+}  // namespace
 
 std::optional<config::InputError> pricing_conflict(const config::PodSpec& pod,
                                                    const config::PricingSpec& pricing) {
@@ -13,9 +21,7 @@ std::optional<config::InputError> pricing_conflict(const config::PodSpec& pod,
   } catch (const config::InputError& e) {
     return e;
   }
-  const bool needs_energy =
-      pricing.carbon_gco2e_per_kwh > 0 || !pricing.chip_price_includes_electricity;
-  if (needs_energy && !pod.chip.power.modelled) {
+  if (counts_energy(pricing) && !pod.chip.power.modelled) {
     return config::InputError(config::Diagnostic{
         pod.source_file, "chip.power", 0, 0,
         "the pricing file '" + pricing.source_file +
@@ -29,9 +35,7 @@ void price_step(const config::PodSpec& pod, const config::PricingSpec& pricing,
                 const engine::ServingSummary& s, podsim::ServingResult& out) {
   const config::ChipPriceSpec& price = config::require_price(pricing, pod.chip.name);
   const engine::StepEnergy& e = s.energy;
-  const bool needs_energy =
-      pricing.carbon_gco2e_per_kwh > 0 || !pricing.chip_price_includes_electricity;
-  if (needs_energy && !e.modelled) {
+  if (counts_energy(pricing) && !e.modelled) {
     out.mutable_cost()->set_priced(false);
     out.mutable_cost()->set_unpriced_reason(
         "the pricing file counts electricity or carbon and the step's energy is not computed: " +

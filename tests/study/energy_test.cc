@@ -158,15 +158,22 @@ TEST(Energy, DoublingIdlePowerDoublesIdleEnergyOnly) {
   EXPECT_EQ(pa, pb);
 }
 
+// --set overrides putting every power figure but `keep` at 0.
+std::vector<std::string> zeroed_power(const std::string& keep = "") {
+  std::vector<std::string> sets;
+  for (const char* f : {"idle_watts", "host_watts", "mxu_bf16_pj_per_flop", "mxu_int8_pj_per_op",
+                        "vector_pj_per_flop", "hbm_pj_per_byte", "vmem_pj_per_byte",
+                        "ici_pj_per_byte_per_hop", "dcn_pj_per_byte"}) {
+    if (f != keep)
+      sets.push_back(std::string("topology.chip.power.") + f + "=0");
+  }
+  return sets;
+}
+
 TEST(Energy, IdlePowerWithNoWorkIsAllThereIs) {
   // Every dynamic energy and the host at 0: the step's energy is idle
   // power x step time x chips, to the picojoule per class.
-  std::vector<std::string> sets;
-  for (const char* f :
-       {"host_watts", "mxu_bf16_pj_per_flop", "mxu_int8_pj_per_op", "vector_pj_per_flop",
-        "hbm_pj_per_byte", "vmem_pj_per_byte", "ici_pj_per_byte_per_hop", "dcn_pj_per_byte"})
-    sets.push_back(std::string("topology.chip.power.") + f + "=0");
-  const config::PodSpec spec = topology("v5e-4x4.textproto", sets);
+  const config::PodSpec spec = topology("v5e-4x4.textproto", zeroed_power("idle_watts"));
   const EnergyRun r = run_energy(spec, "llama3-8b-decode-v5e.textproto");
   const double expected =
       spec.chip.power.idle_watts * static_cast<double>(r.step().step_time.count_ps()) * 16;
@@ -175,13 +182,8 @@ TEST(Energy, IdlePowerWithNoWorkIsAllThereIs) {
 }
 
 TEST(Energy, ATopologyWithoutAPowerModelReportsNoEnergy) {
-  std::vector<std::string> sets;
-  for (const char* f : {"idle_watts", "host_watts", "mxu_bf16_pj_per_flop", "mxu_int8_pj_per_op",
-                        "vector_pj_per_flop", "hbm_pj_per_byte", "vmem_pj_per_byte",
-                        "ici_pj_per_byte_per_hop", "dcn_pj_per_byte"})
-    sets.push_back(std::string("topology.chip.power.") + f + "=0");
   const EnergyRun r =
-      run_energy(topology("v5e-4x4.textproto", sets), "llama3-8b-decode-v5e.textproto");
+      run_energy(topology("v5e-4x4.textproto", zeroed_power()), "llama3-8b-decode-v5e.textproto");
   EXPECT_FALSE(r.energy().modelled);
   EXPECT_FALSE(r.ev.result.serving().energy().modelled());
   EXPECT_EQ(r.ev.result.serving().energy().step_j(), 0);
