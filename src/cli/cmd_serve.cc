@@ -66,8 +66,9 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   if (vm.count("help") != 0) {
     ctx.out << "Simulates serving requests on one or more replicas (docs/serving.md): an\n"
                "arrival process (Poisson, gamma, closed loop or a trace CSV), a router, a\n"
-               "scheduler per replica (static, continuous, chunked prefill) with paged\n"
-               "KV-cache admission, step times from the pod simulation. Prints latency\n"
+               "scheduler per replica (static, continuous, chunked prefill, or deadline\n"
+               "with admission control) with paged KV-cache admission, speculative\n"
+               "decoding, SLO classes, step times from the pod simulation. Prints latency\n"
                "percentiles, throughput, goodput under the SLOs, utilisation and energy\n"
                "(with --pricing, $ and gCO2e per million output tokens).\n\n"
             << opts;

@@ -13,10 +13,10 @@ namespace {
 
 // A replica's workload must be a serving step: the scheduler replaces its
 // scenario, so an operation list has nothing to serve.
-void check_serving(const WorkloadSpec& w, const internal::ParsedInput& parsed, int replica) {
+void check_serving(const WorkloadSpec& w, const internal::ParsedInput& parsed,
+                   internal::FieldPath at) {
   if (w.serving)
     return;
-  internal::FieldPath at = internal::FieldPath()("replicas", replica)("workload");
   throw InputError(parsed.diagnostic(
       internal::FieldIssue{at, "'" + w.source_file +
                                    "' is an operation list; a replica needs a serving workload "
@@ -112,6 +112,28 @@ void place_kv_copies(ServeSpec& spec, const internal::ServeFiles& files,
   kv.pod = std::move(pod);
 }
 
+// Speculative decoding's draft model: its own serving workload (on the
+// replica's chips or a slice of its own), or the target cut to mtp_layers
+// layers (multi-token prediction).
+void load_draft(ServeReplicaSpec& r, const std::filesystem::path& workload,
+                const std::filesystem::path& topology, const internal::ParsedInput& parsed,
+                const internal::FieldPath& at) {
+  SpeculativeSpec& sp = r.speculative;
+  if (!sp.enabled())
+    return;
+  if (sp.mtp_layers > 0) {
+    WorkloadSpec w = r.workload;
+    w.serving->model.layers = sp.mtp_layers;
+    w.serving->model.name += " (" + std::to_string(sp.mtp_layers) + "-layer MTP draft)";
+    sp.draft_workload = std::move(w);
+    return;
+  }
+  if (!topology.empty())
+    sp.draft_pod = load_topology_file(topology);
+  sp.draft_workload = load_workload_file(workload, sp.draft_pod ? *sp.draft_pod : r.pod);
+  check_serving(*sp.draft_workload, parsed, at("draft_workload"));
+}
+
 ServeSpec parse_serve(internal::InputFormat format, std::string_view contents,
                       std::string source_name, const std::filesystem::path& base_dir) {
   ServeConfig message;
@@ -124,7 +146,9 @@ ServeSpec parse_serve(internal::InputFormat format, std::string_view contents,
     ServeReplicaSpec& r = spec.replicas[i];
     r.pod = load_topology_file(files.topology[i]);
     r.workload = load_workload_file(files.workload[i], r.pod);
-    check_serving(r.workload, parsed, static_cast<int>(i));
+    const internal::FieldPath at = internal::FieldPath()("replicas", static_cast<int>(i));
+    check_serving(r.workload, parsed, at("workload"));
+    load_draft(r, files.draft_workload[i], files.draft_topology[i], parsed, at("speculative"));
   }
   place_kv_copies(spec, files, parsed);
   if (spec.arrivals.kind == ArrivalKind::kTrace)

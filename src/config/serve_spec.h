@@ -27,12 +27,34 @@ inline constexpr uint32_t kMaxStepTokens = 1u << 24;
 inline constexpr double kMaxServeDurationS = 30.0 * 86400;  // 30 days
 inline constexpr double kMaxArrivalRatePerS = 1e9;
 
-enum class SchedulerKind { kStatic, kContinuous, kChunkedPrefill };
+enum class SchedulerKind { kStatic, kContinuous, kChunkedPrefill, kDeadline };
 enum class RouterKind { kRoundRobin, kLeastOutstandingTokens };
 enum class ArrivalKind { kPoisson, kGamma, kClosedLoop, kTrace };
 enum class LengthKind { kFixed, kUniform, kExponential };
 enum class PreemptionKind { kRecompute, kSwap };
 enum class RoleKind { kUnified, kPrefill, kDecode };
+// DEADLINE scheduler: a waiting request predicted to miss its TTFT deadline
+// is admitted anyway, shed (rejected), or deferred behind the others.
+enum class AdmissionKind { kAdmitAll, kRejectLate, kDeferLate };
+
+inline constexpr uint32_t kMaxDraftTokens = 32;
+
+// Speculative decoding of one replica (docs/serving.md). Off when
+// draft_tokens is 0.
+struct SpeculativeSpec {
+  uint32_t draft_tokens = 0;  // k
+  // Conditional acceptance of draft position i (0-based) given positions
+  // before it were accepted: draft_tokens entries.
+  std::vector<double> acceptance;
+  // The draft model: its serving workload (loaded against draft_pod, or the
+  // replica's pod when it shares the chips); for multi-token prediction, the
+  // target's workload cut to mtp_layers layers.
+  std::optional<WorkloadSpec> draft_workload;
+  std::optional<PodSpec> draft_pod;  // set: the draft runs on chips of its own
+  uint32_t mtp_layers = 0;
+
+  bool enabled() const { return draft_tokens > 0; }
+};
 
 struct ServeReplicaSpec {
   std::string name;
@@ -47,6 +69,8 @@ struct ServeReplicaSpec {
   PreemptionKind preemption = PreemptionKind::kRecompute;
   double host_bandwidth_gbps = 0;  // swap: per chip, HBM <-> host
   RoleKind role = RoleKind::kUnified;
+  SpeculativeSpec speculative;
+  AdmissionKind admission = AdmissionKind::kAdmitAll;
 };
 
 // Request lengths of synthetic arrivals, in tokens (>= 1).
@@ -79,6 +103,13 @@ struct ArrivalSpec {
 struct SloSpec {
   double ttft_ms = 0;  // 0: none
   double tpot_ms = 0;  // 0: none
+};
+
+// A class of requests with its own objectives (serve.proto SloClass).
+struct SloClassSpec {
+  std::string name;
+  SloSpec slo;
+  double share = 0;  // synthetic arrivals: the share of requests drawn into it
 };
 
 struct BucketSpec {
@@ -116,6 +147,7 @@ struct ServeSpec {
   ArrivalSpec arrivals;
   RouterKind router = RouterKind::kRoundRobin;
   SloSpec slo;
+  std::vector<SloClassSpec> slo_classes;
   uint64_t seed = 0;
   sim::Time duration = sim::Time::max();      // arrivals stop after
   uint64_t max_requests = kMaxServeRequests;  // the file's `requests`, else the limit

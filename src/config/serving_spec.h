@@ -110,6 +110,11 @@ struct ScenarioSpec {
   // A whole generation (phase kPrefill): tokens generated per sequence, the
   // first by this prefill, each other by a decode step; 0: the single step.
   uint32_t output_len = 0;
+  // A prefill whose every new token is scored by the LM head, not only each
+  // sequence's last: the verification pass of speculative decoding (the
+  // target checks prompt_len - 1 draft tokens and adds its own next one).
+  // Not an input: set by `podsim serve` (fleet/speculative_timer.h).
+  bool score_every_token = false;
 
   bool is_generation() const { return output_len > 0; }
 

@@ -34,7 +34,7 @@ class Synthetic : public ArrivalProcess {
 
   Arrival make(sim::Time t) {
     const uint32_t p = prompt_.draw(lengths_);
-    return Arrival{t, p, output_.draw(lengths_)};
+    return Arrival{t, p, output_.draw(lengths_), 0};
   }
 
   Rng gaps_;
@@ -107,7 +107,7 @@ class TraceReplay final : public ArrivalProcess {
     if (index_ >= rows_.size())
       return std::nullopt;
     const config::TraceRequest& r = rows_[index_++];
-    return Arrival{r.arrival, r.prompt_tokens, r.output_tokens};
+    return Arrival{r.arrival, r.prompt_tokens, r.output_tokens, 0};
   }
 
  private:

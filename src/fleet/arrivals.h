@@ -32,6 +32,7 @@ struct Arrival {
   sim::Time time;
   uint32_t prompt_tokens = 1;
   uint32_t output_tokens = 1;
+  uint32_t slo_class = 0;  // fleet/slo_classes.h: 0 the serve file's `slo`, i slo_classes[i - 1]
 };
 
 class ArrivalProcess {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "fleet/router.h"
+#include "fleet/slo_classes.h"
 
 namespace podsim::fleet {
 namespace {
@@ -135,6 +136,11 @@ class Fleet final : public sim::EventHandler, public RequestListener {
   }
   void finished(uint32_t request, sim::Time t) override { done(request, t, false); }
   void rejected_at(uint32_t request, sim::Time t) override { done(request, t, true); }
+  void shed_at(uint32_t request, sim::Time t) override {
+    out_.requests[request].shed = true;
+    done(request, t, true);
+  }
+  void deferred_request(uint32_t request) override { out_.requests[request].deferred = true; }
 
  private:
   bool accepting(sim::Time t) const {
@@ -187,8 +193,13 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     rec.output_tokens = a.output_tokens;
     rec.replica = r;
     rec.decode_replica = r;
+    rec.slo_class = a.slo_class;
     out_.requests.push_back(rec);
-    replicas_[r]->enqueue(sim_, id, a.prompt_tokens, a.output_tokens);
+    RequestTargets targets;
+    if (a.slo_class < setup_.slo_by_class.size())
+      targets = targets_of(setup_.slo_by_class[a.slo_class], rec.arrival);
+    replicas_[r]->enqueue(sim_, id, a.prompt_tokens, a.output_tokens, targets.ttft_deadline,
+                          targets.tpot);
   }
 
   void done(uint32_t request, sim::Time t, bool rejected) {

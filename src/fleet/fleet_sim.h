@@ -37,8 +37,11 @@ struct RequestRecord {
   // Its share of the energy of the steps that advanced it (each step's
   // shared by tokens processed: fleet/replica.h), in joules.
   double energy_j = 0;
-  bool rejected = false;  // needs more KV blocks than its replica has
-  bool done = false;      // finished or rejected
+  bool rejected = false;   // needs more KV blocks than its replica has, or shed
+  bool shed = false;       // with rejected: shed by admission control (DEADLINE, REJECT_LATE)
+  bool deferred = false;   // deferred by admission control (DEADLINE, DEFER_LATE)
+  bool done = false;       // finished or rejected
+  uint32_t slo_class = 0;  // fleet/slo_classes.h
 };
 
 // A replica's state at a sample time.
@@ -60,6 +63,9 @@ struct FleetSetup {
   sim::Time sample_interval;              // 0: no time series
   bool record_steps = false;              // fill FleetRun::steps
   KvTransferSetup kv_transfer;            // with prefill and decode replicas (fleet/kv_transfer.h)
+  // Each SLO class's objectives, by class index (fleet/slo_classes.h); the
+  // schedulers see each request's deadline and TPOT objective. Empty: none.
+  std::vector<config::SloSpec> slo_by_class;
   // Charged by the fleet's simulation (sim/work_budget.h): a run past a
   // limit throws sim::WorkLimitExceeded. Optional.
   sim::WorkBudget* budget = nullptr;

@@ -11,13 +11,19 @@ Replica::Replica(uint32_t index, const ReplicaSetup& setup, RequestListener& lis
       setup_(setup),
       listener_(listener),
       state_(setup.kv_blocks, setup.kv_block_tokens, *this, setup.swap_s_per_token > 0),
-      scheduler_(make_scheduler(setup.scheduler, setup.limits)) {
+      scheduler_(make_scheduler(setup.scheduler, setup.limits,
+                                SchedulerContext{setup.timer, setup.admission})),
+      acceptance_(setup.acceptance),
+      acceptance_rng_(setup.acceptance_seed) {
   if (setup_.timer == nullptr)
     throw std::invalid_argument("a replica needs a step timer");
+  if (setup_.limits.decode_tokens != acceptance_.draft_tokens() + 1)
+    throw std::invalid_argument("a replica's decode tokens must be its draft tokens + 1");
 }
 
-void Replica::enqueue(sim::Simulation& sim, uint32_t request, uint32_t prompt, uint32_t output) {
-  state_.enqueue(request, prompt, output);
+void Replica::enqueue(sim::Simulation& sim, uint32_t request, uint32_t prompt, uint32_t output,
+                      sim::Time deadline, sim::Time tpot) {
+  state_.enqueue(request, prompt, output, deadline, tpot);
   if (!busy_)
     start_step(sim);
 }
@@ -42,10 +48,14 @@ void Replica::account_kv(sim::Time now) {
 
 void Replica::start_step(sim::Simulation& sim) {
   account_kv(sim.now());
+  state_.set_now(sim.now());
   scheduler_->plan(state_, plan_);
   for (const uint32_t r : rejected_)
     listener_.rejected_at(r, sim.now());
   rejected_.clear();
+  for (const uint32_t r : shed_)
+    listener_.shed_at(r, sim.now());
+  shed_.clear();
   if (plan_.work.empty()) {
     // Schedulers always find work for a non-empty batch (docs/serving.md);
     // a replica that stopped with requests in it would report them as never
@@ -111,10 +121,21 @@ void Replica::apply(sim::Time now) {
         state_.processed(1);
       }
     } else {
-      ++s.cached;
-      ++s.generated;
-      state_.processed(1);
-      ++totals_.decode_tokens;
+      uint32_t produced = 1;
+      if (acceptance_.draft_tokens() > 0) {
+        // The target keeps the accepted drafts and adds its own next token;
+        // the KV cache grows by those tokens only.
+        const uint32_t accepted = acceptance_.draw(acceptance_rng_);
+        produced = std::min(accepted + 1, s.output - s.generated);
+        ++totals_.verifications;
+        totals_.drafted_tokens += acceptance_.draft_tokens();
+        totals_.accepted_drafts += accepted;
+        totals_.verified_tokens += produced;
+      }
+      s.cached += produced;
+      s.generated += produced;
+      state_.processed(produced);
+      totals_.decode_tokens += produced;
     }
   }
   state_.sweep_finished([&](uint32_t slot) { listener_.finished(state_.seq(slot).request, now); },

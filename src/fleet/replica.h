@@ -13,7 +13,9 @@
 #include <string>
 
 #include "fleet/replica_state.h"
+#include "fleet/rng.h"
 #include "fleet/scheduler.h"
+#include "fleet/speculation.h"
 #include "fleet/step_timer.h"
 #include "sim/simulation.h"
 #include "sim/time.h"
@@ -34,6 +36,9 @@ class RequestListener : public ReplicaListener {
   virtual void first_token(uint32_t request, sim::Time t) = 0;
   virtual void finished(uint32_t request, sim::Time t) = 0;
   virtual void rejected_at(uint32_t request, sim::Time t) = 0;
+  // Shed by admission control (DEADLINE with REJECT_LATE) at t; deferred.
+  virtual void shed_at(uint32_t request, sim::Time t) { rejected_at(request, t); }
+  virtual void deferred_request(uint32_t request) { (void)request; }
   // A prefill replica's sequence finished its prefill at t: its cache of
   // `cached` tokens (in `blocks` blocks, held until return_blocks()) moves
   // to a decode replica.
@@ -58,6 +63,7 @@ struct ReplicaSetup {
   std::string name;
   ReplicaRole role = ReplicaRole::kUnified;
   config::SchedulerKind scheduler = config::SchedulerKind::kContinuous;
+  config::AdmissionKind admission = config::AdmissionKind::kAdmitAll;  // DEADLINE only
   SchedulerLimits limits;
   uint64_t kv_blocks = 1;
   uint32_t kv_block_tokens = 16;
@@ -74,6 +80,11 @@ struct ReplicaSetup {
   // handed-off sequence sends per chip).
   double kv_bytes_per_token = 0;
   StepTimer* timer = nullptr;  // not owned; may be shared by identical copies
+  // Speculative decoding (limits.decode_tokens = draft tokens + 1): each
+  // verification's accepted drafts, drawn from this acceptance with this
+  // seed (fleet/speculation.h). Empty: plain decoding.
+  std::vector<double> acceptance;
+  uint64_t acceptance_seed = 0;
 };
 
 // Time integrals of a replica's state, for utilisation figures.
@@ -92,14 +103,23 @@ struct ReplicaTotals {
   // over their swap time; modelled while every step's was.
   double busy_energy_j = 0;
   bool energy_modelled = true;
+  // Speculative decoding: sequence verifications, drafts proposed in them,
+  // drafts accepted (as drawn) and tokens they produced (accepted drafts
+  // kept and the target's own, within each request's output).
+  uint64_t verifications = 0;
+  uint64_t drafted_tokens = 0;
+  uint64_t accepted_drafts = 0;
+  uint64_t verified_tokens = 0;
 };
 
 class Replica final : public sim::EventHandler, private ReplicaListener {
  public:
   Replica(uint32_t index, const ReplicaSetup& setup, RequestListener& listener);
 
-  // A routed request arrives now; an idle replica starts a step.
-  void enqueue(sim::Simulation& sim, uint32_t request, uint32_t prompt, uint32_t output);
+  // A routed request arrives now (with its TTFT deadline and TPOT
+  // objective: fleet/slo_classes.h); an idle replica starts a step.
+  void enqueue(sim::Simulation& sim, uint32_t request, uint32_t prompt, uint32_t output,
+               sim::Time deadline = sim::Time::max(), sim::Time tpot = {});
   // A sequence prefilled elsewhere arrives with its cache (disaggregation).
   void enqueue_prefilled(sim::Simulation& sim, const Sequence& s);
   // Blocks of sequences handed off earlier are free again.
@@ -122,6 +142,8 @@ class Replica final : public sim::EventHandler, private ReplicaListener {
   void admitted(uint32_t request) override { listener_.admitted(request); }
   void preempted(uint32_t request) override { listener_.preempted(request); }
   void rejected(uint32_t request) override { rejected_.push_back(request); }
+  void shed(uint32_t request) override { shed_.push_back(request); }
+  void deferred(uint32_t request) override { listener_.deferred_request(request); }
 
   void start_step(sim::Simulation& sim);
   double step_mfu_ = 0;
@@ -136,8 +158,11 @@ class Replica final : public sim::EventHandler, private ReplicaListener {
   RequestListener& listener_;
   ReplicaState state_;
   std::unique_ptr<Scheduler> scheduler_;
+  Acceptance acceptance_;
+  Rng acceptance_rng_;
   StepPlan plan_;
   std::vector<uint32_t> rejected_;  // during a plan; reported with its time
+  std::vector<uint32_t> shed_;      // the same, shed by admission control
   bool busy_ = false;
   sim::Time step_start_;
   sim::Time kv_since_;

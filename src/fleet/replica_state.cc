@@ -16,7 +16,8 @@ ReplicaState::ReplicaState(uint64_t kv_blocks, uint32_t block_tokens, ReplicaLis
     throw std::invalid_argument("a KV block holds at least one token");
 }
 
-uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t output) {
+uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t output,
+                               sim::Time deadline, sim::Time tpot) {
   uint32_t slot = 0;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -25,8 +26,27 @@ uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t outpu
     slot = static_cast<uint32_t>(pool_.size());
     pool_.emplace_back();
   }
-  pool_[slot] = Sequence{request, prompt, output, prompt, 0, 0, 0, false, false, false};
-  waiting_.push_back(slot);
+  Sequence& s = pool_[slot];
+  s = Sequence{};
+  s.request = request;
+  s.prompt = prompt;
+  s.output = output;
+  s.target = prompt;
+  s.deadline = deadline;
+  s.tpot = tpot;
+  auto at = waiting_.end();
+  if (by_deadline_) {
+    // Behind every new request due no later; ahead of deferred ones.
+    while (at != waiting_.begin()) {
+      const Sequence& before = pool_[*(at - 1)];
+      const bool passes = before.deferred ||
+                          (!before.admitted_once && !before.swapped && before.deadline > deadline);
+      if (!passes)
+        break;
+      --at;
+    }
+  }
+  waiting_.insert(at, slot);
   outstanding_ += uint64_t{prompt} + output;
   return slot;
 }
@@ -97,12 +117,23 @@ bool ReplicaState::swap_in_front() {
   return true;
 }
 
-void ReplicaState::reject_front() {
+void ReplicaState::reject_front(bool shed) {
   const uint32_t slot = waiting_.front();
   waiting_.pop_front();
   outstanding_ -= pool_[slot].remaining_tokens();
-  listener_.rejected(pool_[slot].request);
+  if (shed)
+    listener_.shed(pool_[slot].request);
+  else
+    listener_.rejected(pool_[slot].request);
   release(slot);
+}
+
+void ReplicaState::defer_front() {
+  const uint32_t slot = waiting_.front();
+  waiting_.pop_front();
+  pool_[slot].deferred = true;
+  waiting_.push_back(slot);
+  listener_.deferred(pool_[slot].request);
 }
 
 void ReplicaState::release(uint32_t slot) {

@@ -15,6 +15,8 @@
 #include <deque>
 #include <vector>
 
+#include "sim/time.h"
+
 namespace podsim::fleet {
 
 struct Sequence {
@@ -28,6 +30,12 @@ struct Sequence {
   bool admitted_once = false;
   bool swapped = false;  // its KV cache is in host memory
   bool remote = false;   // with swapped: its cache arrives from a prefill replica (no swap time)
+  // SLO-aware scheduling (fleet/slo_classes.h): when its first token is due
+  // (Time::max(): no objective) and its TPOT objective (0: none); deferred
+  // behind every request that can still meet its deadline.
+  sim::Time deadline = sim::Time::max();
+  sim::Time tpot;
+  bool deferred = false;
 
   bool prefilling() const { return cached < target; }
   // Prompt tokens still to prefill plus output tokens still to produce.
@@ -42,6 +50,12 @@ class ReplicaListener {
   virtual void admitted(uint32_t request) = 0;   // first admission into a running batch
   virtual void preempted(uint32_t request) = 0;  // its KV cache dropped
   virtual void rejected(uint32_t request) = 0;   // can never fit in the KV cache
+  // Shed by admission control: predicted to miss its TTFT deadline.
+  virtual void shed(uint32_t request) { rejected(request); }
+  // Deferred by admission control behind the requests that can still meet
+  // their deadlines.
+  virtual void deferred(uint32_t request) { (void)request; }
+
  protected:
   ~ReplicaListener() = default;
 };
@@ -54,8 +68,17 @@ class ReplicaState {
                bool swap = false);
   bool swaps() const { return swap_; }
 
-  // A routed request joins the back of the waiting queue; returns its slot.
-  uint32_t enqueue(uint32_t request, uint32_t prompt, uint32_t output);
+  // A routed request joins the back of the waiting queue (in deadline
+  // order: before every new request due later and every deferred one);
+  // returns its slot.
+  uint32_t enqueue(uint32_t request, uint32_t prompt, uint32_t output,
+                   sim::Time deadline = sim::Time::max(), sim::Time tpot = {});
+  // Orders new requests in the waiting queue by deadline (earliest first)
+  // instead of by arrival; preempted and swapped sequences stay at the front.
+  void order_by_deadline(bool on) { by_deadline_ = on; }
+  // The time of the step being planned (set by the replica).
+  void set_now(sim::Time now) { now_ = now; }
+  sim::Time now() const { return now_; }
 
   Sequence& seq(uint32_t slot) { return pool_[slot]; }
   const Sequence& seq(uint32_t slot) const { return pool_[slot]; }
@@ -84,8 +107,10 @@ class ReplicaState {
   // with blocks for its cache and one more token; false when they are not free.
   bool swap_in_front();
   // Drops the front of the waiting queue: it needs more blocks than the
-  // pool has. Frees its slot.
-  void reject_front();
+  // pool has (or, `shed`, it would miss its deadline). Frees its slot.
+  void reject_front(bool shed = false);
+  // Moves the front of the waiting queue to the back, deferred.
+  void defer_front();
   // Removes every finished sequence (all output produced) from the running
   // batch, keeping the others' order, and frees them after calling
   // on_finish(slot). With `hand_off`, sequences past their prefill leave too
@@ -139,6 +164,8 @@ class ReplicaState {
   uint64_t blocks_free_;
   uint32_t block_tokens_;
   bool swap_ = false;
+  bool by_deadline_ = false;
+  sim::Time now_;
   uint64_t outstanding_ = 0;
   ReplicaListener& listener_;
 };

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "fleet/deadline_scheduler.h"
+#include "fleet/scheduler_steps.h"
+
 namespace podsim::fleet {
 
 void StepPlan::add_prefill(const Sequence& s, uint32_t slot, uint32_t tokens) {
@@ -17,12 +20,12 @@ void StepPlan::add_decode(const Sequence& s, uint32_t slot) {
   shape.decode_context_tokens += s.cached;
 }
 
-namespace {
+namespace internal {
 
-// Decodes every running sequence past its prefill, one token each, growing
-// its KV cache by one token; preempts from the back when blocks run out.
-// Returns the decodes planned.
-uint32_t plan_decodes(ReplicaState& state, StepPlan& plan) {
+// Decodes every running sequence past its prefill, reserving KV slots for
+// the `lookahead` tokens it processes (1; draft tokens + 1 when speculating);
+// preempts from the back when blocks run out. Returns the decodes planned.
+uint32_t plan_decodes(ReplicaState& state, StepPlan& plan, uint32_t lookahead) {
   uint32_t decodes = 0;
   size_t i = 0;
   while (i < state.running().size()) {
@@ -32,7 +35,7 @@ uint32_t plan_decodes(ReplicaState& state, StepPlan& plan) {
       ++i;
       continue;
     }
-    if (state.reserve(slot, uint64_t{s.cached} + 1)) {
+    if (state.reserve(slot, uint64_t{s.cached} + lookahead)) {
       plan.add_decode(s, slot);
       ++decodes;
       ++i;
@@ -48,12 +51,13 @@ uint32_t plan_decodes(ReplicaState& state, StepPlan& plan) {
 
 // Resumes swapped-out sequences at the front of the queue while the batch
 // and the blocks allow; true when the front (if any) is a new request.
-bool swap_in(ReplicaState& state, StepPlan& plan, uint32_t max_batch) {
+bool swap_in(ReplicaState& state, StepPlan& plan, const SchedulerLimits& limits) {
   while (!state.waiting().empty() && state.seq(state.waiting().front()).swapped) {
-    if (state.running().size() >= max_batch)
+    if (state.running().size() >= limits.max_batch)
       return false;
     const uint32_t slot = state.waiting().front();
-    if (state.blocks_for(uint64_t{state.seq(slot).cached} + 1) > state.blocks_total()) {
+    if (state.blocks_for(uint64_t{state.seq(slot).cached} + limits.decode_tokens) >
+        state.blocks_total()) {
       state.reject_front();  // grew to fill the whole cache: it can never go on
       continue;
     }
@@ -68,23 +72,32 @@ bool swap_in(ReplicaState& state, StepPlan& plan, uint32_t max_batch) {
 
 // A step that would hold no work although sequences run (every one just
 // resumed from host memory or another replica) decodes them instead.
-void decode_if_idle(ReplicaState& state, StepPlan& plan) {
+void decode_if_idle(ReplicaState& state, StepPlan& plan, uint32_t lookahead) {
   if (plan.work.empty() && !state.running().empty())
-    plan_decodes(state, plan);
+    plan_decodes(state, plan, lookahead);
 }
 
 // Rejects waiting requests at the front that need more blocks than the pool
-// has (prompt plus one output token). True when the front can be considered.
-bool front_fits_at_all(ReplicaState& state, uint64_t tokens_to_hold) {
-  (void)tokens_to_hold;
+// has (prompt plus the KV slots of one decode step: `lookahead` tokens).
+// True when the front can be considered.
+bool front_fits_at_all(ReplicaState& state, uint32_t lookahead) {
   while (!state.waiting().empty()) {
     const Sequence& s = state.seq(state.waiting().front());
-    if (state.blocks_for(uint64_t{s.target} + 1) <= state.blocks_total())
+    if (state.blocks_for(uint64_t{s.target} + lookahead) <= state.blocks_total())
       return true;
     state.reject_front();
   }
   return false;
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::decode_if_idle;
+using internal::front_fits_at_all;
+using internal::plan_decodes;
+using internal::swap_in;
 
 class ContinuousBatching final : public Scheduler {
  public:
@@ -92,12 +105,14 @@ class ContinuousBatching final : public Scheduler {
 
   void plan(ReplicaState& state, StepPlan& plan) override {
     plan.clear();
-    const uint32_t decodes = plan_decodes(state, plan);
-    uint64_t budget =
-        limits_.max_tokens_per_step > decodes ? limits_.max_tokens_per_step - decodes : 0;
-    if (!swap_in(state, plan, limits_.max_batch))
-      return decode_if_idle(state, plan);
-    while (state.running().size() < limits_.max_batch && front_fits_at_all(state, 0)) {
+    const uint32_t lookahead = limits_.decode_tokens;
+    const uint64_t decode_tokens = uint64_t{plan_decodes(state, plan, lookahead)} * lookahead;
+    uint64_t budget = limits_.max_tokens_per_step > decode_tokens
+                          ? limits_.max_tokens_per_step - decode_tokens
+                          : 0;
+    if (!swap_in(state, plan, limits_))
+      return decode_if_idle(state, plan, lookahead);
+    while (state.running().size() < limits_.max_batch && front_fits_at_all(state, lookahead)) {
       const uint32_t slot = state.waiting().front();
       const Sequence& s = state.seq(slot);
       const uint32_t need = s.target - s.cached;
@@ -112,7 +127,7 @@ class ContinuousBatching final : public Scheduler {
       plan.add_prefill(state.seq(slot), slot, need);
       budget -= std::min<uint64_t>(need, budget);
     }
-    decode_if_idle(state, plan);
+    decode_if_idle(state, plan, lookahead);
   }
 
  private:
@@ -125,36 +140,38 @@ class ChunkedPrefill final : public Scheduler {
 
   void plan(ReplicaState& state, StepPlan& plan) override {
     plan.clear();
-    const uint32_t decodes = plan_decodes(state, plan);
-    uint64_t budget =
-        limits_.max_tokens_per_step > decodes ? limits_.max_tokens_per_step - decodes : 0;
+    const uint32_t lookahead = limits_.decode_tokens;
+    const uint64_t decode_tokens = uint64_t{plan_decodes(state, plan, lookahead)} * lookahead;
+    uint64_t budget = limits_.max_tokens_per_step > decode_tokens
+                          ? limits_.max_tokens_per_step - decode_tokens
+                          : 0;
     // Prompts already started, in admission order.
     for (const uint32_t slot : state.running()) {
       if (budget == 0)
-        return decode_if_idle(state, plan);
+        return decode_if_idle(state, plan, lookahead);
       const Sequence& s = state.seq(slot);
       if (!s.prefilling())
         continue;
       const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - s.cached, budget));
       if (!state.reserve(slot, uint64_t{s.cached} + chunk))
-        return decode_if_idle(state, plan);  // wait for blocks; decodes free them
+        return decode_if_idle(state, plan, lookahead);  // wait for blocks; decodes free them
       plan.add_prefill(s, slot, chunk);
       budget -= chunk;
     }
-    if (!swap_in(state, plan, limits_.max_batch))
-      return decode_if_idle(state, plan);
+    if (!swap_in(state, plan, limits_))
+      return decode_if_idle(state, plan, lookahead);
     while (budget > 0 && state.running().size() < limits_.max_batch &&
-           front_fits_at_all(state, 0)) {
+           front_fits_at_all(state, lookahead)) {
       const uint32_t slot = state.waiting().front();
       const Sequence& s = state.seq(slot);
       const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target, budget));
       if (!state.reserve(slot, chunk))
-        return decode_if_idle(state, plan);
+        return decode_if_idle(state, plan, lookahead);
       state.admit_front();
       plan.add_prefill(state.seq(slot), slot, chunk);
       budget -= chunk;
     }
-    decode_if_idle(state, plan);
+    decode_if_idle(state, plan, lookahead);
   }
 
  private:
@@ -222,8 +239,11 @@ class StaticBatching final : public Scheduler {
 
 }  // namespace
 
-std::unique_ptr<Scheduler> make_scheduler(config::SchedulerKind kind, SchedulerLimits limits) {
+std::unique_ptr<Scheduler> make_scheduler(config::SchedulerKind kind, SchedulerLimits limits,
+                                          const SchedulerContext& context) {
   switch (kind) {
+    case config::SchedulerKind::kDeadline:
+      return make_deadline_scheduler(limits, context);
     case config::SchedulerKind::kStatic:
       return std::make_unique<StaticBatching>(limits);
     case config::SchedulerKind::kChunkedPrefill:

@@ -12,6 +12,9 @@
 //    longer than what is left runs as the step's only prefill). A mixed step.
 //  - chunked prefill (Sarathi-Serve): decodes first, then prompts in chunks
 //    filling the token budget: prompts already started, then new ones.
+//  - deadline (fleet/deadline_scheduler.h): chunked prefill with new
+//    requests by earliest TTFT deadline, a prefill budget that keeps steps
+//    within the running sequences' TPOT objective, and admission control.
 // Continuous and chunked grow every decoding sequence's KV cache by one
 // token per step; when the pool runs out, the most recently admitted
 // sequence is preempted (recompute, or swap to host memory) until the rest
@@ -56,7 +59,10 @@ struct StepPlan {
 
 struct SchedulerLimits {
   uint32_t max_batch = 1;            // sequences in the running batch
-  uint32_t max_tokens_per_step = 1;  // prefill tokens plus decodes in a step
+  uint32_t max_tokens_per_step = 1;  // prefill tokens plus decode tokens in a step
+  // Tokens a decoding sequence processes per step, with KV slots reserved
+  // for them: 1, or draft tokens + 1 under speculative decoding.
+  uint32_t decode_tokens = 1;
 };
 
 class Scheduler {
@@ -67,6 +73,14 @@ class Scheduler {
   virtual void plan(ReplicaState& state, StepPlan& plan) = 0;
 };
 
-std::unique_ptr<Scheduler> make_scheduler(config::SchedulerKind kind, SchedulerLimits limits);
+// What a scheduler may consult beyond the replica's state: the step timer
+// (DEADLINE predicts step times with it) and the admission policy.
+struct SchedulerContext {
+  StepTimer* timer = nullptr;
+  config::AdmissionKind admission = config::AdmissionKind::kAdmitAll;
+};
+
+std::unique_ptr<Scheduler> make_scheduler(config::SchedulerKind kind, SchedulerLimits limits,
+                                          const SchedulerContext& context = {});
 
 }  // namespace podsim::fleet

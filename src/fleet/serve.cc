@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "fleet/buckets.h"
+#include "fleet/slo_classes.h"
+#include "fleet/speculative_replica.h"
 #include "net/network.h"
 #include "sim/time.h"
 #include "study/evaluate.h"
@@ -28,26 +30,43 @@ Server::Server(const config::ServeSpec& spec, const sim::WorkLimits& limits)
     info.copies = r.count;
     info.chips = static_cast<uint32_t>(r.pod.chip_count());
     info.kv = engine.kv_capacity();
+    StepTimer* timer = memos_.back().get();
+    SpeculativeReplica* speculative = nullptr;
+    if (r.speculative.enabled()) {
+      speculative_.push_back(
+          std::make_unique<SpeculativeReplica>(r, engine, *memos_.back(), mo, network, limits));
+      speculative = speculative_.back().get();
+      info.kv = speculative->kv_capacity(info.kv);
+      info.chips += speculative->draft_chips();
+      timer = speculative->timer();
+    }
     for (uint32_t c = 0; c < r.count; ++c) {
       ReplicaSetup rs;
       rs.name = r.count == 1 ? r.name : r.name + "#" + std::to_string(c);
       rs.scheduler = r.scheduler;
-      rs.limits = SchedulerLimits{r.max_batch, r.max_tokens_per_step};
+      rs.admission = r.admission;
+      rs.limits =
+          SchedulerLimits{r.max_batch, r.max_tokens_per_step, r.speculative.draft_tokens + 1};
+      rs.acceptance = r.speculative.acceptance;
+      // Each copy its own stream, apart from the arrivals' (seeded by spec.seed).
+      rs.acceptance_seed = spec.seed ^ (0x5bd1e9955bd1e995ull * (setups_.size() + 1));
       rs.kv_blocks = info.kv.blocks;
       rs.kv_block_tokens = r.kv_block_tokens;
       rs.chips = info.chips;
-      const config::PowerSpec& power = r.pod.chip.power;
-      rs.power_modelled = power.modelled;
-      if (power.modelled)
-        rs.static_watts = static_cast<double>(r.pod.chip_count() - r.pod.dead_chips.size()) *
-                          (power.idle_watts + power.host_watts);
+      rs.power_modelled = r.pod.chip.power.modelled;
+      rs.static_watts = static_watts(r.pod);
+      if (speculative != nullptr) {
+        rs.power_modelled = rs.power_modelled && (speculative->draft_chips() == 0 ||
+                                                  r.speculative.draft_pod->chip.power.modelled);
+        rs.static_watts += speculative->draft_static_watts();
+      }
       rs.role = r.role == config::RoleKind::kPrefill  ? ReplicaRole::kPrefill
                 : r.role == config::RoleKind::kDecode ? ReplicaRole::kDecode
                                                       : ReplicaRole::kUnified;
       rs.kv_bytes_per_token = info.kv.kv_bytes_per_token;
       if (r.preemption == config::PreemptionKind::kSwap)
         rs.swap_s_per_token = info.kv.kv_bytes_per_token / (r.host_bandwidth_gbps * 1e9);
-      rs.timer = memos_.back().get();
+      rs.timer = timer;
       setups_.push_back(rs);
     }
     info_.push_back(std::move(info));
@@ -90,7 +109,9 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   FleetSetup setup;
   setup.replicas = setups_;
   setup.router = run.router;
-  setup.arrivals = make_arrival_process(run.arrivals, run.seed);
+  setup.arrivals =
+      with_drawn_classes(make_arrival_process(run.arrivals, run.seed), run.slo_classes, run.seed);
+  setup.slo_by_class = slo_table(run.slo, run.slo_classes);
   setup.duration = run.duration;
   setup.max_requests = run.max_requests;
   setup.sample_interval = run.sample_interval;
@@ -106,7 +127,7 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
     // it (slow replicas, long outputs): refused as `podsim run` refuses it.
     throw StepError(study::clock_overflow_reason(e));
   }
-  out.summary = summarize(out.run, out.setups, run.slo);
+  out.summary = summarize(out.run, out.setups, run.slo, run.slo_classes);
   BucketReport& b = out.summary.buckets;
   b.batch_steps_per_octave = spec_.buckets.batch_steps_per_octave;
   b.length_steps_per_octave = spec_.buckets.length_steps_per_octave;
@@ -119,6 +140,13 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
         std::max(b.step_time_error_bound, memos_[i]->stats().max_relative_error);
     b.buckets += memos_[i]->stats().entries;
     b.simulated_steps += memos_[i]->stats().oracle_calls;
+  }
+  for (const auto& sp : speculative_) {
+    for (const StepMemo* m : sp->memos()) {
+      b.step_time_error_bound = std::max(b.step_time_error_bound, m->stats().max_relative_error);
+      b.buckets += m->stats().entries;
+      b.simulated_steps += m->stats().oracle_calls;
+    }
   }
   for (ReplicaSetup& rs : out.setups)
     rs.timer = nullptr;

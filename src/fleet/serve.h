@@ -14,6 +14,7 @@
 #include "config/serve_spec.h"
 #include "fleet/engine_oracle.h"
 #include "fleet/fleet_sim.h"
+#include "fleet/speculative_replica.h"
 #include "fleet/step_memo.h"
 #include "fleet/summary.h"
 #include "sim/work_budget.h"
@@ -59,6 +60,7 @@ class Server {
   sim::WorkLimits limits_;
   std::vector<std::unique_ptr<EngineReplica>> engines_;
   std::vector<std::unique_ptr<StepMemo>> memos_;
+  std::vector<std::unique_ptr<SpeculativeReplica>> speculative_;  // replicas that speculate
   std::vector<ReplicaSetup> setups_;
   std::vector<ReplicaInfo> info_;
   KvTransferSetup kv_;  // disaggregated: the slices the caches move between

@@ -12,6 +12,10 @@ void require_pricing(const config::ServeSpec& spec, const config::PricingSpec& p
   for (const config::ServeReplicaSpec& r : spec.replicas) {
     if (auto conflict = study::pricing_conflict(r.pod, pricing))
       throw *conflict;
+    if (r.speculative.draft_pod) {
+      if (auto conflict = study::pricing_conflict(*r.speculative.draft_pod, pricing))
+        throw *conflict;
+    }
   }
 }
 
@@ -28,6 +32,17 @@ ServeCost serve_cost(const config::ServeSpec& spec, const ServeSummary& s,
         throw std::logic_error("serve_cost: the summary has fewer replicas than the spec");
       chips += s.replicas[copy].chips;
       joules += s.replicas[copy].energy_j;
+    }
+    if (r.speculative.draft_pod) {
+      // A speculative draft on a slice of its own: its chips at their price
+      // (the energy, both slices', is counted with the replica's).
+      const auto draft_chips = static_cast<double>(r.speculative.draft_pod->chip_count()) * r.count;
+      chips -= draft_chips;
+      const config::ChipPriceSpec& dp =
+          config::require_price(pricing, r.speculative.draft_pod->chip.name);
+      const cost::CostFigures f = cost::price(pricing, dp, {draft_chips, s.duration_s, 0, tokens});
+      c.total_usd += f.total_usd;
+      c.gco2e += f.gco2e;
     }
     const config::ChipPriceSpec& price = config::require_price(pricing, r.pod.chip.name);
     const cost::CostFigures f = cost::price(pricing, price, {chips, s.duration_s, joules, tokens});

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "fleet/serve_cost.h"
+#include "fleet/serve_policy_report.h"
 #include "report/format.h"
 #include "report/output_json.h"
 #include "report/result_cost.h"
@@ -139,6 +140,7 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
     r.set_gco2e_per_m_output_tokens(c.gco2e_per_m_output_tokens);
     r.set_usd_per_hour(c.usd_per_hour);
   }
+  fill_policy_report(s, r);
   podsim::output::ServeBuckets& b = *r.mutable_buckets();
   b.set_batch_steps_per_octave(s.buckets.batch_steps_per_octave);
   b.set_length_steps_per_octave(s.buckets.length_steps_per_octave);
@@ -197,7 +199,7 @@ void write_requests_csv(const ServeOutput& out, const std::function<void(std::st
     s += ',' + std::to_string(r.prompt_tokens);
     s += ',' + std::to_string(r.output_tokens);
     if (r.rejected || !r.done) {
-      s += r.rejected ? ",rejected,,," : ",unfinished,,,";
+      s += r.shed ? ",shed,,," : r.rejected ? ",rejected,,," : ",unfinished,,,";
       s += r.rejected ? format_double(r.finish.to_s()) : "";
       s += ",,,," + std::to_string(r.preemptions) + ",,,\n";
       continue;
@@ -273,8 +275,11 @@ std::string summary_csv(const podsim::output::ServeReport& report) {
 
 void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {
   os << "serve '" << r.name() << "': " << r.requests() << " requests (" << r.completed()
-     << " completed, " << r.rejected() << " rejected, " << r.preemptions() << " preemptions) over "
-     << report::format_fixed(r.duration_s(), 3) << " s on " << r.chips() << " chips\n\n";
+     << " completed, " << r.rejected() << " rejected, ";
+  if (r.shed() > 0)
+    os << r.shed() << " shed, ";
+  os << r.preemptions() << " preemptions) over " << report::format_fixed(r.duration_s(), 3)
+     << " s on " << r.chips() << " chips\n\n";
   report::Table t({"latency (ms)", "mean", "p50", "p90", "p99", "max"});
   auto row = [&](const char* name, const podsim::output::LatencyPercentiles& p) {
     t.add_row({name, ms(p.mean()), ms(p.p50()), ms(p.p90()), ms(p.p99()), ms(p.max())});
@@ -288,10 +293,13 @@ void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {
   std::vector<std::pair<std::string, std::string>> kv = {
       {"throughput", report::format_fixed(r.requests_per_s(), 3) + " requests/s, " +
                          report::format_fixed(r.output_tokens_per_s(), 1) + " output tokens/s"},
-      {"goodput", report::format_fixed(r.goodput_requests_per_s(), 3) + " requests/s (" +
-                      report::format_fixed(100 * r.slo_attainment(), 2) +
-                      "% meet TTFT <= " + report::format_double(r.slo_ttft_ms()) +
-                      " ms, TPOT <= " + report::format_double(r.slo_tpot_ms()) + " ms; 0 = none)"},
+      {"goodput",
+       report::format_fixed(r.goodput_requests_per_s(), 3) + " requests/s (" +
+           report::format_fixed(100 * r.slo_attainment(), 2) +
+           (r.slo_classes_size() > 0
+                ? std::string("% meet their SLO class's objectives)")
+                : "% meet TTFT <= " + report::format_double(r.slo_ttft_ms()) +
+                      " ms, TPOT <= " + report::format_double(r.slo_tpot_ms()) + " ms; 0 = none)")},
       {"chip utilisation",
        report::format_fixed(100 * r.chip_utilisation(), 2) + "% of the time busy, " +
            report::format_fixed(100 * r.model_flops_utilisation(), 2) + "% model FLOP utilisation"},
@@ -307,6 +315,7 @@ void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {
                       report::format_fixed(100 * r.buckets().step_time_error_bound(), 2) + "%"
                 : "; step-time error not measured (--no-bucket-error)")},
   };
+  policy_key_values(r, kv);
   if (r.energy_modelled()) {
     std::string energy = report::format_fixed(r.energy_j() * 1e-3, 3) + " kJ (" +
                          report::format_fixed(r.idle_energy_j() * 1e-3, 3) + " kJ idle";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fleet/slo_classes.h"
+
 namespace podsim::fleet {
 
 Percentiles percentiles(std::vector<double>& values) {
@@ -59,10 +61,73 @@ void summarize_energy(const FleetRun& run, ServeSummary& s, std::vector<double>&
   s.energy_per_request_j = percentiles(energy);
 }
 
+void summarize_speculation(const FleetRun& run, ServeSummary& s) {
+  SpeculationSummary& sp = s.speculation;
+  for (const ReplicaTotals& t : run.replicas) {
+    sp.verifications += t.verifications;
+    sp.drafted_tokens += t.drafted_tokens;
+    sp.accepted_drafts += t.accepted_drafts;
+    sp.verified_tokens += t.verified_tokens;
+  }
+  if (sp.verifications > 0)
+    sp.tokens_per_verification =
+        static_cast<double>(sp.verified_tokens) / static_cast<double>(sp.verifications);
+  if (sp.drafted_tokens > 0)
+    sp.draft_acceptance_rate =
+        static_cast<double>(sp.accepted_drafts) / static_cast<double>(sp.drafted_tokens);
+}
+
+// Per class: its requests' counts, SLO attainment and latency percentiles.
+void summarize_classes(const FleetRun& run, const std::vector<config::SloSpec>& table,
+                       const std::vector<config::SloClassSpec>& classes, ServeSummary& s) {
+  if (classes.empty())
+    return;
+  std::vector<SloClassSummary> by(table.size());
+  std::vector<std::vector<double>> ttft(table.size());
+  std::vector<std::vector<double>> tpot(table.size());
+  for (size_t c = 0; c < table.size(); ++c) {
+    by[c].name = c == 0 ? "" : classes[c - 1].name;
+    by[c].slo = table[c];
+  }
+  for (const RequestRecord& r : run.requests) {
+    SloClassSummary& c = by[r.slo_class];
+    ++c.requests;
+    if (r.shed)
+      ++c.shed;
+    if (r.rejected || !r.done)
+      continue;
+    ++c.completed;
+    const double t_ttft = (r.first_token - r.arrival).to_s();
+    ttft[r.slo_class].push_back(t_ttft);
+    double t_tpot = 0;
+    if (r.output_tokens > 1) {
+      t_tpot = (r.finish - r.first_token).to_s() / (r.output_tokens - 1);
+      tpot[r.slo_class].push_back(t_tpot);
+    }
+    if (meets(table[r.slo_class], t_ttft, t_tpot))
+      ++c.slo_met;
+  }
+  for (size_t i = 1; i <= by.size(); ++i) {
+    const size_t c = i % by.size();  // classes in file order, then class 0
+    if (c == 0 && by[0].requests == 0)
+      continue;
+    by[c].ttft_s = percentiles(ttft[c]);
+    by[c].tpot_s = percentiles(tpot[c]);
+    if (by[c].requests > 0)
+      by[c].slo_attainment =
+          static_cast<double>(by[c].slo_met) / static_cast<double>(by[c].requests);
+    if (s.duration_s > 0)
+      by[c].goodput_requests_per_s = static_cast<double>(by[c].slo_met) / s.duration_s;
+    s.slo_classes.push_back(std::move(by[c]));
+  }
+}
+
 }  // namespace
 
 ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& replicas,
-                       const config::SloSpec& slo) {
+                       const config::SloSpec& slo,
+                       const std::vector<config::SloClassSpec>& classes) {
+  const std::vector<config::SloSpec> table = slo_table(slo, classes);
   ServeSummary s;
   s.requests = run.requests.size();
   s.duration_s = run.end.to_s();
@@ -83,6 +148,12 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   for (const RequestRecord& r : run.requests) {
     s.preemptions += r.preemptions;
     ++per_replica[r.replica];
+    if (r.deferred)
+      ++s.deferred;
+    if (r.shed) {
+      ++s.shed;
+      continue;
+    }
     if (r.rejected) {
       ++s.rejected;
       continue;
@@ -104,9 +175,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
       t_tpot = (r.finish - r.first_token).to_s() / (r.output_tokens - 1);
       tpot.push_back(t_tpot);
     }
-    const bool ttft_ok = slo.ttft_ms == 0 || t_ttft * 1e3 <= slo.ttft_ms;
-    const bool tpot_ok = slo.tpot_ms == 0 || t_tpot * 1e3 <= slo.tpot_ms;
-    if (ttft_ok && tpot_ok)
+    if (meets(r.slo_class < table.size() ? table[r.slo_class] : slo, t_ttft, t_tpot))
       ++s.slo_met;
   }
   s.ttft_s = percentiles(ttft);
@@ -166,6 +235,8 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   if (blocks > 0 && s.duration_s > 0)
     s.kv_utilisation = block_seconds / (blocks * s.duration_s);
   summarize_energy(run, s, energy);
+  summarize_speculation(run, s);
+  summarize_classes(run, table, classes, s);
   return s;
 }
 

@@ -60,10 +60,37 @@ struct BucketReport {
   uint64_t simulated_steps = 0;  // oracle calls
 };
 
+// The requests of one SLO class (index 0: of no class, the serve file's
+// `slo`).
+struct SloClassSummary {
+  std::string name;
+  config::SloSpec slo;
+  uint64_t requests = 0;
+  uint64_t completed = 0;
+  uint64_t shed = 0;
+  uint64_t slo_met = 0;
+  double slo_attainment = 0;  // slo_met over requests
+  double goodput_requests_per_s = 0;
+  Percentiles ttft_s;
+  Percentiles tpot_s;
+};
+
+// Speculative decoding, over the replicas that speculate (ReplicaTotals).
+struct SpeculationSummary {
+  uint64_t verifications = 0;
+  uint64_t drafted_tokens = 0;
+  uint64_t accepted_drafts = 0;
+  uint64_t verified_tokens = 0;
+  double tokens_per_verification = 0;  // verified tokens / verifications
+  double draft_acceptance_rate = 0;    // accepted drafts / drafted tokens
+};
+
 struct ServeSummary {
   uint64_t requests = 0;
   uint64_t completed = 0;
-  uint64_t rejected = 0;
+  uint64_t rejected = 0;  // never fit the KV cache (shed requests apart)
+  uint64_t shed = 0;      // by admission control (REJECT_LATE)
+  uint64_t deferred = 0;  // by admission control (DEFER_LATE)
   uint64_t preemptions = 0;
   double duration_s = 0;  // to the last request's end
   double requests_per_s = 0;
@@ -76,7 +103,7 @@ struct ServeSummary {
   Percentiles kv_transfer_s;  // disaggregated: over the requests handed off
   double slo_ttft_ms = 0;
   double slo_tpot_ms = 0;
-  uint64_t slo_met = 0;  // completed requests meeting every SLO given
+  uint64_t slo_met = 0;  // completed requests meeting every SLO given (their class's)
   double goodput_requests_per_s = 0;
   double slo_attainment = 0;           // slo_met over requests
   double mean_requests_in_system = 0;  // Little's L
@@ -100,9 +127,16 @@ struct ServeSummary {
   // Over the completed requests: each one's share of its steps' energy
   // (RequestRecord::energy_j); the shares add up to busy_energy_j.
   Percentiles energy_per_request_j;
+  SpeculationSummary speculation;
+  // With SLO classes: one entry per class in file order, then class 0 (the
+  // requests of no class) when it has requests. Empty without classes.
+  std::vector<SloClassSummary> slo_classes;
 };
 
+// Each request is held to its class's objectives (`classes[c - 1]` for class
+// c >= 1, `slo` for class 0).
 ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& replicas,
-                       const config::SloSpec& slo);
+                       const config::SloSpec& slo,
+                       const std::vector<config::SloClassSpec>& classes = {});
 
 }  // namespace podsim::fleet

@@ -389,7 +389,7 @@ ShardPlan make_plan(const config::ServingSpec& serving, const MeshAxes& mesh) {
     require_divides(p.model.ffn_dim, ffn_over.chips, "model.ffn_dim", "FFN columns",
                     ffn_over.describe("tensor"));
   p.rows = p.seqs * p.q;
-  p.last_rows = sc.phase == Phase::kDecode ? p.rows : p.seqs;
+  p.last_rows = sc.phase == Phase::kDecode || sc.score_every_token ? p.rows : p.seqs;
   if (any_moe)
     plan_moe(p, s, mesh);
   return p;

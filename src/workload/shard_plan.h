@@ -78,11 +78,13 @@ struct ShardPlan {
   bool chunks_share_gathers = false;
 
   // One micro-batch on one chip, before any scattering of the residual stream.
-  uint64_t seqs = 0;       // sequences: B_mb (weight-gathered: B_mb / G)
-  uint64_t q = 0;          // new tokens per sequence
-  uint64_t rows = 0;       // seqs * q tokens
-  uint64_t kv_len = 0;     // keys per sequence after the step: context_len + q
-  uint64_t last_rows = 0;  // tokens the LM head scores: rows (decode), seqs (prefill)
+  uint64_t seqs = 0;    // sequences: B_mb (weight-gathered: B_mb / G)
+  uint64_t q = 0;       // new tokens per sequence
+  uint64_t rows = 0;    // seqs * q tokens
+  uint64_t kv_len = 0;  // keys per sequence after the step: context_len + q
+  // Tokens the LM head scores: rows (decode, and a prefill scoring every
+  // token: speculative verification), seqs (prefill).
+  uint64_t last_rows = 0;
 
   // Projections (per chip).
   uint64_t proj_in = 0;        // contraction from the residual: d (1D, WG), d / X (2D)

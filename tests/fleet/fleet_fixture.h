@@ -53,7 +53,7 @@ inline ReplicaSetup replica(StepTimer& timer, config::SchedulerKind kind, uint32
   ReplicaSetup r;
   r.name = "r";
   r.scheduler = kind;
-  r.limits = SchedulerLimits{max_batch, max_tokens};
+  r.limits = SchedulerLimits{max_batch, max_tokens, 1};
   r.kv_blocks = kv_blocks;
   r.kv_block_tokens = block_tokens;
   r.chips = 1;

@@ -71,7 +71,7 @@ class SchedulerConformance : public ::testing::TestWithParam<Case> {};
 
 TEST_P(SchedulerConformance, ServesEveryRequestInFullWithinItsLimits) {
   const auto reqs = requests(1, 400, 20);
-  LimitChecker checker(GetParam().kind, SchedulerLimits{16, 1024});
+  LimitChecker checker(GetParam().kind, SchedulerLimits{16, 1024, 1});
   const FleetRun r = run(GetParam(), 100000, checker, reqs);
   ASSERT_EQ(r.requests.size(), reqs.size());
   uint64_t prompts = 0;

@@ -324,5 +324,87 @@ TEST(TraceLoader, NamesTheLineAndColumnOfEveryBadCell) {
             std::string::npos);
 }
 
+// Speculative decoding, admission control and SLO classes
+// (serve_policy_validator.cc): every rule names its field.
+TEST(ServeLoader, ServingPoliciesNameEveryProblemWithItsField) {
+  const std::string replica =
+      "topology: \"topologies/v5e-2x2.textproto\" workload: "
+      "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 "
+      "max_tokens_per_step: 16";
+  const std::string arrivals =
+      "arrivals { poisson { rate_per_s: 1 } prompt_tokens { fixed: 10 } output_tokens { fixed: 10 "
+      "} }\n"
+      "requests: 10\n";
+  const std::string e = error_of([&] {
+    parse_serve_text(
+        "replicas { " + replica +
+            " scheduler: STATIC_BATCHING admission: REJECT_LATE speculative { draft_tokens: 3 "
+            "acceptance_rate: 1.5 acceptance_per_position: [0.5] draft_topology: \"t\" } }\n"
+            "replicas { " +
+            replica +
+            " speculative { acceptance_rate: 0.5 } }\n"
+            "replicas { " +
+            replica +
+            " speculative { draft_tokens: 40 acceptance_rate: 0.5 mtp_layers: 1 "
+            "draft_workload: \"nope.textproto\" } }\n" +
+            arrivals +
+            "slo_classes { name: \"a b\" ttft_ms: -1 share: 0.75 }\n"
+            "slo_classes { name: \"x\" share: 0.5 }\n"
+            "slo_classes { name: \"x\" }\n",
+        "p.serve", source_dir());
+  });
+  for (const char* want :
+       {"replicas[0].admission: REJECT_LATE and DEFER_LATE need the DEADLINE scheduler",
+        "replicas[0].speculative.acceptance_rate: give the acceptance as one rate or",
+        "replicas[0].speculative.acceptance_rate: must be in [0, 1]",
+        "replicas[0].speculative.acceptance_per_position: needs one probability per draft token",
+        "replicas[0].speculative.draft_workload: give the draft as a draft_workload file or",
+        "replicas[0].speculative.draft_topology: only a draft_workload runs",
+        "replicas[0].speculative.draft_tokens: speculative decoding batches continuously",
+        "replicas[0].max_tokens_per_step: must be >= max_batch x (draft_tokens + 1) (32)",
+        "replicas[1].speculative.draft_tokens: speculative decoding needs draft_tokens >= 1",
+        "replicas[2].speculative.draft_tokens: must be <= 32",
+        "replicas[2].speculative.draft_workload: no such file",
+        "slo_classes[0].name: must be 1 to 64 letters", "slo_classes[0].ttft_ms",
+        "slo_classes[2].name: names another class already",
+        "slo_classes: the shares add up to 1.25, more than 1"})
+    EXPECT_NE(e.find(want), std::string::npos) << want << "\n" << e;
+}
+
+TEST(ServeLoader, SpeculativeDraftsLoad) {
+  const std::string replica =
+      "topology: \"topologies/v5e-2x2.textproto\" workload: "
+      "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 "
+      "max_tokens_per_step: 512 scheduler: DEADLINE admission: DEFER_LATE";
+  const ServeSpec s = parse_serve_text(
+      "replicas { " + replica +
+          " speculative { draft_tokens: 2 acceptance_per_position: [0.9, 0.5] mtp_layers: 1 } }\n"
+          "replicas { " +
+          replica +
+          " speculative { draft_tokens: 1 acceptance_rate: 0.7 draft_workload: "
+          "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" draft_topology: "
+          "\"topologies/v5e-2x2.textproto\" } }\n"
+          "arrivals { poisson { rate_per_s: 1 } prompt_tokens { fixed: 10 } output_tokens { "
+          "fixed: 10 } }\nrequests: 10\n"
+          "slo_classes { name: \"chat\" ttft_ms: 200 tpot_ms: 40 share: 0.25 }\n",
+      "ok.serve", source_dir());
+  const SpeculativeSpec& mtp = s.replicas[0].speculative;
+  EXPECT_EQ(mtp.draft_tokens, 2u);
+  EXPECT_EQ(mtp.acceptance, (std::vector<double>{0.9, 0.5}));
+  ASSERT_TRUE(mtp.draft_workload.has_value());
+  EXPECT_EQ(mtp.draft_workload->serving->model.layers, 1u);
+  EXPECT_FALSE(mtp.draft_pod.has_value());
+  EXPECT_EQ(s.replicas[0].scheduler, SchedulerKind::kDeadline);
+  EXPECT_EQ(s.replicas[0].admission, AdmissionKind::kDeferLate);
+  const SpeculativeSpec& own = s.replicas[1].speculative;
+  EXPECT_EQ(own.acceptance, (std::vector<double>{0.7}));
+  ASSERT_TRUE(own.draft_pod.has_value());
+  EXPECT_EQ(own.draft_pod->chip_count(), 4u);
+  ASSERT_EQ(s.slo_classes.size(), 1u);
+  EXPECT_EQ(s.slo_classes[0].name, "chat");
+  EXPECT_EQ(s.slo_classes[0].slo.tpot_ms, 40);
+  EXPECT_EQ(s.slo_classes[0].share, 0.25);
+}
+
 }  // namespace serve_loader_test
 }  // namespace podsim::config

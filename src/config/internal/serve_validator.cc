@@ -4,6 +4,7 @@
 
 #include "config/diagnostics.h"
 #include "config/internal/enum_values.h"
+#include "config/internal/serve_policy_validator.h"
 #include "config/internal/topology_validator.h"
 #include "podsim/serve.pb.h"
 
@@ -35,6 +36,7 @@ class ServeValidator {
     known_value(*Router_descriptor(), s_.router(), root_("router"), issues_);
     issues_.non_negative(root_("slo")("ttft_ms"), s_.slo().ttft_ms());
     issues_.non_negative(root_("slo")("tpot_ms"), s_.slo().tpot_ms());
+    check_slo_classes(s_, root_, issues_);
     if (issues_.non_negative(root_("duration_s"), s_.duration_s()))
       issues_.at_most(root_("duration_s"), s_.duration_s(), kMaxServeDurationS, "s");
     issues_.at_most(root_("requests"), s_.requests(), kMaxServeRequests, "");
@@ -166,6 +168,10 @@ class ServeValidator {
     issues_.at_most(at("kv_block_tokens"), r.kv_block_tokens(), 1u << 16, "");
     if (issues_.non_negative(at("kv_memory_fraction"), r.kv_memory_fraction()))
       issues_.at_most(at("kv_memory_fraction"), r.kv_memory_fraction(), 1.0, "");
+    check_serving_policy(r, at, issues_,
+                         [this](const FieldPath& f, const std::string& name, const char* what) {
+                           check_file(f, name, what);
+                         });
   }
 
   void check_lengths(const FieldPath& at, const Lengths& l) {
@@ -268,6 +274,8 @@ SchedulerKind scheduler_of(Scheduler s) {
       return SchedulerKind::kStatic;
     case CHUNKED_PREFILL:
       return SchedulerKind::kChunkedPrefill;
+    case DEADLINE:
+      return SchedulerKind::kDeadline;
     default:
       return SchedulerKind::kContinuous;
   }
@@ -306,9 +314,18 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
     rs.role = r.role() == ROLE_PREFILL  ? RoleKind::kPrefill
               : r.role() == ROLE_DECODE ? RoleKind::kDecode
                                         : RoleKind::kUnified;
+    rs.speculative = speculative_spec(r.speculative());
+    rs.admission = admission_of(r.admission());
     spec.replicas.push_back(std::move(rs));
     files.topology.push_back(serve_path(base_dir, r.topology()).lexically_normal());
     files.workload.push_back(serve_path(base_dir, r.workload()).lexically_normal());
+    const Speculative& sp = r.speculative();
+    files.draft_workload.push_back(
+        sp.draft_workload().empty() ? std::filesystem::path()
+                                    : serve_path(base_dir, sp.draft_workload()).lexically_normal());
+    files.draft_topology.push_back(
+        sp.draft_topology().empty() ? std::filesystem::path()
+                                    : serve_path(base_dir, sp.draft_topology()).lexically_normal());
   }
   const Arrivals& a = s.arrivals();
   ArrivalSpec& as = spec.arrivals;
@@ -340,6 +357,7 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
   spec.router = s.router() == LEAST_OUTSTANDING_TOKENS ? RouterKind::kLeastOutstandingTokens
                                                        : RouterKind::kRoundRobin;
   spec.slo = SloSpec{s.slo().ttft_ms(), s.slo().tpot_ms()};
+  spec.slo_classes = slo_class_specs(s);
   spec.seed = s.seed();
   spec.duration = s.duration_s() == 0 ? sim::Time::max() : seconds(s.duration_s());
   spec.max_requests = s.requests() == 0 ? kMaxServeRequests : s.requests();

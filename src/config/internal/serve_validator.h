@@ -26,6 +26,10 @@ struct ServeFiles {
   ServeSpec spec;
   std::vector<std::filesystem::path> topology;  // per replica
   std::vector<std::filesystem::path> workload;
+  // Speculative decoding's draft, per replica (empty: none, or the replica's
+  // own chips for the topology).
+  std::vector<std::filesystem::path> draft_workload;
+  std::vector<std::filesystem::path> draft_topology;
   double trace_speedup = 1;
   std::filesystem::path kv_ici_topology;  // empty: the caches move over DCN
 };
