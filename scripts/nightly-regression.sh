@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The nightly regression suite. Runs every entry of tests/regression/suite.txt
-# with `podsim run --format csv` and `--format json`, gathers the CSV rows
-# into one file per kind of result, each under one header:
+# with `podsim run --format csv` and `--format json` (a `serve` entry with
+# `podsim serve --summary-csv --summary-json`), gathers the CSV rows into one
+# file per kind of result, each under one header:
 #   serving.csv      one row per serving step (columns serving.*)
 #   collectives.csv  one row per operation of an operation list (columns op_list.*)
+#   serve.csv        one row per serve file (its summary, keyed by its name)
 # and compares them with the committed baselines in tests/regression/baselines/
 # using `podsim compare`. The JSON of each run goes to json/ID.json beside them
 # (kept with --results; the determinism test compares it byte for byte).
@@ -92,8 +94,8 @@ progress() {
   fi
 }
 
-# Read the suite: ID TOPOLOGY WORKLOAD [FLAGS...], tolerance lines, '#'
-# comments, blank lines.
+# Read the suite: ID TOPOLOGY WORKLOAD [FLAGS...], serve ID SERVE_FILE
+# [FLAGS...], tolerance lines, '#' comments, blank lines.
 ids=()
 lines=()
 line_no=0
@@ -109,22 +111,44 @@ while IFS= read -r line || [ -n "$line" ]; do
     tolerance_flags+=(--column-tol "$pattern=$rel${abs:+,$abs}")
     continue
   fi
-  [ -n "${workload:-}" ] || die "$suite:$line_no: expected ID TOPOLOGY WORKLOAD [FLAGS...]"
+  if [ "$id" = serve ]; then
+    # serve ID SERVE_FILE [FLAGS...]: the words shift by one.
+    id=$topology
+    [ -n "${workload:-}" ] || die "$suite:$line_no: expected serve ID SERVE_FILE [FLAGS...]"
+    [ -r "$workload" ] || die "$suite:$line_no: no serve file $workload"
+  else
+    [ -n "${workload:-}" ] || die "$suite:$line_no: expected ID TOPOLOGY WORKLOAD [FLAGS...]"
+    [ -r "$topology" ] || die "$suite:$line_no: no topology file $topology"
+    [ -r "$workload" ] || die "$suite:$line_no: no workload file $workload"
+  fi
   [[ "$id" =~ ^[A-Za-z0-9._-]+$ ]] || die "$suite:$line_no: ID '$id' may use only letters, digits, '.', '_', '-'"
   for seen in "${ids[@]+"${ids[@]}"}"; do
     [ "$seen" != "$id" ] || die "$suite:$line_no: ID '$id' appears twice"
   done
-  [ -r "$topology" ] || die "$suite:$line_no: no topology file $topology"
-  [ -r "$workload" ] || die "$suite:$line_no: no workload file $workload"
   ids+=("$id")
   lines+=("$line")
 done <"$suite"
 total=${#ids[@]}
 [ "$total" -gt 0 ] || die "$suite lists no runs"
 
-# Run each entry twice: CSV for the comparison, JSON for the record.
+# Run each entry twice: CSV for the comparison, JSON for the record (a serve
+# entry once, writing both).
 for i in "${!ids[@]}"; do
   id=${ids[$i]}
+  read -r first _ <<<"${lines[$i]}"
+  if [ "$first" = serve ]; then
+    read -r _ _ serve_file flags <<<"${lines[$i]}"
+    read -ra extra <<<"${flags:-}"
+    progress "[$((i + 1))/$total] $id (serve)"
+    if ! "$podsim" serve "$serve_file" "${extra[@]+"${extra[@]}"}" --format csv \
+        --summary-csv "$out/runs/$id.csv" --summary-json "$out/json/$id.json" \
+        >/dev/null 2>"$out/stderr.txt"; then
+      progress ""
+      cat "$out/stderr.txt" >&2
+      die "$id: podsim serve failed (suite line: ${lines[$i]})"
+    fi
+    continue
+  fi
   read -r _ topology workload flags <<<"${lines[$i]}"
   read -ra extra <<<"${flags:-}"
   for format in csv json; do
@@ -149,6 +173,7 @@ kind_of() {
   case "$1" in
     schema_version,*,serving.*) echo serving ;;
     schema_version,*,op_list.*) echo collectives ;;
+    name,source_file,seed,*) echo serve ;;
     *) echo unknown ;;
   esac
 }
@@ -157,7 +182,7 @@ for id in "${ids[@]}"; do
   csv=$out/runs/$id.csv
   header=$(head -n 1 "$csv")
   kind=$(kind_of "$header")
-  [ "$kind" != unknown ] || die "$id: not a serving or collectives CSV (header: $header)"
+  [ "$kind" != unknown ] || die "$id: not a serving, collectives or serve summary CSV (header: $header)"
   if [ ! -e "$out/$kind.csv" ]; then
     printf '%s\n' "$header" >"$out/$kind.csv"
     kinds+=("$kind")
