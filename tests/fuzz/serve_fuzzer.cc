@@ -45,6 +45,10 @@ bool small_enough(podsim::config::ServeSpec& spec) {
     if (chips * std::max<uint32_t>(1, r.pod.slices) > kMaxChips || r.max_batch > 64) {
       return false;
     }
+    // A speculative draft on a slice of its own is simulated too.
+    if (r.speculative.draft_pod && r.speculative.draft_pod->chip_count() > kMaxChips) {
+      return false;
+    }
   }
   if (copies > kMaxCopies) {
     return false;
