@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "fleet/arrivals.h"
@@ -37,8 +38,13 @@ struct RequestRecord {
   // Its share of the energy of the steps that advanced it (each step's
   // shared by tokens processed: fleet/replica.h), in joules.
   double energy_j = 0;
-  bool rejected = false;  // needs more KV blocks than its replica has
-  bool done = false;      // finished or rejected
+  // Prompt tokens found in its replica's prefix cache at its first
+  // admission (their prefill skipped).
+  uint32_t cached_prompt_tokens = 0;
+  std::string slo_class;      // the trace's slo_class column (empty: none)
+  bool was_admitted = false;  // joined a running batch at least once
+  bool rejected = false;      // needs more KV blocks than its replica has
+  bool done = false;          // finished or rejected
 };
 
 // A replica's state at a sample time.

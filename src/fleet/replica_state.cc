@@ -6,17 +6,20 @@
 namespace podsim::fleet {
 
 ReplicaState::ReplicaState(uint64_t kv_blocks, uint32_t block_tokens, ReplicaListener& listener,
-                           bool swap)
+                           bool swap, bool prefix_caching)
     : blocks_total_(kv_blocks),
       blocks_free_(kv_blocks),
       block_tokens_(block_tokens),
       swap_(swap),
-      listener_(listener) {
+      listener_(listener),
+      caching_(prefix_caching),
+      cache_(block_tokens) {
   if (block_tokens == 0)
     throw std::invalid_argument("a KV block holds at least one token");
 }
 
-uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t output) {
+uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t output,
+                               uint32_t prefix) {
   uint32_t slot = 0;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();
@@ -25,7 +28,20 @@ uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t outpu
     slot = static_cast<uint32_t>(pool_.size());
     pool_.emplace_back();
   }
-  pool_[slot] = Sequence{request, prompt, output, prompt, 0, 0, 0, false, false, false};
+  const bool named = caching_ && chains_ != nullptr && prefix != PrefixChains::kRoot;
+  pool_[slot] = Sequence{request,
+                         prompt,
+                         output,
+                         prompt,
+                         0,
+                         0,
+                         0,
+                         false,
+                         false,
+                         false,
+                         named ? prefix : PrefixChains::kRoot,
+                         named ? chains_->covered(prefix, prompt + output) : 0,
+                         0};
   waiting_.push_back(slot);
   outstanding_ += uint64_t{prompt} + output;
   return slot;
@@ -37,11 +53,77 @@ bool ReplicaState::reserve(uint32_t slot, uint64_t tokens) {
   if (need <= s.blocks)
     return true;
   const uint64_t more = need - s.blocks;
-  if (more > blocks_free_)
+  if (more > blocks_free())
     return false;
-  blocks_free_ -= more;
+  take_blocks(more);
   s.blocks = static_cast<uint32_t>(need);
   return true;
+}
+
+void ReplicaState::take_blocks(uint64_t n) {
+  const uint64_t free = std::min(n, blocks_free_);
+  blocks_free_ -= free;
+  for (uint64_t i = free; i < n; ++i)
+    cache_.evict_lru();  // the evicted entry's block is the taker's
+}
+
+void ReplicaState::drop_blocks(Sequence& s) {
+  cache_.release(s.prefix, s.shared);
+  blocks_free_ += s.blocks - s.shared;
+  s.blocks = 0;
+  s.shared = 0;
+}
+
+uint32_t ReplicaState::front_hit() {
+  const Sequence& s = pool_[waiting_.front()];
+  if (s.prefix == PrefixChains::kRoot || s.swapped || s.cached > 0)
+    return 0;
+  const auto most = std::min((s.target - 1) / block_tokens_, s.cover / block_tokens_);
+  return cache_.lookup(s.prefix, most).blocks * block_tokens_;
+}
+
+bool ReplicaState::admit_front(uint64_t tokens) {
+  const uint32_t slot = waiting_.front();
+  Sequence& s = pool_[slot];
+  const uint32_t hit = front_hit();
+  if (hit == 0) {
+    if (!reserve(slot, tokens))
+      return false;
+    admit_front();
+    return true;
+  }
+  const uint32_t shared = hit / block_tokens_;
+  const PrefixCache::Hit h = cache_.lookup(s.prefix, shared);
+  const uint64_t own = std::max<uint64_t>(blocks_for(tokens), shared) - shared;
+  // Referencing the hit's unreferenced entries takes them from the pool.
+  if (own + h.evictable > blocks_free())
+    return false;
+  cache_.acquire(s.prefix, shared);
+  take_blocks(own);
+  s.shared = shared;
+  s.blocks = static_cast<uint32_t>(shared + own);
+  s.cached = hit;
+  hit_tokens_ += hit;
+  listener_.prefix_hit(s.request, hit, !s.admitted_once);
+  admit_front();
+  return true;
+}
+
+void ReplicaState::computed(uint32_t slot) {
+  Sequence& s = pool_[slot];
+  if (s.prefix == PrefixChains::kRoot)
+    return;
+  const uint32_t full = std::min(s.cached, s.cover) / block_tokens_;
+  if (full <= s.shared)
+    return;
+  // Blocks someone cached meanwhile are shared; this sequence's copies free.
+  blocks_free_ += cache_.add(s.prefix, s.shared, full);
+  s.shared = full;
+}
+
+void ReplicaState::return_blocks(const Sequence& handed_off) {
+  cache_.release(handed_off.prefix, handed_off.shared);
+  blocks_free_ += handed_off.blocks - handed_off.shared;
 }
 
 void ReplicaState::admit_front() {
@@ -60,8 +142,7 @@ uint32_t ReplicaState::preempt_last() {
   running_.pop_back();
   Sequence& s = pool_[slot];
   const uint64_t before = s.remaining_tokens();
-  blocks_free_ += s.blocks;
-  s.blocks = 0;
+  drop_blocks(s);
   if (swap_ && !s.prefilling()) {
     s.swapped = true;  // a prompt still prefilling is simply restarted
   } else {
@@ -106,8 +187,7 @@ void ReplicaState::reject_front() {
 }
 
 void ReplicaState::release(uint32_t slot) {
-  blocks_free_ += pool_[slot].blocks;
-  pool_[slot].blocks = 0;
+  drop_blocks(pool_[slot]);
   free_slots_.push_back(slot);
 }
 

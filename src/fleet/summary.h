@@ -48,6 +48,11 @@ struct ReplicaSummary {
   // less its busy time.
   double idle_energy_j = 0;
   double energy_j = 0;  // busy + idle
+  // Prefix caching (docs/serving.md, "Prefix caching").
+  bool prefix_caching = false;
+  double prefix_cache_hit_rate = 0;   // its requests' prompt tokens found cached
+  uint64_t prefill_tokens_saved = 0;  // over every admission
+  uint64_t cached_blocks_evicted = 0;
 };
 
 struct BucketReport {
@@ -100,6 +105,16 @@ struct ServeSummary {
   // Over the completed requests: each one's share of its steps' energy
   // (RequestRecord::energy_j); the shares add up to busy_energy_j.
   Percentiles energy_per_request_j;
+  // Prefix caching (docs/serving.md, "Prefix caching"): whether a replica
+  // has it; prompt tokens found cached at the requests' first admission
+  // (cached_prompt_tokens) over the prompt tokens of the requests admitted;
+  // prefill tokens skipped over every admission (after preemptions too);
+  // cached blocks evicted.
+  bool prefix_caching = false;
+  double prefix_cache_hit_rate = 0;
+  uint64_t cached_prompt_tokens = 0;
+  uint64_t prefill_tokens_saved = 0;
+  uint64_t cached_blocks_evicted = 0;
 };
 
 ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& replicas,

@@ -142,6 +142,51 @@ TEST(ServeLoader, DisaggregationNeedsBothRolesAndATransfer) {
   EXPECT_EQ(ok.kv_transfer.pod->dcn, ok.kv_transfer.dcn);
 }
 
+// Prefix caching (docs/serving.md, "Prefix caching"): not on ROLE_DECODE
+// replicas; the conversations generator's fields are checked like every
+// other process's and its lengths are its own.
+TEST(ServeLoader, PrefixCachingAndConversations) {
+  const std::string replica =
+      "topology: \"topologies/v5e-2x2.textproto\" workload: "
+      "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 "
+      "max_tokens_per_step: 512 prefix_caching: true";
+  const std::string e = error_of([&] {
+    parse_serve_text("replicas { " + replica + " role: ROLE_PREFILL }\nreplicas { " + replica +
+                         " role: ROLE_DECODE }\n"
+                         "kv_transfer { bandwidth_gbps_per_chip: 2 }\n"
+                         "arrivals { conversations { rate_per_s: 0 system_prompts: 0 "
+                         "turns { fixed: 0 } user_tokens { fixed: 5 } think_time_s: -1 } "
+                         "prompt_tokens { fixed: 3 } }\n",
+                     "c.serve", source_dir());
+  });
+  for (const char* want :
+       {"replicas[1].prefix_caching: a ROLE_DECODE replica receives whole KV caches",
+        "arrivals.conversations.rate_per_s: must be > 0",
+        "arrivals.conversations.system_prompts: must be >= 1",
+        "arrivals.conversations.system_prompt_tokens: synthetic arrivals need a length",
+        "arrivals.conversations.turns.fixed: must be >= 1",
+        "arrivals.conversations.output_tokens: synthetic arrivals need a length",
+        "arrivals.conversations.think_time_s: must be >= 0",
+        "arrivals.prompt_tokens: conversations give their own lengths",
+        "duration_s: synthetic arrivals need an end"})
+    EXPECT_NE(e.find(want), std::string::npos) << want << "\n" << e;
+  EXPECT_EQ(e.find("replicas[0].prefix_caching"), std::string::npos) << e;
+  const ServeSpec ok = parse_serve_text(
+      "replicas { " + replica +
+          " }\narrivals { conversations { rate_per_s: 2 system_prompts: 4 "
+          "system_prompt_tokens { fixed: 1000 } turns { uniform { min: 1 max: 5 } } "
+          "user_tokens { fixed: 50 } output_tokens { exponential { mean: 100 max: 400 } } "
+          "think_time_s: 10 } }\nrequests: 100\n",
+      "ok.serve", source_dir());
+  EXPECT_TRUE(ok.replicas[0].prefix_caching);
+  EXPECT_EQ(ok.arrivals.kind, ArrivalKind::kConversations);
+  EXPECT_EQ(ok.arrivals.conversations.system_prompts, 4u);
+  EXPECT_EQ(ok.arrivals.conversations.system_prompt_tokens.min, 1000u);
+  EXPECT_EQ(ok.arrivals.conversations.turns.max, 5u);
+  EXPECT_EQ(ok.arrivals.conversations.output_tokens.kind, LengthKind::kExponential);
+  EXPECT_EQ(ok.arrivals.conversations.think_time_s, 10);
+}
+
 TEST(ServeLoader, KvTransferNamesItsModelAndJoinsSlicesOfOneShape) {
   const std::string arrivals =
       "arrivals { poisson { rate_per_s: 1 } prompt_tokens { fixed: 10 } output_tokens { fixed: 10 "
