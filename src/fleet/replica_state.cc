@@ -74,26 +74,30 @@ void ReplicaState::drop_blocks(Sequence& s) {
   s.shared = 0;
 }
 
-uint32_t ReplicaState::front_hit() {
+PrefixCache::Hit ReplicaState::front_lookup() {
   const Sequence& s = pool_[waiting_.front()];
   if (s.prefix == PrefixChains::kRoot || s.swapped || s.cached > 0)
-    return 0;
+    return {};
   const auto most = std::min((s.target - 1) / block_tokens_, s.cover / block_tokens_);
-  return cache_.lookup(s.prefix, most).blocks * block_tokens_;
+  return cache_.lookup(s.prefix, most);
+}
+
+uint32_t ReplicaState::front_hit() {
+  return front_lookup().blocks * block_tokens_;
 }
 
 bool ReplicaState::admit_front(uint64_t tokens) {
   const uint32_t slot = waiting_.front();
   Sequence& s = pool_[slot];
-  const uint32_t hit = front_hit();
-  if (hit == 0) {
+  const PrefixCache::Hit h = front_lookup();
+  if (h.blocks == 0) {
     if (!reserve(slot, tokens))
       return false;
     admit_front();
     return true;
   }
-  const uint32_t shared = hit / block_tokens_;
-  const PrefixCache::Hit h = cache_.lookup(s.prefix, shared);
+  const uint32_t shared = h.blocks;
+  const uint32_t hit = shared * block_tokens_;
   const uint64_t own = std::max<uint64_t>(blocks_for(tokens), shared) - shared;
   // Referencing the hit's unreferenced entries takes them from the pool.
   if (own + h.evictable > blocks_free())

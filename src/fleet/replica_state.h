@@ -185,6 +185,8 @@ class ReplicaState {
 
  private:
   void release(uint32_t slot);
+  // The waiting front's cached head (see front_hit()).
+  PrefixCache::Hit front_lookup();
   // Takes `n` blocks (n <= blocks_free()): free ones first, then evicts.
   void take_blocks(uint64_t n);
   // Drops `s`'s blocks: its references to cached ones and its own.

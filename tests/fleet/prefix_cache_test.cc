@@ -8,14 +8,19 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
 
+#include "config/serve_loader.h"
 #include "config/trace_loader.h"
 #include "fleet/conversations.h"
 #include "fleet/replica_state.h"
 #include "fleet/rng.h"
+#include "fleet/serve.h"
+#include "fleet/serve_output.h"
 #include "fleet/summary.h"
 #include "fleet_fixture.h"
 
@@ -345,6 +350,31 @@ INSTANTIATE_TEST_SUITE_P(
                       ZeroCase{config::SchedulerKind::kContinuous, true, true},
                       ZeroCase{config::SchedulerKind::kChunkedPrefill, true, false},
                       ZeroCase{config::SchedulerKind::kStatic, false, true}));
+
+std::filesystem::path prefix_source_dir() {
+  const char* env = std::getenv("PODSIM_SOURCE_DIR");
+  return env != nullptr ? std::filesystem::path(env) : std::filesystem::current_path();
+}
+
+// The shipped examples name no prefix: with prefix caching turned on (where
+// the loader allows it) their summaries are the ones they give without it,
+// but for the flag itself.
+TEST(HitRateZero, TheShippedExamplesSummariesAreTheSameWithPrefixCachingOn) {
+  for (const char* name :
+       {"llama3-8b-poisson", "llama3-70b-azure-conv", "llama3-70b-disaggregated"}) {
+    SCOPED_TRACE(name);
+    config::ServeSpec spec = config::load_serve_file(prefix_source_dir() / "workloads/serve" /
+                                                     (std::string(name) + ".serve.textproto"));
+    const std::string off = summary_json(make_report(spec, serve(spec)));
+    for (config::ServeReplicaSpec& r : spec.replicas)
+      r.prefix_caching = r.role != config::RoleKind::kDecode;
+    podsim::output::ServeReport on = make_report(spec, serve(spec));
+    EXPECT_TRUE(on.prefix_caching());
+    EXPECT_EQ(on.prefill_tokens_saved(), 0u);
+    on.set_prefix_caching(false);
+    EXPECT_EQ(summary_json(on), off);
+  }
+}
 
 config::ConversationSpec conversation_spec() {
   config::ConversationSpec c;
