@@ -10,8 +10,9 @@ PrefixCache::Keys::Keys(const PrefixChains& chains, std::vector<uint32_t>& path,
   chains.path(node, path);
 }
 
-// Blocks are asked for in increasing order: the segment covering a block's
-// last token only moves forward. Block indices stay below 2^24 (requests
+// Blocks are asked for in increasing order (from any first one): the
+// segment covering a block's last token only moves forward, O(chain depth)
+// over a whole walk. Block indices stay below 2^24 (requests
 // are at most 2^21 tokens), node ids below 2^32.
 uint64_t PrefixCache::Keys::operator()(uint32_t index) {
   const uint64_t last = (uint64_t{index} + 1) * block_tokens_;
@@ -59,9 +60,7 @@ void PrefixCache::release(uint32_t node, uint32_t blocks) {
 uint32_t PrefixCache::add(uint32_t node, uint32_t from, uint32_t to) {
   if (from >= to)
     return 0;
-  Keys key(*chains_, path_, node, block_tokens_);
-  for (uint32_t i = 0; i < from; ++i)
-    key(i);
+  Keys key(*chains_, path_, node, block_tokens_);  // may start at any block
   uint32_t existed = 0;
   for (uint32_t i = from; i < to; ++i) {
     const auto [it, added] = map_.try_emplace(key(i), 0);
