@@ -1,6 +1,8 @@
 // podsim serve SERVE_FILE [--format table|json|csv] [--requests FILE]
 //   [--timeseries FILE] [--summary-json FILE] [--summary-csv FILE]
-//   [--seed N] [--no-bucket-error] [--pricing FILE [--commitment C]]
+//   [--seed N] [--no-bucket-error] [--compare-no-prefix-cache | --no-prefix-cache]
+//   [--pricing FILE [--commitment C]]
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <limits>
 #include <optional>
@@ -58,7 +60,12 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
       "the seed of arrivals and lengths, 0 to 2^64 - 1 (overrides the file's)")(
       "no-bucket-error",
       "do not simulate each step bucket's lower edge (the bucketing's error bound is then not "
-      "reported; half the pod simulations)");
+      "reported; half the pod simulations)")(
+      "compare-no-prefix-cache",
+      "also run the same arrivals with prefix caching off on every replica and report that "
+      "run's TTFT and goodput beside this one's (docs/serving.md, \"Prefix caching\")")(
+      "no-prefix-cache",
+      "run with prefix caching off on every replica (the \"without\" run alone)");
   add_pricing_options(opts);
   add_limit_options(opts);
   po::variables_map vm;
@@ -90,13 +97,34 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
     spec.seed = unsigned_option(vm, "seed", std::numeric_limits<uint64_t>::max());
   if (vm.count("no-bucket-error") != 0)
     spec.buckets.measure_error = false;
+  const bool compare = vm.count("compare-no-prefix-cache") != 0;
+  if (compare && vm.count("no-prefix-cache") != 0)
+    throw UsageError("--compare-no-prefix-cache and --no-prefix-cache exclude each other");
+  if (vm.count("no-prefix-cache") != 0)
+    for (config::ServeReplicaSpec& r : spec.replicas)
+      r.prefix_caching = false;
+  if (compare && std::none_of(spec.replicas.begin(), spec.replicas.end(),
+                              [](const config::ServeReplicaSpec& r) { return r.prefix_caching; }))
+    throw UsageError("--compare-no-prefix-cache needs a replica with prefix_caching");
   fleet::ServeOutput out;
+  fleet::ServeOutput without;
   try {
-    out = fleet::serve(spec, vm.count("trace") != 0, limit_options(vm));
+    // One wiring, two runs: the second reuses the step times the first
+    // simulated (the first run's figures are those of a run alone).
+    fleet::Server server(spec, limit_options(vm));
+    out = server.run(spec, vm.count("trace") != 0);
+    if (compare) {
+      config::ServeSpec off = spec;
+      for (config::ServeReplicaSpec& r : off.replicas)
+        r.prefix_caching = false;
+      without = server.run(off);
+    }
   } catch (const fleet::StepError& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
   }
-  const podsim::output::ServeReport report = fleet::make_report(spec, out, pricing.get());
+  podsim::output::ServeReport report = fleet::make_report(spec, out, pricing.get());
+  if (compare)
+    fleet::add_without_prefix_cache(report, without);
   // Every output is written to its temporary before any is put in place,
   // and all are put in place together. The per-request CSV (about 170 bytes
   // a request) is streamed into its temporary file rather than held whole.

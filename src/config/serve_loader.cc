@@ -1,5 +1,7 @@
 #include "config/serve_loader.h"
 
+#include <map>
+
 #include "config/internal/input_parser.h"
 #include "config/internal/serve_validator.h"
 #include "config/internal/topology_validator.h"
@@ -134,6 +136,24 @@ void load_draft(ServeReplicaSpec& r, const std::filesystem::path& workload,
   check_serving(*sp.draft_workload, parsed, at("draft_workload"));
 }
 
+// A trace's slo_class names a class of the serve file's slo_classes.
+void resolve_slo_classes(ServeSpec& spec, const internal::ParsedInput& parsed) {
+  std::map<std::string, uint32_t, std::less<>> index;
+  for (size_t i = 0; i < spec.slo_classes.size(); ++i)
+    index.emplace(spec.slo_classes[i].name, static_cast<uint32_t>(i + 1));
+  for (TraceRequest& r : spec.arrivals.trace) {
+    if (r.slo_class.empty())
+      continue;
+    const auto it = index.find(r.slo_class);
+    if (it == index.end())
+      throw InputError(parsed.diagnostic(internal::FieldIssue{
+          internal::FieldPath()("arrivals")("trace")("file"),
+          "'" + spec.arrivals.trace_file + "' names SLO class \"" + r.slo_class +
+              "\", which is not one of the serve file's slo_classes"}));
+    r.slo_class_index = it->second;
+  }
+}
+
 ServeSpec parse_serve(internal::InputFormat format, std::string_view contents,
                       std::string source_name, const std::filesystem::path& base_dir) {
   ServeConfig message;
@@ -153,6 +173,7 @@ ServeSpec parse_serve(internal::InputFormat format, std::string_view contents,
   place_kv_copies(spec, files, parsed);
   if (spec.arrivals.kind == ArrivalKind::kTrace)
     spec.arrivals.trace = load_trace_file(spec.arrivals.trace_file, files.trace_speedup);
+  resolve_slo_classes(spec, parsed);
   return spec;
 }
 

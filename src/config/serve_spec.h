@@ -29,7 +29,7 @@ inline constexpr double kMaxArrivalRatePerS = 1e9;
 
 enum class SchedulerKind { kStatic, kContinuous, kChunkedPrefill, kDeadline };
 enum class RouterKind { kRoundRobin, kLeastOutstandingTokens };
-enum class ArrivalKind { kPoisson, kGamma, kClosedLoop, kTrace };
+enum class ArrivalKind { kPoisson, kGamma, kClosedLoop, kTrace, kConversations };
 enum class LengthKind { kFixed, kUniform, kExponential };
 enum class PreemptionKind { kRecompute, kSwap };
 enum class RoleKind { kUnified, kPrefill, kDecode };
@@ -71,6 +71,7 @@ struct ServeReplicaSpec {
   RoleKind role = RoleKind::kUnified;
   SpeculativeSpec speculative;
   AdmissionKind admission = AdmissionKind::kAdmitAll;
+  bool prefix_caching = false;  // docs/serving.md, "Prefix caching"
 };
 
 // Request lengths of synthetic arrivals, in tokens (>= 1).
@@ -86,6 +87,29 @@ struct TraceRequest {
   sim::Time arrival;  // relative to the trace's first row, divided by the speedup
   uint32_t prompt_tokens = 1;
   uint32_t output_tokens = 1;
+  // The optional columns (docs/serving.md, "Trace files"): what its leading
+  // tokens are (config/trace_prefix.h; well formed, empty: nothing named),
+  // and its SLO class (letters, digits, '_', '-'; empty: none).
+  std::string prefix = {};
+  std::string slo_class = {};
+  // The class it names, as the serve loader resolves it against the serve
+  // file's slo_classes: 0 none, i slo_classes[i - 1].
+  uint32_t slo_class_index = 0;
+};
+
+// Multi-turn conversations (docs/serving.md, "Prefix caching"): new ones
+// arrive as a Poisson process, each on one of `system_prompts` shared system
+// prompts (lengths drawn once per run), with a number of turns; each turn is
+// a request whose prompt is the system prompt, the conversation so far and
+// a new user message.
+struct ConversationSpec {
+  double rate_per_s = 0;  // new conversations
+  uint32_t system_prompts = 1;
+  LengthSpec system_prompt_tokens;
+  LengthSpec turns;
+  LengthSpec user_tokens;
+  LengthSpec output_tokens;
+  double think_time_s = 0;  // mean gap between a turn's arrival and the next's
 };
 
 struct ArrivalSpec {
@@ -98,6 +122,7 @@ struct ArrivalSpec {
   std::vector<TraceRequest> trace;  // in arrival order (ties in file order)
   LengthSpec prompt;
   LengthSpec output;
+  ConversationSpec conversations;  // conversations
 };
 
 struct SloSpec {

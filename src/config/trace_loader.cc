@@ -7,11 +7,16 @@
 #include <limits>
 #include <optional>
 
+#include "config/trace_prefix.h"
+
 namespace podsim::config {
 namespace {
 
 constexpr std::string_view kAzureHeader = "TIMESTAMP,ContextTokens,GeneratedTokens";
 constexpr std::string_view kPlainHeader = "arrival_s,prompt_tokens,output_tokens";
+// Optional columns after the three required ones, in any order.
+enum class Extra { kPrefix, kSloClass };
+constexpr std::string_view kExtraNames[] = {"prefix", "slo_class"};
 constexpr int64_t kPsPerS = 1'000'000'000'000;
 constexpr size_t kMaxErrors = 20;  // a wholly wrong file is not worth a million lines
 
@@ -162,7 +167,27 @@ struct Row {
   Stamp time;
   uint32_t prompt = 0;
   uint32_t output = 0;
+  std::string prefix;
+  std::string slo_class;
 };
+
+// Splits `line` at commas into `cells`, with each cell's 1-based column.
+void split_cells(std::string_view line, std::vector<std::string_view>& cells,
+                 std::vector<int>& columns) {
+  cells.clear();
+  columns.clear();
+  size_t start = 0;
+  while (true) {
+    const size_t comma = line.find(',', start);
+    columns.push_back(static_cast<int>(start) + 1);
+    if (comma == std::string_view::npos) {
+      cells.push_back(line.substr(start));
+      return;
+    }
+    cells.push_back(line.substr(start, comma - start));
+    start = comma + 1;
+  }
+}
 
 }  // namespace
 
@@ -189,13 +214,46 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
   if (header.starts_with("\xEF\xBB\xBF"))
     header.remove_prefix(3);
   Format format = Format::kPlain;
-  if (header == kAzureHeader) {
+  std::vector<std::string_view> cells;
+  std::vector<int> columns;
+  split_cells(header, cells, columns);
+  const auto first_three = [&](std::string_view h) {
+    return cells.size() >= 3 &&
+           header.substr(0, static_cast<size_t>(columns[2] - 1) + cells[2].size()) == h;
+  };
+  if (first_three(kAzureHeader)) {
     format = Format::kAzure;
-  } else if (header != kPlainHeader) {
+  } else if (!first_three(kPlainHeader)) {
     throw InputError(Diagnostic{source_name, "", 1, 1,
                                 "unknown trace header; expected \"" + std::string(kAzureHeader) +
-                                    "\" (Azure) or \"" + std::string(kPlainHeader) + "\""});
+                                    "\" (Azure) or \"" + std::string(kPlainHeader) +
+                                    "\", optionally followed by prefix and slo_class columns"});
   }
+  // The optional columns, by position after the third.
+  std::vector<Extra> extras;
+  for (size_t c = 3; c < cells.size(); ++c) {
+    bool known = false;
+    for (size_t e = 0; e < std::size(kExtraNames); ++e) {
+      if (cells[c] != kExtraNames[e])
+        continue;
+      known = true;
+      for (const Extra seen : extras)
+        if (seen == static_cast<Extra>(e))
+          fail(1, columns[c], "column \"" + std::string(cells[c]) + "\" given twice");
+      extras.push_back(static_cast<Extra>(e));
+    }
+    if (!known) {
+      fail(1, columns[c],
+           "unknown column \"" + std::string(cells[c]) +
+               "\"; the optional columns are prefix "
+               "and slo_class");
+      extras.push_back(Extra::kPrefix);  // keeps the rows' cells aligned for their checks
+    }
+  }
+  if (!errors.empty())
+    throw InputError(std::move(errors));
+  const size_t width = 3 + extras.size();
+  std::vector<PrefixSegment> segments;
   std::vector<Row> rows;
   std::string_view line;
   int line_no = 1;
@@ -207,25 +265,33 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
       fail(line_no, 1, "more than " + std::to_string(kMaxTraceRows) + " rows");
       break;
     }
-    std::string_view cells[3];
-    int columns[3] = {1, 1, 1};
-    size_t start = 0;
-    int k = 0;
-    for (; k < 3; ++k) {
-      const size_t comma = line.find(',', start);
-      columns[k] = static_cast<int>(start) + 1;
-      if (comma == std::string_view::npos) {
-        cells[k] = line.substr(start);
-        start = line.size() + 1;
-        ++k;
-        break;
-      }
-      cells[k] = line.substr(start, comma - start);
-      start = comma + 1;
-    }
-    if (k != 3 || start <= line.size()) {
-      fail(line_no, 1, "expected 3 comma-separated cells");
+    split_cells(line, cells, columns);
+    if (cells.size() != width) {
+      fail(line_no, 1,
+           "expected " + std::to_string(width) + " comma-separated cells, got " +
+               std::to_string(cells.size()));
       continue;
+    }
+    Row row;
+    bool extras_ok = true;
+    for (size_t e = 0; e < extras.size(); ++e) {
+      const std::string_view cell = cells[3 + e];
+      const int column = columns[3 + e];
+      if (extras[e] == Extra::kPrefix) {
+        if (const std::string why = parse_prefix(cell, segments); !why.empty()) {
+          fail(line_no, column, "prefix: " + why);
+          extras_ok = false;
+        }
+        row.prefix = cell;
+      } else {
+        if (!cell.empty() && !valid_slo_class(cell)) {
+          fail(line_no, column,
+               "slo_class: expected a name of 1 to 64 letters, digits, '_' or '-', got \"" +
+                   std::string(cell) + "\"");
+          extras_ok = false;
+        }
+        row.slo_class = cell;
+      }
     }
     const auto t = format == Format::kAzure ? azure_time(cells[0]) : plain_time(cells[0]);
     if (!t) {
@@ -250,8 +316,12 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
       fail(line_no, columns[2],
            std::string(names[f][1]) + ": expected an integer in [1, " +
                std::to_string(kMaxRequestTokens) + "], got \"" + std::string(cells[2]) + "\"");
-    if (t && p && o)
-      rows.push_back(Row{*t, *p, *o});
+    if (t && p && o && extras_ok) {
+      row.time = *t;
+      row.prompt = *p;
+      row.output = *o;
+      rows.push_back(std::move(row));
+    }
   }
   if (errors.empty() && rows.empty())
     fail(line_no, 0, "the trace has no requests");
@@ -276,7 +346,7 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
   out.reserve(rows.size());
   // Spans of up to this many whole seconds are exact in int64 picoseconds.
   constexpr int64_t kExactSpanS = std::numeric_limits<int64_t>::max() / kPsPerS - 1;
-  for (const Row& r : rows) {
+  for (Row& r : rows) {
     // At most 30 days after the speed-up: within int64. Before it, a trace
     // sped up more than 3.5 times may span more (an Azure trace, years:
     // signed overflow, found by serve_trace_fuzzer), so such a span is
@@ -292,7 +362,8 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
       rel = static_cast<int64_t>(
           std::llround((static_cast<double>(ds) * kPsPerS + static_cast<double>(dfrac)) / speedup));
     }
-    out.push_back(TraceRequest{sim::Time::ps(rel), r.prompt, r.output});
+    out.push_back(TraceRequest{sim::Time::ps(rel), r.prompt, r.output, std::move(r.prefix),
+                               std::move(r.slo_class)});
   }
   return out;
 }

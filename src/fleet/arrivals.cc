@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
+#include <stdexcept>
 #include <vector>
+
+#include "config/trace_prefix.h"
+#include "fleet/conversations.h"
 
 namespace podsim::fleet {
 namespace {
@@ -34,7 +38,8 @@ class Synthetic : public ArrivalProcess {
 
   Arrival make(sim::Time t) {
     const uint32_t p = prompt_.draw(lengths_);
-    return Arrival{t, p, output_.draw(lengths_), 0};
+    const uint32_t o = output_.draw(lengths_);
+    return Arrival{t, p, o, PrefixChains::kRoot, 0};
   }
 
   Rng gaps_;
@@ -101,17 +106,38 @@ class ClosedLoop final : public Synthetic {
 
 class TraceReplay final : public ArrivalProcess {
  public:
-  explicit TraceReplay(std::vector<config::TraceRequest> rows) : rows_(std::move(rows)) {}
+  // Interns every row's prefix once (O(segments) each).
+  explicit TraceReplay(std::vector<config::TraceRequest> rows) : rows_(std::move(rows)) {
+    std::vector<config::PrefixSegment> segments;
+    for (const config::TraceRequest& r : rows_) {
+      if (r.prefix.empty())
+        continue;
+      if (nodes_.empty())
+        nodes_.assign(rows_.size(), PrefixChains::kRoot);
+      if (const std::string why = config::parse_prefix(r.prefix, segments); !why.empty())
+        throw std::invalid_argument("trace prefix \"" + r.prefix + "\": " + why);
+      uint32_t node = PrefixChains::kRoot;
+      for (const config::PrefixSegment& seg : segments)
+        node = chains_.extend(node, chains_.stream(seg.stream), seg.end);
+      nodes_[static_cast<size_t>(&r - rows_.data())] = node;
+    }
+  }
 
   std::optional<Arrival> next() override {
     if (index_ >= rows_.size())
       return std::nullopt;
-    const config::TraceRequest& r = rows_[index_++];
-    return Arrival{r.arrival, r.prompt_tokens, r.output_tokens, 0};
+    const size_t i = index_++;
+    const config::TraceRequest& r = rows_[i];
+    return Arrival{r.arrival, r.prompt_tokens, r.output_tokens,
+                   nodes_.empty() ? PrefixChains::kRoot : nodes_[i], r.slo_class_index};
   }
+
+  const PrefixChains* prefixes() const override { return nodes_.empty() ? nullptr : &chains_; }
 
  private:
   std::vector<config::TraceRequest> rows_;
+  PrefixChains chains_;
+  std::vector<uint32_t> nodes_;  // per row; empty when no row names a prefix
   size_t index_ = 0;
 };
 
@@ -138,6 +164,8 @@ std::unique_ptr<ArrivalProcess> make_arrival_process(const config::ArrivalSpec& 
       return std::make_unique<ClosedLoop>(spec, seed);
     case config::ArrivalKind::kTrace:
       return std::make_unique<TraceReplay>(spec.trace);
+    case config::ArrivalKind::kConversations:
+      return make_conversations(spec.conversations, seed);
     case config::ArrivalKind::kPoisson:
     case config::ArrivalKind::kGamma:
       break;

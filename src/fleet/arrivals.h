@@ -21,8 +21,10 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "config/serve_spec.h"
+#include "fleet/prefix_chains.h"
 #include "fleet/rng.h"
 #include "sim/time.h"
 
@@ -32,6 +34,9 @@ struct Arrival {
   sim::Time time;
   uint32_t prompt_tokens = 1;
   uint32_t output_tokens = 1;
+  // The chain naming its tokens, in the process's prefixes()
+  // (PrefixChains::kRoot: none).
+  uint32_t prefix = PrefixChains::kRoot;
   uint32_t slo_class = 0;  // fleet/slo_classes.h: 0 the serve file's `slo`, i slo_classes[i - 1]
 };
 
@@ -43,6 +48,9 @@ class ArrivalProcess {
     (void)t;
     return std::nullopt;
   }
+  // The chains its arrivals' prefixes refer to (null: none named); valid
+  // for the process's life.
+  virtual const PrefixChains* prefixes() const { return nullptr; }
 };
 
 // Draws request lengths from a LengthSpec, in [1, kMaxRequestTokens].

@@ -75,6 +75,8 @@ double nominal_rate(const config::ServeSpec& spec) {
       return static_cast<double>(a.trace.size() - 1) /
              (a.trace.back().arrival - a.trace.front().arrival).to_s();
     }
+    case config::ArrivalKind::kConversations:
+      return a.conversations.rate_per_s;  // new conversations per second
     case config::ArrivalKind::kPoisson:
     case config::ArrivalKind::kGamma:
       break;
@@ -89,6 +91,8 @@ config::ServeSpec at_rate(const config::ServeSpec& spec, double rate) {
     for (config::TraceRequest& r : s.arrivals.trace)
       r.arrival = sim::Time::ps(
           static_cast<int64_t>(std::llround(static_cast<double>(r.arrival.count_ps()) * scale)));
+  } else if (s.arrivals.kind == config::ArrivalKind::kConversations) {
+    s.arrivals.conversations.rate_per_s = rate;
   } else {
     s.arrivals.rate_per_s = rate;
   }

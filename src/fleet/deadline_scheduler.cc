@@ -52,17 +52,17 @@ class Deadline final : public Scheduler {
            front_fits_at_all(state, lookahead)) {
       const uint32_t slot = state.waiting().front();
       const Sequence& s = state.seq(slot);
-      if (late(state, plan, s, budget)) {
+      const uint32_t hit = state.front_hit();  // prefix caching: its cached head
+      if (late(state, plan, s.target - hit, s, budget)) {
         if (context_.admission == config::AdmissionKind::kRejectLate)
           state.reject_front(true);
         else
           state.defer_front();
         continue;
       }
-      const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target, budget));
-      if (!state.reserve(slot, chunk))
+      const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - hit, budget));
+      if (!state.admit_front(uint64_t{hit} + chunk))
         return decode_if_idle(state, plan, lookahead);
-      state.admit_front();
       plan.add_prefill(state.seq(slot), slot, chunk);
       budget -= chunk;
     }
@@ -96,14 +96,15 @@ class Deadline final : public Scheduler {
     return budget;
   }
 
-  // Whether a new request at the front would produce its first token after
-  // its deadline (never for deferred ones, nor without a deadline): its
-  // first chunk in this step, the rest in whole-budget steps after it.
-  bool late(const ReplicaState& state, const StepPlan& plan, const Sequence& s, uint64_t budget) {
+  // Whether a new request at the front, `need` prompt tokens to prefill,
+  // would produce its first token after its deadline (never for deferred
+  // ones, nor without a deadline): its first chunk in this step, the rest in
+  // whole-budget steps after it.
+  bool late(const ReplicaState& state, const StepPlan& plan, uint64_t need, const Sequence& s,
+            uint64_t budget) {
     if (context_.admission == config::AdmissionKind::kAdmitAll || s.deferred || s.admitted_once ||
         s.deadline == sim::Time::max())
       return false;
-    const uint64_t need = s.target - s.cached;
     const uint64_t chunk = std::min<uint64_t>(need, budget);
     double predicted_ps = static_cast<double>(state.now().count_ps()) +
                           static_cast<double>(step_with(plan.shape, chunk).count_ps());

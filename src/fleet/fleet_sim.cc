@@ -24,9 +24,11 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     if (setup_.replicas.empty())
       throw std::invalid_argument("a fleet needs at least one replica");
     replicas_.reserve(setup_.replicas.size());
-    for (size_t i = 0; i < setup_.replicas.size(); ++i)
+    for (size_t i = 0; i < setup_.replicas.size(); ++i) {
       replicas_.push_back(
           std::make_unique<Replica>(static_cast<uint32_t>(i), setup_.replicas[i], *this));
+      replicas_.back()->use_chains(setup_.arrivals->prefixes());
+    }
     router_ = make_router(setup_.router);
     decode_router_ = make_router(setup_.router);
     for (size_t i = 0; i < replicas_.size(); ++i) {
@@ -118,14 +120,21 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     }
     RequestRecord& rec = out_.requests[request];
     rec.decode_replica = dst;
-    transfers_[slot] = Transfer{s, replica, dst, s.blocks, request, t};
+    transfers_[slot] = Transfer{s, replica, dst, request, t};
     mover_->start(sim_, replica, dst, bytes, [this, slot](sim::Simulation& sim) {
       // Landed: the decode replica takes it in the fleet's own event.
       sim.schedule_at(sim.now(), *this, kTransfer | slot);
     });
   }
 
-  void admitted(uint32_t request) override { out_.requests[request].admitted = sim_.now(); }
+  void admitted(uint32_t request) override {
+    out_.requests[request].admitted = sim_.now();
+    out_.requests[request].was_admitted = true;
+  }
+  void prefix_hit(uint32_t request, uint32_t tokens, bool first) override {
+    if (first)
+      out_.requests[request].cached_prompt_tokens = tokens;
+  }
   void preempted(uint32_t request) override { ++out_.requests[request].preemptions; }
   void charged(uint32_t request, double joules) override {
     out_.requests[request].energy_j += joules;
@@ -194,12 +203,12 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     rec.replica = r;
     rec.decode_replica = r;
     rec.slo_class = a.slo_class;
-    out_.requests.push_back(rec);
+    out_.requests.push_back(std::move(rec));
     RequestTargets targets;
     if (a.slo_class < setup_.slo_by_class.size())
       targets = targets_of(setup_.slo_by_class[a.slo_class], rec.arrival);
-    replicas_[r]->enqueue(sim_, id, a.prompt_tokens, a.output_tokens, targets.ttft_deadline,
-                          targets.tpot);
+    replicas_[r]->enqueue(sim_, id, a.prompt_tokens, a.output_tokens, a.prefix,
+                          targets.ttft_deadline, targets.tpot);
   }
 
   void done(uint32_t request, sim::Time t, bool rejected) {
@@ -218,7 +227,7 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     const Transfer tr = transfers_[slot];
     free_transfers_.push_back(slot);
     out_.requests[tr.request].kv_transfer = sim_.now() - tr.start;
-    replicas_[tr.from]->return_blocks(sim_, tr.blocks);
+    replicas_[tr.from]->return_blocks(sim_, tr.seq);
     replicas_[tr.to]->enqueue_prefilled(sim_, tr.seq);
   }
 
@@ -245,7 +254,6 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     Sequence seq;
     uint32_t from = 0;
     uint32_t to = 0;
-    uint64_t blocks = 0;
     uint32_t request = 0;
     sim::Time start;
   };

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "fleet/arrivals.h"
@@ -37,6 +38,10 @@ struct RequestRecord {
   // Its share of the energy of the steps that advanced it (each step's
   // shared by tokens processed: fleet/replica.h), in joules.
   double energy_j = 0;
+  // Prompt tokens found in its replica's prefix cache at its first
+  // admission (their prefill skipped).
+  uint32_t cached_prompt_tokens = 0;
+  bool was_admitted = false;  // joined a running batch at least once
   bool rejected = false;   // needs more KV blocks than its replica has, or shed
   bool shed = false;       // with rejected: shed by admission control (DEADLINE, REJECT_LATE)
   bool deferred = false;   // deferred by admission control (DEADLINE, DEFER_LATE)

@@ -10,7 +10,8 @@ Replica::Replica(uint32_t index, const ReplicaSetup& setup, RequestListener& lis
     : index_(index),
       setup_(setup),
       listener_(listener),
-      state_(setup.kv_blocks, setup.kv_block_tokens, *this, setup.swap_s_per_token > 0),
+      state_(setup.kv_blocks, setup.kv_block_tokens, *this, setup.swap_s_per_token > 0,
+             setup.prefix_caching),
       scheduler_(make_scheduler(setup.scheduler, setup.limits,
                                 SchedulerContext{setup.timer, setup.admission})),
       acceptance_(setup.acceptance),
@@ -22,8 +23,8 @@ Replica::Replica(uint32_t index, const ReplicaSetup& setup, RequestListener& lis
 }
 
 void Replica::enqueue(sim::Simulation& sim, uint32_t request, uint32_t prompt, uint32_t output,
-                      sim::Time deadline, sim::Time tpot) {
-  state_.enqueue(request, prompt, output, deadline, tpot);
+                      uint32_t prefix, sim::Time deadline, sim::Time tpot) {
+  state_.enqueue(request, prompt, output, prefix, deadline, tpot);
   if (!busy_)
     start_step(sim);
 }
@@ -34,9 +35,9 @@ void Replica::enqueue_prefilled(sim::Simulation& sim, const Sequence& s) {
     start_step(sim);
 }
 
-void Replica::return_blocks(sim::Simulation& sim, uint64_t blocks) {
+void Replica::return_blocks(sim::Simulation& sim, const Sequence& handed_off) {
   account_kv(sim.now());
-  state_.return_blocks(blocks);
+  state_.return_blocks(handed_off);
   if (!busy_)
     start_step(sim);
 }
@@ -137,6 +138,7 @@ void Replica::apply(sim::Time now) {
       state_.processed(produced);
       totals_.decode_tokens += produced;
     }
+    state_.computed(w.slot);  // its full blocks are reusable from now on
   }
   state_.sweep_finished([&](uint32_t slot) { listener_.finished(state_.seq(slot).request, now); },
                         setup_.role == ReplicaRole::kPrefill,
@@ -166,6 +168,8 @@ double Replica::power_w() const {
 
 ReplicaTotals Replica::totals(sim::Time now) const {
   ReplicaTotals t = totals_;
+  t.prefill_tokens_saved = state_.prefix_hit_tokens();
+  t.cached_blocks_evicted = state_.prefix_blocks_evicted();
   t.kv_block_seconds += static_cast<double>(state_.blocks_used()) * (now - kv_since_).to_s();
   return t;
 }

@@ -79,6 +79,9 @@ struct ReplicaSetup {
   // KV-cache bytes of one cached token on each chip (disaggregation: what a
   // handed-off sequence sends per chip).
   double kv_bytes_per_token = 0;
+  // Keep full KV blocks of named content for later requests
+  // (fleet/prefix_cache.h).
+  bool prefix_caching = false;
   StepTimer* timer = nullptr;  // not owned; may be shared by identical copies
   // Speculative decoding (limits.decode_tokens = draft tokens + 1): each
   // verification's accepted drafts, drawn from this acceptance with this
@@ -110,20 +113,29 @@ struct ReplicaTotals {
   uint64_t drafted_tokens = 0;
   uint64_t accepted_drafts = 0;
   uint64_t verified_tokens = 0;
+  // Prefix caching: prefill tokens found cached (every admission, after
+  // preemptions too), and cached blocks evicted.
+  uint64_t prefill_tokens_saved = 0;
+  uint64_t cached_blocks_evicted = 0;
 };
 
 class Replica final : public sim::EventHandler, private ReplicaListener {
  public:
   Replica(uint32_t index, const ReplicaSetup& setup, RequestListener& listener);
 
-  // A routed request arrives now (with its TTFT deadline and TPOT
-  // objective: fleet/slo_classes.h); an idle replica starts a step.
+  // A routed request arrives now; an idle replica starts a step. `prefix`:
+  // the chain naming its tokens (fleet/prefix_chains.h); its TTFT deadline
+  // and TPOT objective (fleet/slo_classes.h).
   void enqueue(sim::Simulation& sim, uint32_t request, uint32_t prompt, uint32_t output,
-               sim::Time deadline = sim::Time::max(), sim::Time tpot = {});
+               uint32_t prefix = PrefixChains::kRoot, sim::Time deadline = sim::Time::max(),
+               sim::Time tpot = {});
+  // The run's prefix chains (not owned), for prefix caching.
+  void use_chains(const PrefixChains* chains) { state_.use_chains(chains); }
   // A sequence prefilled elsewhere arrives with its cache (disaggregation).
   void enqueue_prefilled(sim::Simulation& sim, const Sequence& s);
-  // Blocks of sequences handed off earlier are free again.
-  void return_blocks(sim::Simulation& sim, uint64_t blocks);
+  // The blocks of a sequence handed off earlier (as it was handed off) are
+  // free again.
+  void return_blocks(sim::Simulation& sim, const Sequence& handed_off);
   void handle(sim::Simulation& sim, uint64_t payload) override;  // a step ends
 
   uint32_t index() const { return index_; }
@@ -144,6 +156,9 @@ class Replica final : public sim::EventHandler, private ReplicaListener {
   void rejected(uint32_t request) override { rejected_.push_back(request); }
   void shed(uint32_t request) override { shed_.push_back(request); }
   void deferred(uint32_t request) override { listener_.deferred_request(request); }
+  void prefix_hit(uint32_t request, uint32_t tokens, bool first) override {
+    listener_.prefix_hit(request, tokens, first);
+  }
 
   void start_step(sim::Simulation& sim);
   double step_mfu_ = 0;

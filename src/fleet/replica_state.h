@@ -7,7 +7,17 @@
 // Sequences live in a slot pool recycled through a free list, so a run of a
 // million requests allocates only when the number in the system reaches a
 // new peak. Every operation is O(1) except running-batch removals, which are
-// O(batch).
+// O(batch), and, with prefix caching, O(1) per KV block looked up, shared or
+// released (fleet/prefix_cache.h).
+//
+// With prefix caching, a sequence's first `shared` blocks are references to
+// cached entries (a block several sequences share occupies HBM once), the
+// rest its own. A new or recomputing sequence is admitted with the cached
+// blocks of its prompt (at most prompt - 1 tokens: the last prompt token is
+// always computed) and prefills from there; the full blocks it computes
+// within its named content join the cache when the step that computed
+// them ends. Unreferenced cached blocks count as free: taking a block when
+// none is free evicts the least recently released one.
 #pragma once
 
 #include <cstddef>
@@ -16,6 +26,7 @@
 #include <vector>
 
 #include "sim/time.h"
+#include "fleet/prefix_cache.h"
 
 namespace podsim::fleet {
 
@@ -36,6 +47,9 @@ struct Sequence {
   sim::Time deadline = sim::Time::max();
   sim::Time tpot;
   bool deferred = false;
+  uint32_t prefix = PrefixChains::kRoot;  // the chain naming its tokens (prefix caching)
+  uint32_t cover = 0;                     // its tokens that chain names
+  uint32_t shared = 0;                    // leading blocks held as cache references
 
   bool prefilling() const { return cached < target; }
   // Prompt tokens still to prefill plus output tokens still to produce.
@@ -55,6 +69,13 @@ class ReplicaListener {
   // Deferred by admission control behind the requests that can still meet
   // their deadlines.
   virtual void deferred(uint32_t request) { (void)request; }
+  // Admitted with `tokens` tokens of its prefill found in the prefix cache
+  // (first: its first admission). Called before admitted().
+  virtual void prefix_hit(uint32_t request, uint32_t tokens, bool first) {
+    (void)request;
+    (void)tokens;
+    (void)first;
+  }
 
  protected:
   ~ReplicaListener() = default;
@@ -64,14 +85,24 @@ class ReplicaState {
  public:
   // swap: preemption copies the KV cache to host memory (kept), instead of
   // dropping it (recompute).
+  // prefix_caching: keep full KV blocks of named content for later
+  // requests (fleet/prefix_cache.h); the chains come from use_chains().
   ReplicaState(uint64_t kv_blocks, uint32_t block_tokens, ReplicaListener& listener,
-               bool swap = false);
+               bool swap = false, bool prefix_caching = false);
   bool swaps() const { return swap_; }
+  bool caches_prefixes() const { return caching_; }
+  // The run's prefix chains (not owned; null: no request names content).
+  void use_chains(const PrefixChains* chains) {
+    chains_ = chains;
+    cache_.use_chains(chains);
+  }
 
   // A routed request joins the back of the waiting queue (in deadline
   // order: before every new request due later and every deferred one);
-  // returns its slot.
+  // returns its slot. `prefix`: the chain naming its tokens
+  // (PrefixChains::kRoot: none).
   uint32_t enqueue(uint32_t request, uint32_t prompt, uint32_t output,
+                   uint32_t prefix = PrefixChains::kRoot,
                    sim::Time deadline = sim::Time::max(), sim::Time tpot = {});
   // Orders new requests in the waiting queue by deadline (earliest first)
   // instead of by arrival; preempted and swapped sequences stay at the front.
@@ -86,8 +117,10 @@ class ReplicaState {
   const std::vector<uint32_t>& running() const { return running_; }
 
   uint64_t blocks_total() const { return blocks_total_; }
-  uint64_t blocks_free() const { return blocks_free_; }
-  uint64_t blocks_used() const { return blocks_total_ - blocks_free_; }
+  // Free blocks, cached blocks no sequence references included (they are
+  // evicted when taken).
+  uint64_t blocks_free() const { return blocks_free_ + cache_.evictable(); }
+  uint64_t blocks_used() const { return blocks_total_ - blocks_free(); }
   uint32_t block_tokens() const { return block_tokens_; }
   uint64_t blocks_for(uint64_t tokens) const {
     return (tokens + block_tokens_ - 1) / block_tokens_;
@@ -98,6 +131,18 @@ class ReplicaState {
   bool reserve(uint32_t slot, uint64_t tokens);
   // The front of the waiting queue joins the back of the running batch.
   void admit_front();
+  // Tokens of the waiting front's prefill found in the prefix cache, whole
+  // blocks, at most target - 1 (0 without prefix caching, or when the front
+  // is swapped out or already holds a cache).
+  uint32_t front_hit();
+  // The front joins the back of the running batch with its prefix hit
+  // (front_hit(): its `cached` starts there, those blocks shared) and blocks
+  // for `tokens` tokens in all; false, holding nothing, when too few are
+  // free. Without prefix caching: reserve(front, tokens), then admit_front().
+  bool admit_front(uint64_t tokens);
+  // After a step advanced `slot`: its newly full blocks within its named
+  // content join the prefix cache (no-op without prefix caching).
+  void computed(uint32_t slot);
   // Frees the KV blocks of the last sequence of the running batch and puts it
   // back at the front of the waiting queue: to prefill its prompt and its
   // output so far again (recompute), or, swapping, with its cache in host
@@ -129,6 +174,7 @@ class ReplicaState {
         on_hand_off(slot);
         outstanding_ -= s.remaining_tokens();
         s.blocks = 0;  // held until return_blocks()
+        s.shared = 0;
         free_slots_.push_back(slot);
       } else {
         running_[kept++] = slot;
@@ -140,8 +186,10 @@ class ReplicaState {
   void sweep_finished(OnFinish on_finish) {
     sweep_finished(on_finish, false, [](uint32_t) {});
   }
-  // Blocks of handed-off sequences, free again once their cache has moved.
-  void return_blocks(uint64_t blocks) { blocks_free_ += blocks; }
+  // The blocks of a handed-off sequence (as it was handed off), free again
+  // once its cache has moved: its own blocks, and its references to cached
+  // ones.
+  void return_blocks(const Sequence& handed_off);
   // A sequence whose prefill ran on another replica joins the back of the
   // waiting queue with its cache in flight (it is admitted like a swapped
   // sequence, without swap time). Returns its slot.
@@ -153,8 +201,19 @@ class ReplicaState {
   // Adjusts outstanding_tokens() after the replica advanced a sequence.
   void processed(uint64_t tokens) { outstanding_ -= tokens; }
 
+  // Prefix caching: prefill tokens found cached over every admission, and
+  // cached blocks evicted.
+  uint64_t prefix_hit_tokens() const { return hit_tokens_; }
+  uint64_t prefix_blocks_evicted() const { return cache_.evicted(); }
+
  private:
   void release(uint32_t slot);
+  // The waiting front's cached head (see front_hit()).
+  PrefixCache::Hit front_lookup();
+  // Takes `n` blocks (n <= blocks_free()): free ones first, then evicts.
+  void take_blocks(uint64_t n);
+  // Drops `s`'s blocks: its references to cached ones and its own.
+  void drop_blocks(Sequence& s);
 
   std::vector<Sequence> pool_;
   std::vector<uint32_t> free_slots_;
@@ -168,6 +227,10 @@ class ReplicaState {
   sim::Time now_;
   uint64_t outstanding_ = 0;
   ReplicaListener& listener_;
+  bool caching_ = false;
+  const PrefixChains* chains_ = nullptr;
+  PrefixCache cache_;
+  uint64_t hit_tokens_ = 0;
 };
 
 }  // namespace podsim::fleet

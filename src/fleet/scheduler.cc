@@ -115,15 +115,14 @@ class ContinuousBatching final : public Scheduler {
     while (state.running().size() < limits_.max_batch && front_fits_at_all(state, lookahead)) {
       const uint32_t slot = state.waiting().front();
       const Sequence& s = state.seq(slot);
-      const uint32_t need = s.target - s.cached;
+      const uint32_t need = s.target - state.front_hit();
       // A prompt longer than the budget left runs as the step's only
       // prefill (beside the decodes), so it cannot block the queue until
       // the running batch drains.
       if (need > budget && plan.shape.prefill_sequences > 0)
         break;
-      if (!state.reserve(slot, s.target))
+      if (!state.admit_front(s.target))
         break;
-      state.admit_front();
       plan.add_prefill(state.seq(slot), slot, need);
       budget -= std::min<uint64_t>(need, budget);
     }
@@ -164,10 +163,10 @@ class ChunkedPrefill final : public Scheduler {
            front_fits_at_all(state, lookahead)) {
       const uint32_t slot = state.waiting().front();
       const Sequence& s = state.seq(slot);
-      const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target, budget));
-      if (!state.reserve(slot, chunk))
+      const uint32_t hit = state.front_hit();
+      const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - hit, budget));
+      if (!state.admit_front(uint64_t{hit} + chunk))
         return decode_if_idle(state, plan, lookahead);
-      state.admit_front();
       plan.add_prefill(state.seq(slot), slot, chunk);
       budget -= chunk;
     }
@@ -193,6 +192,8 @@ class StaticBatching final : public Scheduler {
  private:
   void start_batch(ReplicaState& state, StepPlan& plan) {
     padded_prompt_ = 0;
+    padded_new_ = 0;
+    padded_hit_ = 0;
     uint32_t n = 0;
     while (n < limits_.max_batch && !state.waiting().empty()) {
       const uint32_t slot = state.waiting().front();
@@ -202,23 +203,31 @@ class StaticBatching final : public Scheduler {
         state.reject_front();
         continue;
       }
+      // Prefix caching: each prompt's cached head is skipped; the batch
+      // pads the new tokens to the longest and the cached ones too.
+      const uint32_t hit = state.front_hit();
       const uint32_t padded = std::max(padded_prompt_, s.target);
-      if (n > 0 && uint64_t{padded} * (n + 1) > limits_.max_tokens_per_step)
+      const uint32_t padded_new = std::max(padded_new_, s.target - hit);
+      if (n > 0 && uint64_t{padded_new} * (n + 1) > limits_.max_tokens_per_step)
         break;
-      if (!state.reserve(slot, whole))
+      if (!state.admit_front(whole))
         break;
-      state.admit_front();
       padded_prompt_ = padded;
+      padded_new_ = padded_new;
+      padded_hit_ = std::max(padded_hit_, hit);
       ++n;
     }
     if (n == 0)
       return;
     batch_ = n;
     decode_steps_ = 0;
-    for (const uint32_t slot : state.running())
-      plan.work.push_back(Work{slot, state.seq(slot).target, true});
+    for (const uint32_t slot : state.running()) {
+      const Sequence& s = state.seq(slot);
+      plan.work.push_back(Work{slot, s.target - s.cached, true});
+    }
     plan.shape.prefill_sequences = n;
-    plan.shape.prefill_tokens = uint64_t{padded_prompt_} * n;
+    plan.shape.prefill_tokens = uint64_t{padded_new_} * n;
+    plan.shape.prefill_context_tokens = uint64_t{padded_hit_} * n;
   }
 
   // Every sequence still running decodes; the step is costed as the whole
@@ -233,6 +242,8 @@ class StaticBatching final : public Scheduler {
 
   SchedulerLimits limits_;
   uint32_t padded_prompt_ = 0;
+  uint32_t padded_new_ = 0;  // prompt tokens past the prefix cache's hit
+  uint32_t padded_hit_ = 0;  // the largest hit
   uint32_t batch_ = 0;
   uint32_t decode_steps_ = 0;
 };

@@ -20,7 +20,10 @@
 // sequence is preempted (recompute, or swap to host memory) until the rest
 // fit; a swapped sequence resumes, ahead of new requests, when its blocks are
 // free again. A request that needs more blocks than the whole pool is
-// rejected.
+// rejected. With prefix caching, a request is admitted with the cached
+// blocks of its prompt (ReplicaState::front_hit(), admit_front(tokens)) and
+// only the rest of its prompt is planned and costed; the look-up lives in
+// the state, not here.
 //
 // plan() is O(running batch + requests admitted) per step.
 #pragma once

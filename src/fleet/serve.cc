@@ -108,6 +108,12 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   out.replicas = info_;
   FleetSetup setup;
   setup.replicas = setups_;
+  // Prefix caching is the run's choice (a run without it is the "without"
+  // of --compare-no-prefix-cache); the replicas' wiring is the same.
+  size_t copy = 0;
+  for (const config::ServeReplicaSpec& r : run.replicas)
+    for (uint32_t c = 0; c < r.count && copy < setup.replicas.size(); ++c)
+      setup.replicas[copy++].prefix_caching = r.prefix_caching;
   setup.router = run.router;
   setup.arrivals =
       with_drawn_classes(make_arrival_process(run.arrivals, run.seed), run.slo_classes, run.seed);

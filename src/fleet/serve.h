@@ -51,7 +51,8 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   // One run of `spec`'s replicas under `arrivals` (with their seed, limits,
-  // SLOs and sampling from `run`, a spec with the same replicas).
+  // SLOs and sampling from `run`, a spec with the same replicas; each
+  // replica's prefix_caching is `run`'s).
   // record_steps: keep every step's span and shape (for --trace).
   ServeOutput run(const config::ServeSpec& run, bool record_steps = false);
 

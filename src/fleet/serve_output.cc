@@ -141,6 +141,10 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
     r.set_usd_per_hour(c.usd_per_hour);
   }
   fill_policy_report(s, r);
+  r.set_prefix_caching(s.prefix_caching);
+  r.set_prefix_cache_hit_rate(s.prefix_cache_hit_rate);
+  r.set_prefill_tokens_saved(s.prefill_tokens_saved);
+  r.set_cached_blocks_evicted(s.cached_blocks_evicted);
   podsim::output::ServeBuckets& b = *r.mutable_buckets();
   b.set_batch_steps_per_octave(s.buckets.batch_steps_per_octave);
   b.set_length_steps_per_octave(s.buckets.length_steps_per_octave);
@@ -171,6 +175,9 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
     o.set_activation_bytes_per_chip(info.kv.activation_bytes);
     o.set_energy_j(rs.energy_j);
     o.set_idle_energy_j(rs.idle_energy_j);
+    o.set_prefix_cache_hit_rate(rs.prefix_cache_hit_rate);
+    o.set_prefill_tokens_saved(rs.prefill_tokens_saved);
+    o.set_cached_blocks_evicted(rs.cached_blocks_evicted);
     if (++copy == info.copies) {
       copy = 0;
       ++spec_index;
@@ -179,12 +186,18 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
   return r;
 }
 
+void add_without_prefix_cache(podsim::output::ServeReport& report, const ServeOutput& without) {
+  report.set_compared_without_prefix_cache(true);
+  fill(without.summary.ttft_s, *report.mutable_ttft_without_prefix_cache_s());
+  report.set_goodput_without_prefix_cache_requests_per_s(without.summary.goodput_requests_per_s);
+}
+
 void write_requests_csv(const ServeOutput& out, const std::function<void(std::string_view)>& sink) {
   constexpr size_t kPiece = size_t{1} << 20;  // handed on at about 1 MiB
   std::string s =
       "request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,"
       "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,kv_transfer_s,"
-      "energy_j\n";
+      "energy_j,cached_prompt_tokens\n";
   const bool powered = fleet_powered(out);
   const auto& reqs = out.run.requests;
   for (size_t i = 0; i < reqs.size(); ++i) {
@@ -201,7 +214,8 @@ void write_requests_csv(const ServeOutput& out, const std::function<void(std::st
     if (r.rejected || !r.done) {
       s += r.shed ? ",shed,,," : r.rejected ? ",rejected,,," : ",unfinished,,,";
       s += r.rejected ? format_double(r.finish.to_s()) : "";
-      s += ",,,," + std::to_string(r.preemptions) + ",,,\n";
+      s += ",,,," + std::to_string(r.preemptions) + ",,,,";
+      s += std::to_string(r.cached_prompt_tokens) + "\n";
       continue;
     }
     const double tpot =
@@ -216,6 +230,7 @@ void write_requests_csv(const ServeOutput& out, const std::function<void(std::st
     s += ',' + report::csv_escape(out.setups[r.decode_replica].name);
     s += ',' + format_double(r.kv_transfer.to_s());
     s += ',' + (powered ? format_double(r.energy_j) : std::string());
+    s += ',' + std::to_string(r.cached_prompt_tokens);
     s += '\n';
   }
   sink(s);
@@ -333,6 +348,21 @@ void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {
     kv.emplace_back("energy per request", per_request);
   } else {
     kv.emplace_back("energy", "not modelled (a replica's chip has no power model)");
+  }
+  if (r.prefix_caching()) {
+    std::string cache = report::format_fixed(100 * r.prefix_cache_hit_rate(), 2) +
+                        "% of admitted prompt tokens cached, ";
+    cache += std::to_string(r.prefill_tokens_saved()) + " prefill tokens saved, ";
+    cache += std::to_string(r.cached_blocks_evicted()) + " blocks evicted";
+    kv.emplace_back("prefix cache", cache);
+    if (r.compared_without_prefix_cache()) {
+      const podsim::output::LatencyPercentiles& w = r.ttft_without_prefix_cache_s();
+      std::string without = "TTFT " + ms(w.mean()) + " ms mean, " + ms(w.p50()) + " p50, ";
+      without += ms(w.p99()) + " p99; goodput ";
+      without += report::format_fixed(r.goodput_without_prefix_cache_requests_per_s(), 3);
+      without += " requests/s";
+      kv.emplace_back("without prefix cache", without);
+    }
   }
   if (r.priced()) {
     std::string cost = "$" + report::format_fixed(r.usd_per_m_output_tokens(), 4) +

@@ -22,9 +22,13 @@ namespace podsim::fleet {
 podsim::output::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out,
                                         const config::PricingSpec* pricing = nullptr);
 
+// The "without" of --compare-no-prefix-cache: `without` is the same run
+// with prefix caching off on every replica.
+void add_without_prefix_cache(podsim::output::ServeReport& report, const ServeOutput& without);
+
 // request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,
 // first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,
-// kv_transfer_s,energy_j
+// kv_transfer_s,energy_j,cached_prompt_tokens
 std::string requests_csv(const ServeOutput& out);
 // The same bytes handed to `sink` in pieces of about 1 MiB, so a caller
 // streaming them to a file (report::AtomicFile) holds one piece at a time

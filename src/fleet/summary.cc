@@ -122,6 +122,39 @@ void summarize_classes(const FleetRun& run, const std::vector<config::SloSpec>& 
   }
 }
 
+// Prefix caching: hit rates over the admitted requests' prompts (each
+// request's hit at its first admission), tokens saved and blocks evicted
+// over every admission.
+void summarize_prefix_cache(const FleetRun& run, const std::vector<ReplicaSetup>& replicas,
+                            ServeSummary& s) {
+  std::vector<uint64_t> prompt(replicas.size(), 0);
+  std::vector<uint64_t> cached(replicas.size(), 0);
+  for (const RequestRecord& r : run.requests) {
+    if (!r.was_admitted)
+      continue;
+    prompt[r.replica] += r.prompt_tokens;
+    cached[r.replica] += r.cached_prompt_tokens;
+  }
+  uint64_t all_prompt = 0;
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    ReplicaSummary& rs = s.replicas[i];
+    const ReplicaTotals& t = run.replicas[i];
+    s.prefix_caching = s.prefix_caching || replicas[i].prefix_caching;
+    rs.prefix_caching = replicas[i].prefix_caching;
+    rs.prefill_tokens_saved = t.prefill_tokens_saved;
+    rs.cached_blocks_evicted = t.cached_blocks_evicted;
+    if (prompt[i] > 0)
+      rs.prefix_cache_hit_rate = static_cast<double>(cached[i]) / static_cast<double>(prompt[i]);
+    s.prefill_tokens_saved += t.prefill_tokens_saved;
+    s.cached_blocks_evicted += t.cached_blocks_evicted;
+    s.cached_prompt_tokens += cached[i];
+    all_prompt += prompt[i];
+  }
+  if (all_prompt > 0)
+    s.prefix_cache_hit_rate =
+        static_cast<double>(s.cached_prompt_tokens) / static_cast<double>(all_prompt);
+}
+
 }  // namespace
 
 ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& replicas,
@@ -237,6 +270,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   summarize_energy(run, s, energy);
   summarize_speculation(run, s);
   summarize_classes(run, table, classes, s);
+  summarize_prefix_cache(run, replicas, s);
   return s;
 }
 

@@ -48,6 +48,11 @@ struct ReplicaSummary {
   // less its busy time.
   double idle_energy_j = 0;
   double energy_j = 0;  // busy + idle
+  // Prefix caching (docs/serving.md, "Prefix caching").
+  bool prefix_caching = false;
+  double prefix_cache_hit_rate = 0;   // its requests' prompt tokens found cached
+  uint64_t prefill_tokens_saved = 0;  // over every admission
+  uint64_t cached_blocks_evicted = 0;
 };
 
 struct BucketReport {
@@ -131,6 +136,16 @@ struct ServeSummary {
   // With SLO classes: one entry per class in file order, then class 0 (the
   // requests of no class) when it has requests. Empty without classes.
   std::vector<SloClassSummary> slo_classes;
+  // Prefix caching (docs/serving.md, "Prefix caching"): whether a replica
+  // has it; prompt tokens found cached at the requests' first admission
+  // (cached_prompt_tokens) over the prompt tokens of the requests admitted;
+  // prefill tokens skipped over every admission (after preemptions too);
+  // cached blocks evicted.
+  bool prefix_caching = false;
+  double prefix_cache_hit_rate = 0;
+  uint64_t cached_prompt_tokens = 0;
+  uint64_t prefill_tokens_saved = 0;
+  uint64_t cached_blocks_evicted = 0;
 };
 
 // Each request is held to its class's objectives (`classes[c - 1]` for class

@@ -4,9 +4,11 @@
 #include "config/serve_loader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "config/topology_loader.h"
 #include "config/trace_loader.h"
@@ -140,6 +142,51 @@ TEST(ServeLoader, DisaggregationNeedsBothRolesAndATransfer) {
   EXPECT_EQ(ok.kv_transfer.pod->slices, 2u);
   EXPECT_EQ(ok.kv_transfer.pod->torus, ok.replicas[0].pod.torus);
   EXPECT_EQ(ok.kv_transfer.pod->dcn, ok.kv_transfer.dcn);
+}
+
+// Prefix caching (docs/serving.md, "Prefix caching"): not on ROLE_DECODE
+// replicas; the conversations generator's fields are checked like every
+// other process's and its lengths are its own.
+TEST(ServeLoader, PrefixCachingAndConversations) {
+  const std::string replica =
+      "topology: \"topologies/v5e-2x2.textproto\" workload: "
+      "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 "
+      "max_tokens_per_step: 512 prefix_caching: true";
+  const std::string e = error_of([&] {
+    parse_serve_text("replicas { " + replica + " role: ROLE_PREFILL }\nreplicas { " + replica +
+                         " role: ROLE_DECODE }\n"
+                         "kv_transfer { bandwidth_gbps_per_chip: 2 }\n"
+                         "arrivals { conversations { rate_per_s: 0 system_prompts: 0 "
+                         "turns { fixed: 0 } user_tokens { fixed: 5 } think_time_s: -1 } "
+                         "prompt_tokens { fixed: 3 } }\n",
+                     "c.serve", source_dir());
+  });
+  for (const char* want :
+       {"replicas[1].prefix_caching: a ROLE_DECODE replica receives whole KV caches",
+        "arrivals.conversations.rate_per_s: must be > 0",
+        "arrivals.conversations.system_prompts: must be >= 1",
+        "arrivals.conversations.system_prompt_tokens: synthetic arrivals need a length",
+        "arrivals.conversations.turns.fixed: must be >= 1",
+        "arrivals.conversations.output_tokens: synthetic arrivals need a length",
+        "arrivals.conversations.think_time_s: must be >= 0",
+        "arrivals.prompt_tokens: conversations give their own lengths",
+        "duration_s: synthetic arrivals need an end"})
+    EXPECT_NE(e.find(want), std::string::npos) << want << "\n" << e;
+  EXPECT_EQ(e.find("replicas[0].prefix_caching"), std::string::npos) << e;
+  const ServeSpec ok = parse_serve_text(
+      "replicas { " + replica +
+          " }\narrivals { conversations { rate_per_s: 2 system_prompts: 4 "
+          "system_prompt_tokens { fixed: 1000 } turns { uniform { min: 1 max: 5 } } "
+          "user_tokens { fixed: 50 } output_tokens { exponential { mean: 100 max: 400 } } "
+          "think_time_s: 10 } }\nrequests: 100\n",
+      "ok.serve", source_dir());
+  EXPECT_TRUE(ok.replicas[0].prefix_caching);
+  EXPECT_EQ(ok.arrivals.kind, ArrivalKind::kConversations);
+  EXPECT_EQ(ok.arrivals.conversations.system_prompts, 4u);
+  EXPECT_EQ(ok.arrivals.conversations.system_prompt_tokens.min, 1000u);
+  EXPECT_EQ(ok.arrivals.conversations.turns.max, 5u);
+  EXPECT_EQ(ok.arrivals.conversations.output_tokens.kind, LengthKind::kExponential);
+  EXPECT_EQ(ok.arrivals.conversations.think_time_s, 10);
 }
 
 TEST(ServeLoader, KvTransferNamesItsModelAndJoinsSlicesOfOneShape) {
@@ -404,6 +451,38 @@ TEST(ServeLoader, SpeculativeDraftsLoad) {
   EXPECT_EQ(s.slo_classes[0].name, "chat");
   EXPECT_EQ(s.slo_classes[0].slo.tpot_ms, 40);
   EXPECT_EQ(s.slo_classes[0].share, 0.25);
+}
+
+// A trace's slo_class column names the serve file's classes: resolved to
+// their indices, and a name that is not a class is refused naming the file.
+TEST(ServeLoader, TraceSloClassesResolveToTheServeFilesClasses) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("podsim-slo-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream f(dir / "t.csv");
+    f << "arrival_s,prompt_tokens,output_tokens,slo_class\n0,10,5,chat\n1,10,5,\n2,10,5,batch\n";
+  }
+  const std::string head =
+      "replicas { topology: \"" + (source_dir() / "topologies/v5e-2x2.textproto").string() +
+      "\" workload: \"" + (source_dir() / "workloads/serve/llama3-8b-v5e-2x2.textproto").string() +
+      "\" max_batch: 8 max_tokens_per_step: 512 }\narrivals { trace { file: \"t.csv\" } }\n";
+  const ServeSpec s = parse_serve_text(
+      head + "slo_classes { name: \"batch\" ttft_ms: 9000 }\nslo_classes { name: \"chat\" "
+             "ttft_ms: 200 }\n",
+      "c.serve", dir);
+  ASSERT_EQ(s.arrivals.trace.size(), 3u);
+  EXPECT_EQ(s.arrivals.trace[0].slo_class_index, 2u);
+  EXPECT_EQ(s.arrivals.trace[1].slo_class_index, 0u);
+  EXPECT_EQ(s.arrivals.trace[2].slo_class_index, 1u);
+  const std::string e = error_of([&] {
+    parse_serve_text(head + "slo_classes { name: \"chat\" }\n", "c.serve", dir);
+  });
+  EXPECT_NE(e.find("arrivals.trace.file: '"), std::string::npos) << e;
+  EXPECT_NE(e.find("names SLO class \"batch\", which is not one of the serve file's slo_classes"),
+            std::string::npos)
+      << e;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace serve_loader_test

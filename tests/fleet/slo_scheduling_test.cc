@@ -42,28 +42,28 @@ TEST(DeadlineOrder, NewRequestsWaitByDeadlineBehindResumedOnesAheadOfDeferredOne
   Quiet q;
   ReplicaState s(1000, 16, q);
   s.order_by_deadline(true);
-  s.enqueue(0, 10, 10, sim::Time::ms(500));
-  s.enqueue(1, 10, 10, sim::Time::ms(300));
-  s.enqueue(2, 10, 10, sim::Time::ms(400));
+  s.enqueue(0, 10, 10, PrefixChains::kRoot, sim::Time::ms(500));
+  s.enqueue(1, 10, 10, PrefixChains::kRoot, sim::Time::ms(300));
+  s.enqueue(2, 10, 10, PrefixChains::kRoot, sim::Time::ms(400));
   s.enqueue(3, 10, 10);                      // no objective: last
-  s.enqueue(4, 10, 10, sim::Time::ms(300));  // ties keep arrival order
+  s.enqueue(4, 10, 10, PrefixChains::kRoot, sim::Time::ms(300));  // ties keep arrival order
   EXPECT_EQ(waiting_requests(s), (std::vector<uint32_t>{1, 4, 2, 0, 3}));
   s.defer_front();  // 1 goes behind everything
-  s.enqueue(5, 10, 10, sim::Time::ms(900));
+  s.enqueue(5, 10, 10, PrefixChains::kRoot, sim::Time::ms(900));
   EXPECT_EQ(waiting_requests(s), (std::vector<uint32_t>{4, 2, 0, 5, 3, 1}));
   // A preempted sequence resumes first, whatever its deadline.
   ASSERT_TRUE(s.reserve(s.waiting().front(), 10));
   s.admit_front();
   s.preempt_last();
-  s.enqueue(6, 10, 10, sim::Time::ms(1));
+  s.enqueue(6, 10, 10, PrefixChains::kRoot, sim::Time::ms(1));
   EXPECT_EQ(waiting_requests(s), (std::vector<uint32_t>{4, 6, 2, 0, 5, 3, 1}));
 }
 
 TEST(DeadlineOrder, OffKeepsArrivalOrder) {
   Quiet q;
   ReplicaState s(1000, 16, q);
-  s.enqueue(0, 10, 10, sim::Time::ms(500));
-  s.enqueue(1, 10, 10, sim::Time::ms(300));
+  s.enqueue(0, 10, 10, PrefixChains::kRoot, sim::Time::ms(500));
+  s.enqueue(1, 10, 10, PrefixChains::kRoot, sim::Time::ms(300));
   EXPECT_EQ(waiting_requests(s), (std::vector<uint32_t>{0, 1}));
 }
 

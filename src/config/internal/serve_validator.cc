@@ -65,9 +65,11 @@ class ServeValidator {
     const Arrivals& a = s_.arrivals();
     if (s_.requests() != 0 || s_.duration_s() <= 0 || !std::isfinite(s_.duration_s()))
       return;
-    const double rate = a.has_poisson() ? a.poisson().rate_per_s()
-                        : a.has_gamma() ? a.gamma().rate_per_s()
-                                        : 0;
+    // Conversations: at least one request each.
+    const double rate = a.has_poisson()         ? a.poisson().rate_per_s()
+                        : a.has_gamma()         ? a.gamma().rate_per_s()
+                        : a.has_conversations() ? a.conversations().rate_per_s()
+                                                : 0;
     if (std::isfinite(rate) && rate * s_.duration_s() > static_cast<double>(kMaxServeRequests))
       issues_.add(root_("duration_s"),
                   "rate x duration_s makes about " + format_number(rate * s_.duration_s()) +
@@ -86,6 +88,10 @@ class ServeValidator {
       const bool split = r.role() == ROLE_PREFILL || r.role() == ROLE_DECODE;
       prefill |= r.role() == ROLE_PREFILL;
       decode |= r.role() == ROLE_DECODE;
+      if (r.role() == ROLE_DECODE && r.prefix_caching())
+        issues_.add(root_("replicas", i)("prefix_caching"),
+                    "a ROLE_DECODE replica receives whole KV caches from prefill replicas: "
+                    "prefix caching is for ROLE_PREFILL and unified replicas");
       if (split && r.scheduler() == STATIC_BATCHING)
         issues_.add(
             root_("replicas", i)("scheduler"),
@@ -200,6 +206,18 @@ class ServeValidator {
     }
   }
 
+  void check_conversations(const FieldPath& at, const Conversations& c) {
+    rate(at("rate_per_s"), c.rate_per_s());
+    if (issues_.at_least(at("system_prompts"), c.system_prompts(), 1))
+      issues_.at_most(at("system_prompts"), c.system_prompts(), 1u << 20, "");
+    check_lengths(at("system_prompt_tokens"), c.system_prompt_tokens());
+    check_lengths(at("turns"), c.turns());
+    check_lengths(at("user_tokens"), c.user_tokens());
+    check_lengths(at("output_tokens"), c.output_tokens());
+    if (issues_.non_negative(at("think_time_s"), c.think_time_s()))
+      issues_.at_most(at("think_time_s"), c.think_time_s(), 86400.0, "s");
+  }
+
   void rate(const FieldPath& at, double r) {
     if (issues_.positive(at, r))
       issues_.at_most(at, r, kMaxArrivalRatePerS, "per s");
@@ -224,6 +242,13 @@ class ServeValidator {
           issues_.at_most(at("closed_loop")("think_time_s"), a.closed_loop().think_time_s(),
                           86400.0, "s");
         break;
+      case Arrivals::kConversations:
+        check_conversations(at("conversations"), a.conversations());
+        if (a.has_prompt_tokens() || a.has_output_tokens())
+          issues_.add(at("prompt_tokens"),
+                      "conversations give their own lengths (user_tokens, output_tokens): remove "
+                      "these");
+        return;
       case Arrivals::kTrace:
         check_file(at("trace")("file"), a.trace().file(), "trace CSV");
         if (issues_.non_negative(at("trace")("speedup"), a.trace().speedup()))
@@ -232,7 +257,9 @@ class ServeValidator {
           issues_.add(at("prompt_tokens"), "a trace gives its own lengths: remove these");
         return;
       default:
-        issues_.add(at, "must give one arrival process: poisson, gamma, closed_loop or trace");
+        issues_.add(at,
+                    "must give one arrival process: poisson, gamma, closed_loop, trace or "
+                    "conversations");
         return;
     }
     check_lengths(at("prompt_tokens"), a.prompt_tokens());
@@ -316,6 +343,7 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
                                         : RoleKind::kUnified;
     rs.speculative = speculative_spec(r.speculative());
     rs.admission = admission_of(r.admission());
+    rs.prefix_caching = r.prefix_caching();
     spec.replicas.push_back(std::move(rs));
     files.topology.push_back(serve_path(base_dir, r.topology()).lexically_normal());
     files.workload.push_back(serve_path(base_dir, r.workload()).lexically_normal());
@@ -340,6 +368,19 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
       as.users = a.closed_loop().users();
       as.think_time_s = a.closed_loop().think_time_s();
       break;
+    case Arrivals::kConversations: {
+      as.kind = ArrivalKind::kConversations;
+      const Conversations& c = a.conversations();
+      ConversationSpec& cs = as.conversations;
+      cs.rate_per_s = c.rate_per_s();
+      cs.system_prompts = c.system_prompts();
+      cs.system_prompt_tokens = length_spec(c.system_prompt_tokens());
+      cs.turns = length_spec(c.turns());
+      cs.user_tokens = length_spec(c.user_tokens());
+      cs.output_tokens = length_spec(c.output_tokens());
+      cs.think_time_s = c.think_time_s();
+      break;
+    }
     case Arrivals::kTrace:
       as.kind = ArrivalKind::kTrace;
       as.trace_file = serve_path(base_dir, a.trace().file()).lexically_normal().string();
@@ -350,7 +391,7 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
       as.rate_per_s = a.poisson().rate_per_s();
       break;
   }
-  if (as.kind != ArrivalKind::kTrace) {
+  if (as.kind != ArrivalKind::kTrace && as.kind != ArrivalKind::kConversations) {
     as.prompt = length_spec(a.prompt_tokens());
     as.output = length_spec(a.output_tokens());
   }
