@@ -7,7 +7,7 @@
 // t(low) <= t(x) <= t(high). The value reported is the harmonic mean
 // c = 2 t(low) t(high) / (t(low) + t(high)), the one value whose relative
 // error |c - t(x)| / t(x) is smallest in the worst case over the bracket:
-// at most (t(high) - t(low)) / (t(high) + t(low)) (bound() below computes it
+// at most (t(high) - t(low)) / (t(high) + t(low)) (bracket_bound() computes it
 // from the rounded value). When that exceeds the target, the cell's sides are
 // halved and the step is bracketed again, until the target is met or the
 // cell is the step itself (then the value is exact).
