@@ -59,8 +59,9 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
       "seed", po::value<std::string>(),
       "the seed of arrivals and lengths, 0 to 2^64 - 1 (overrides the file's)")(
       "no-bucket-error",
-      "do not simulate each step bucket's lower edge (the bucketing's error bound is then not "
-      "reported; half the pod simulations)")(
+      "round step counts up to their buckets without refining or measuring the error (the "
+      "bucketing before issue 31 without its lower edges: fewer pod simulations, no error "
+      "bound)")(
       "compare-no-prefix-cache",
       "also run the same arrivals with prefix caching off on every replica and report that "
       "run's TTFT and goodput beside this one's (docs/serving.md, \"Prefix caching\")")(

@@ -26,6 +26,10 @@ inline constexpr uint32_t kMaxServeBatch = 1u << 16;
 inline constexpr uint32_t kMaxStepTokens = 1u << 24;
 inline constexpr double kMaxServeDurationS = 30.0 * 86400;  // 30 days
 inline constexpr double kMaxArrivalRatePerS = 1e9;
+// buckets.max_error: below 1e-4 a step would be simulated nearly exactly
+// (refinement ends at the step itself anyway); above 0.5 it bounds nothing.
+inline constexpr double kMinBucketError = 1e-4;
+inline constexpr double kMaxBucketError = 0.5;
 
 enum class SchedulerKind { kStatic, kContinuous, kChunkedPrefill, kDeadline };
 enum class RouterKind { kRoundRobin, kLeastOutstandingTokens };
@@ -137,10 +141,17 @@ struct SloClassSpec {
   double share = 0;  // synthetic arrivals: the share of requests drawn into it
 };
 
+enum class BucketMode { kRefine, kRoundUp };
+
 struct BucketSpec {
   uint32_t batch_steps_per_octave = 8;
   uint32_t length_steps_per_octave = 8;
+  // With kRoundUp: simulate the lower edges. false also means kRoundUp.
   bool measure_error = true;
+  BucketMode mode = BucketMode::kRefine;
+  double max_error = 0.01;  // kRefine's target relative error
+
+  bool refine() const { return mode == BucketMode::kRefine && measure_error; }
 };
 
 // Disaggregation: the pod the KV caches move over, and where each

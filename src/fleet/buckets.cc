@@ -30,4 +30,11 @@ uint64_t bucket_floor(uint64_t x, uint32_t steps) {
   return up - s + 1 > steps ? up - s + 1 : steps + 1;
 }
 
+uint64_t bucket_down(uint64_t x, uint32_t steps) {
+  if (x <= steps)
+    return x;
+  const uint64_t s = spacing(x, steps);
+  return x / s * s;
+}
+
 }  // namespace podsim::fleet

@@ -15,6 +15,10 @@ namespace podsim::fleet {
 uint64_t bucket_up(uint64_t x, uint32_t steps);
 // The smallest value with the same bucket as x (x's bucket's lower edge).
 uint64_t bucket_floor(uint64_t x, uint32_t steps);
+// The largest grid value <= x (x itself when x is on the grid): the grid
+// point below x, which refinement (fleet/refine.h) takes as a cell's lower
+// corner so that neighbouring cells share their simulated corners.
+uint64_t bucket_down(uint64_t x, uint32_t steps);
 
 // The largest relative rounding up of bucket_up over every x >= 1:
 // (bucket_up(x) - x) / x < 1 / steps; this is the supremum 1 / steps (0 when

@@ -24,6 +24,8 @@ Server::Server(const config::ServeSpec& spec, const sim::WorkLimits& limits)
     mo.length_steps_per_octave = spec.buckets.length_steps_per_octave;
     mo.batch_quantum = engine.batch_quantum();
     mo.measure_error = spec.buckets.measure_error;
+    mo.refine = spec.buckets.refine();
+    mo.max_error = spec.buckets.max_error;
     memos_.push_back(std::make_unique<StepMemo>(engine.oracle(), mo));
     ReplicaInfo info;
     info.name = r.name;
@@ -106,6 +108,12 @@ Server::~Server() = default;
 ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   ServeOutput out;
   out.replicas = info_;
+  for (const std::unique_ptr<StepMemo>& memo : memos_)
+    memo->new_run();
+  for (const std::unique_ptr<SpeculativeReplica>& sp : speculative_) {
+    for (StepMemo* memo : sp->memos())
+      memo->new_run();
+  }
   FleetSetup setup;
   setup.replicas = setups_;
   // Prefix caching is the run's choice (a run without it is the "without"
@@ -137,21 +145,28 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   BucketReport& b = out.summary.buckets;
   b.batch_steps_per_octave = spec_.buckets.batch_steps_per_octave;
   b.length_steps_per_octave = spec_.buckets.length_steps_per_octave;
-  b.input_rounding_bound = bucket_relative_bound(
-      std::min(spec_.buckets.batch_steps_per_octave, spec_.buckets.length_steps_per_octave));
+  const bool refine = spec_.buckets.refine();
+  b.input_rounding_bound =
+      refine ? 0.0
+             : bucket_relative_bound(std::min(spec_.buckets.batch_steps_per_octave,
+                                              spec_.buckets.length_steps_per_octave));
   b.error_measured = spec_.buckets.measure_error;
+  b.mode = refine ? "refine" : "round_up";
+  b.max_error = refine ? spec_.buckets.max_error : 0.0;
   for (size_t i = 0; i < memos_.size(); ++i) {
     out.replicas[i].memo = memos_[i]->stats();
     b.step_time_error_bound =
         std::max(b.step_time_error_bound, memos_[i]->stats().max_relative_error);
     b.buckets += memos_[i]->stats().entries;
     b.simulated_steps += memos_[i]->stats().oracle_calls;
+    b.refinements += memos_[i]->stats().refinements;
   }
   for (const auto& sp : speculative_) {
     for (const StepMemo* m : sp->memos()) {
       b.step_time_error_bound = std::max(b.step_time_error_bound, m->stats().max_relative_error);
       b.buckets += m->stats().entries;
       b.simulated_steps += m->stats().oracle_calls;
+      b.refinements += m->stats().refinements;
     }
   }
   for (ReplicaSetup& rs : out.setups)

@@ -88,6 +88,27 @@ bool fleet_powered(const ServeOutput& out) {
                                             [](const ReplicaSetup& r) { return r.power_modelled; });
 }
 
+// The buckets' line of the table: how many steps were simulated and the
+// error bound (docs/serving.md, "Step times").
+std::string bucket_line(const podsim::output::ServeBuckets& b) {
+  std::string line = std::to_string(b.buckets()) + " simulated (" +
+                     std::to_string(b.simulated_steps()) + " pod runs); ";
+  if (b.mode() == "refine") {
+    line +=
+        "refined (" + std::to_string(b.refinements()) + " grid lines added); step-time error <= ";
+    line += report::format_fixed(100 * b.step_time_error_bound(), 2) + "% (target ";
+    line += report::format_double(100 * b.max_error()) + "%)";
+    return line;
+  }
+  line += "counts rounded up < " + report::format_fixed(100 * b.input_rounding_bound(), 1) + "%";
+  if (b.error_measured())
+    line +=
+        "; step-time error <= " + report::format_fixed(100 * b.step_time_error_bound(), 2) + "%";
+  else
+    line += "; step-time error not measured (--no-bucket-error)";
+  return line;
+}
+
 }  // namespace
 
 podsim::output::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out,
@@ -153,6 +174,9 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
   b.set_step_time_error_bound(s.buckets.step_time_error_bound);
   b.set_buckets(s.buckets.buckets);
   b.set_simulated_steps(s.buckets.simulated_steps);
+  b.set_mode(s.buckets.mode);
+  b.set_max_error(s.buckets.max_error);
+  b.set_refinements(s.buckets.refinements);
   // Copies of one spec replica share its KV figures.
   size_t spec_index = 0;
   uint32_t copy = 0;
@@ -321,14 +345,7 @@ void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {
       {"KV-cache utilisation",
        report::format_fixed(100 * r.kv_utilisation(), 2) + "% (time-averaged)"},
       {"requests in system", report::format_fixed(r.mean_requests_in_system(), 3) + " (mean)"},
-      {"step-time buckets",
-       std::to_string(r.buckets().buckets()) + " simulated (" +
-           std::to_string(r.buckets().simulated_steps()) + " pod runs); counts rounded up < " +
-           report::format_fixed(100 * r.buckets().input_rounding_bound(), 1) + "%" +
-           (r.buckets().error_measured()
-                ? "; step-time error <= " +
-                      report::format_fixed(100 * r.buckets().step_time_error_bound(), 2) + "%"
-                : "; step-time error not measured (--no-bucket-error)")},
+      {"step-time buckets", bucket_line(r.buckets())},
   };
   policy_key_values(r, kv);
   if (r.energy_modelled()) {

@@ -42,7 +42,7 @@ class SpeculativeReplica {
   double draft_static_watts() const { return draft_static_watts_; }
   // The draft's and the verification's memos (their simulations count in
   // the run's bucket report).
-  std::vector<const StepMemo*> memos() const { return {verify_.get(), draft_memo_.get()}; }
+  std::vector<StepMemo*> memos() { return {verify_.get(), draft_memo_.get()}; }
 
  private:
   const config::ServeReplicaSpec& replica_;

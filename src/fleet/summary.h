@@ -63,6 +63,9 @@ struct BucketReport {
   double step_time_error_bound = 0;  // measured, over the buckets met
   uint64_t buckets = 0;
   uint64_t simulated_steps = 0;  // oracle calls
+  std::string mode;              // "refine" or "round_up"
+  double max_error = 0;          // refined: the target
+  uint64_t refinements = 0;      // refined: grid lines added
 };
 
 // The requests of one SLO class (index 0: of no class, the serve file's

@@ -17,6 +17,13 @@ TEST(Buckets, ExactBelowTheStepsAndUpByLessThanOneStepAbove) {
         EXPECT_EQ(up, x);
       }
       EXPECT_EQ(bucket_up(up, steps), up) << "a bucket's value is its own bucket";
+      const uint64_t down = bucket_down(x, steps);
+      EXPECT_LE(down, x);
+      EXPECT_EQ(bucket_up(down, steps), down) << "the point below is on the grid: " << x;
+      EXPECT_EQ(down == x, up == x) << x;
+      if (down < x) {
+        EXPECT_EQ(bucket_up(down + 1, steps), up) << "nothing on the grid between: " << x;
+      }
       const uint64_t low = bucket_floor(x, steps);
       EXPECT_LE(low, x);
       EXPECT_EQ(bucket_up(low, steps), up) << x;

@@ -100,7 +100,7 @@ TEST(ServeEnergy, TheMemoCarriesEachBucketsEnergyAsItsTime) {
         const double j = 1e-3 * s.batch * (1.0 + s.prompt_len + s.context_len);
         return StepCost(sim::Time::us(100 + s.batch), 0.5, j, true);
       },
-      MemoOptions{8, 8, 1, false});
+      MemoOptions{8, 8, 1, false, false, 0.01});
   StepShape mixed;
   mixed.prefill_sequences = 2;
   mixed.prefill_tokens = 200;  // 100 each

@@ -104,6 +104,52 @@ TEST(ServeLoader, NamesEveryProblemWithItsField) {
     EXPECT_NE(e.find(want), std::string::npos) << want << "\n" << e;
 }
 
+// Issue 31 point 6: refined buckets by default with a 1% target;
+// measure_error: false (alone) keeps the round-up buckets; contradictions
+// and targets out of range are refused with their field.
+TEST(ServeLoader, BucketModeAndTarget) {
+  const std::string head =
+      "replicas { topology: \"topologies/v5e-2x2.textproto\" workload: "
+      "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 "
+      "max_tokens_per_step: 512 }\n"
+      "arrivals { poisson { rate_per_s: 1 } prompt_tokens { fixed: 10 } output_tokens { fixed: 10 "
+      "} }\nrequests: 10\n";
+  const auto load = [&](const std::string& buckets) {
+    return parse_serve_text(head + buckets, "b.serve", source_dir());
+  };
+  const ServeSpec plain = load("");
+  EXPECT_EQ(plain.buckets.mode, BucketMode::kRefine);
+  EXPECT_EQ(plain.buckets.max_error, 0.01);
+  EXPECT_TRUE(plain.buckets.refine());
+  const ServeSpec tight = load("buckets { max_error: 0.002 }");
+  EXPECT_EQ(tight.buckets.max_error, 0.002);
+  EXPECT_TRUE(tight.buckets.refine());
+  const ServeSpec unmeasured = load("buckets { measure_error: false }");
+  EXPECT_EQ(unmeasured.buckets.mode, BucketMode::kRoundUp);
+  EXPECT_FALSE(unmeasured.buckets.refine());
+  const ServeSpec round_up = load("buckets { mode: BUCKETS_ROUND_UP }");
+  EXPECT_EQ(round_up.buckets.mode, BucketMode::kRoundUp);
+  EXPECT_TRUE(round_up.buckets.measure_error);
+  EXPECT_FALSE(round_up.buckets.refine());
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"buckets { mode: BUCKETS_REFINE measure_error: false }",
+       "buckets.measure_error: BUCKETS_REFINE always simulates both corners"},
+      {"buckets { mode: BUCKETS_ROUND_UP max_error: 0.02 }",
+       "buckets.max_error: applies to mode BUCKETS_REFINE only"},
+      {"buckets { measure_error: false max_error: 0.02 }",
+       "buckets.max_error: applies to mode BUCKETS_REFINE only"},
+      {"buckets { max_error: -0.01 }", "buckets.max_error: must be between 1e-04 and 0.5"},
+      {"buckets { max_error: 0.6 }", "buckets.max_error: must be between 1e-04 and 0.5"},
+      {"buckets { max_error: 0.00001 }", "buckets.max_error: must be between 1e-04 and 0.5"},
+      {"buckets { max_error: nan }", "buckets.max_error: must be between 1e-04 and 0.5"},
+      {"buckets { mode: 7 }", "buckets.mode"}};
+  for (const auto& [text, want] : bad) {
+    const std::string e = error_of([&] { load(text); });
+    EXPECT_NE(e.find(want), std::string::npos) << text << "\n" << e;
+    EXPECT_NE(e.find("b.serve:4:"), std::string::npos) << e;
+  }
+}
+
 TEST(ServeLoader, DisaggregationNeedsBothRolesAndATransfer) {
   const std::string replica =
       "topology: \"topologies/v5e-2x2.textproto\" workload: "

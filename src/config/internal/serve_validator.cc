@@ -55,6 +55,7 @@ class ServeValidator {
     check_steps(root_("buckets")("batch_steps_per_octave"), s_.buckets().batch_steps_per_octave());
     check_steps(root_("buckets")("length_steps_per_octave"),
                 s_.buckets().length_steps_per_octave());
+    check_bucket_mode();
     return issues_.issues();
   }
 
@@ -75,6 +76,30 @@ class ServeValidator {
                   "rate x duration_s makes about " + format_number(rate * s_.duration_s()) +
                       " requests, more than " + std::to_string(kMaxServeRequests) +
                       "; shorten it or set requests");
+  }
+
+  // Refinement always simulates both corners of a bracket (measure_error
+  // cannot be off), and max_error is its target alone.
+  void check_bucket_mode() {
+    const Buckets& b = s_.buckets();
+    known_value(*BucketMode_descriptor(), b.mode(), root_("buckets")("mode"), issues_);
+    const bool refine =
+        b.mode() == BUCKETS_REFINE ||
+        (b.mode() == BUCKETS_UNSPECIFIED && (!b.has_measure_error() || b.measure_error()));
+    if (b.mode() == BUCKETS_REFINE && b.has_measure_error() && !b.measure_error())
+      issues_.add(root_("buckets")("measure_error"),
+                  "BUCKETS_REFINE always simulates both corners of a step's bracket; "
+                  "measure_error: false needs mode: BUCKETS_ROUND_UP");
+    const FieldPath max_error = root_("buckets")("max_error");
+    if (b.max_error() == 0)
+      return;
+    if (!refine)
+      issues_.add(max_error, "applies to mode BUCKETS_REFINE only (this file rounds up)");
+    else if (!std::isfinite(b.max_error()) || b.max_error() < kMinBucketError ||
+             b.max_error() > kMaxBucketError)
+      issues_.add(max_error, "must be between " + format_number(kMinBucketError) + " and " +
+                                 format_number(kMaxBucketError) + " (0 for 0.01), got " +
+                                 format_number(b.max_error()));
   }
 
   // Prefill replicas need decode replicas and a way to reach them, and the
@@ -407,6 +432,11 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
   spec.buckets.length_steps_per_octave =
       s.buckets().length_steps_per_octave() == 0 ? 8 : s.buckets().length_steps_per_octave();
   spec.buckets.measure_error = !s.buckets().has_measure_error() || s.buckets().measure_error();
+  spec.buckets.mode = s.buckets().mode() == BUCKETS_ROUND_UP || !spec.buckets.measure_error
+                          ? BucketMode::kRoundUp
+                          : BucketMode::kRefine;
+  if (s.buckets().max_error() != 0)
+    spec.buckets.max_error = s.buckets().max_error();
   if (!s.network().empty())
     spec.network = s.network();
   if (s.sample_interval_s() != 0)
