@@ -130,6 +130,8 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
   r.set_peak_power_w(s.peak_power_w);
   r.set_j_per_output_token(s.j_per_output_token);
   fill(s.energy_per_request_j, *r.mutable_energy_per_request_j());
+  r.set_kv_resharded(out.run.kv_resharded);
+  r.set_kv_transfer_bytes(out.run.kv_transfer_bytes);
   if (pricing != nullptr) {
     const ServeCost c = serve_cost(spec, s, *pricing);
     r.set_priced(true);
@@ -169,6 +171,7 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
     o.set_activation_bytes_per_chip(info.kv.activation_bytes);
     o.set_energy_j(rs.energy_j);
     o.set_idle_energy_j(rs.idle_energy_j);
+    o.set_chip(spec.replicas[spec_index].pod.chip.name);
     if (++copy == info.copies) {
       copy = 0;
       ++spec_index;
