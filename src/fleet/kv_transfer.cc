@@ -60,6 +60,31 @@ void require_kv_routes(const KvTransferSetup& setup, std::span<const uint32_t> f
   }
 }
 
+void require_reshard_routes(const KvTransferSetup& setup, std::span<const uint32_t> from,
+                            std::span<const uint32_t> to) {
+  const topo::Pod& pod = *setup.pod;
+  if (!pod.has_failed_links())
+    return;
+  const topo::Components parts = topo::ici_components(pod);
+  for (const uint32_t f : from) {
+    for (const uint32_t t : to) {
+      const KvLayout& a = *setup.layout.at(f);
+      const KvLayout& b = *setup.layout.at(t);
+      for (uint32_t gs = 0; gs < a.groups; ++gs) {
+        for (uint32_t gd = 0; gd < b.groups; ++gd) {
+          for (const KvPairBytes& p : kv_reshard(a, gs, b, gd)) {
+            const std::array<topo::ChipId, 2> ends{setup.chips.at(f).at(p.src),
+                                                   setup.chips.at(t).at(p.dst)};
+            topo::require_reachable(pod, parts, ends,
+                                    "the resharded KV cache transfer from replica copy " +
+                                        std::to_string(f) + " to copy " + std::to_string(t));
+          }
+        }
+      }
+    }
+  }
+}
+
 KvMover::KvMover(const KvTransferSetup& setup) : setup_(setup) {
   if (!setup_.pod)
     throw std::invalid_argument("KV transfers need a pod");

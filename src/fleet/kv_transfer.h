@@ -73,6 +73,12 @@ config::CollectiveSpec kv_send(const topo::Pod& pod, std::span<const uint32_t> s
 void require_kv_routes(const KvTransferSetup& setup, std::span<const uint32_t> from,
                        std::span<const uint32_t> to);
 
+// Resharded (setup.reshard): the same check for every pair of every
+// pattern between a copy of `from` and a copy of `to` (each pair of their
+// sequence groups). O(pod chips + links + |from| x |to| x groups^2 x pairs).
+void require_reshard_routes(const KvTransferSetup& setup, std::span<const uint32_t> from,
+                            std::span<const uint32_t> to);
+
 class KvMover final : public net::TransferSink {
  public:
   // Throws std::invalid_argument without a pod, std::out_of_range with a

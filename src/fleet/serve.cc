@@ -71,7 +71,10 @@ Server::Server(const config::ServeSpec& spec, const sim::WorkLimits& limits)
     }
     set_up_reshard(spec);
     try {
-      require_kv_routes(kv_, prefill, decode);
+      if (kv_.reshard)
+        require_reshard_routes(kv_, prefill, decode);
+      else
+        require_kv_routes(kv_, prefill, decode);
     } catch (const topo::Partitioned& e) {
       throw StepError(
           std::string(spec.kv_transfer.ici_topology.empty()
