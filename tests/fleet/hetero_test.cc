@@ -77,6 +77,39 @@ TEST(HeteroFleet, TheShippedExampleMovesWhatTheDecodeChipsHold) {
   EXPECT_EQ(report.replicas(1).chip(), "TPU v5e");
 }
 
+TEST(HeteroFleet, ACacheMovesFromSixteenWayToFourWayTensorParallelInTheClosedFormTime) {
+  // LLaMA-3-8B (8 KV heads of 128, 32 layers) prefilled on a v5e 4x4, 16-way
+  // tensor parallel (each head on 2 chips), decoded on a v5e 2x2, 4-way
+  // (2 heads a chip). Decode chip d holds heads 2d and 2d + 1: 64 layer-units
+  // of 512 B per token, each head's layers alternately from its 2 holders,
+  // so 4 prefill chips send it 8,192 B per token each and its one DCN down
+  // link carries 32,768 B per token: alone, a cache of n tokens takes
+  // 32,768 n / 3.125 GB/s + 10 us.
+  const std::string text =
+      "replicas { name: \"prefill\" role: ROLE_PREFILL topology: \"topologies/v5e-4x4.textproto\" "
+      "workload: \"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 "
+      "max_tokens_per_step: 4096 }\n"
+      "replicas { name: \"decode\" role: ROLE_DECODE topology: \"topologies/v5e-2x2.textproto\" "
+      "workload: \"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 "
+      "max_tokens_per_step: 4096 }\n"
+      "arrivals { poisson { rate_per_s: 0.5 } prompt_tokens { uniform { min: 100 max: 2000 } } "
+      "output_tokens { fixed: 4 } }\nrequests: 8\nseed: 5\n"
+      "kv_transfer { bandwidth_gbps_per_chip: 3.125 latency_us: 10 }\n";
+  const config::ServeSpec spec = config::parse_serve_text(text, "tp.serve", source_dir());
+  EXPECT_TRUE(spec.kv_transfer.chips_by_id);
+  EXPECT_EQ(decode_group_bytes(spec), 4u * 32768);
+  const ServeOutput out = serve(spec);
+  EXPECT_TRUE(out.run.kv_resharded);
+  uint64_t tokens = 0;
+  for (const RequestRecord& q : out.run.requests) {
+    ASSERT_TRUE(q.done);
+    tokens += q.prompt_tokens;
+    EXPECT_NEAR(q.kv_transfer.to_s(), q.prompt_tokens * 32768.0 / 3.125e9 + 10e-6, 1e-9)
+        << q.prompt_tokens << " tokens";
+  }
+  EXPECT_EQ(out.run.kv_transfer_bytes, tokens * 4 * 32768) << "what the decode chips hold";
+}
+
 TEST(HeteroFleet, ReshardingAFleetOfOneLayoutKeepsItsLoneTransferTimes) {
   // kv_transfer.reshard on the same-shape example: every cache moves by the
   // pattern instead of chip i to chip i; the bytes are the same and a lone
