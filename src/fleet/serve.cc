@@ -122,7 +122,6 @@ void Server::set_up_reshard(const config::ServeSpec& spec) {
   size_t copy = 0;
   for (const config::ServeReplicaSpec& r : spec.replicas) {
     std::shared_ptr<const KvLayout> layout;
-    std::vector<uint32_t> own_coords_origin;
     std::unique_ptr<topo::Pod> own;
     if (r.role != config::RoleKind::kUnified) {
       own = std::make_unique<topo::Pod>(r.pod.without_faults());
