@@ -3,6 +3,8 @@
 // podsim capacity SERVE_FILE... --target-rate R [--minimise chips|cost|energy]
 //   [--pricing FILE [--commitment C]]: the fewest chips, lowest cost or energy
 // podsim capacity SERVE_FILE --target-rate R --fewest-replicas [--max-replicas N]
+// podsim capacity SERVE_FILE --target-rate R --choose-mix [--max-replicas N]
+//   [--minimise ...]: the count of each replica entry (cli/capacity_mix.h)
 // Under mpirun the serve runs are dealt across the ranks and rank 0 alone
 // writes (fleet/capacity_across.h): the output is that of one process.
 #include <boost/program_options.hpp>
@@ -12,6 +14,7 @@
 #include <stdexcept>
 
 #include "cli/across_ranks.h"
+#include "cli/capacity_mix.h"
 #include "cli/commands.h"
 #include "cli/error_report.h"
 #include "cli/exit_codes.h"
@@ -217,7 +220,12 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
       "with --target-rate and one serve file of one replica entry: the fewest copies of it "
       "(1, 2, ...) that meet the objectives")("max-replicas",
                                               po::value<std::string>()->default_value("64"),
-                                              "with --fewest-replicas: the most copies tried")(
+                                              "with --fewest-replicas: the most copies tried; "
+                                              "with --choose-mix: of each entry (default 8 there)")(
+      "choose-mix",
+      "with --target-rate and one serve file of several replica entries (prefill and decode "
+      "pools, or groups of different chips): the count of each that meets the objectives with "
+      "the fewest chips, or with --minimise the lowest cost or energy")(
       "jobs,j", po::value<int64_t>()->default_value(1),
       "serve runs at once in this process (the same output for any number)")(
       "target-rate", po::value<double>(),
@@ -293,6 +301,28 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
     options.minimise = fleet::Minimise::kEnergy;
   else if (minimise != "chips")
     throw UsageError("--minimise: expected chips, cost or energy, got '" + minimise + "'");
+  if (vm.count("choose-mix") != 0) {
+    if (!target || files.size() != 1 || vm.count("fewest-replicas") != 0)
+      throw UsageError(
+          "--choose-mix needs --target-rate and one serve file (not --fewest-replicas)");
+    options.pricing = pricing_spec(vm);
+    if (options.minimise == fleet::Minimise::kCost && !options.pricing)
+      throw UsageError(
+          "--minimise cost needs --pricing FILE (a pricing file, e.g. "
+          "topologies/pricing/google-cloud-2026.textproto)");
+    if (options.pricing)
+      fleet::require_pricing(spec, *options.pricing);
+    if (options.minimise == fleet::Minimise::kEnergy)
+      require_power_models(specs);
+    // Unless given, at most 8 copies of each entry (64 mixes of two entries).
+    const uint32_t max_copies =
+        vm["max-replicas"].defaulted()
+            ? 8
+            : static_cast<uint32_t>(
+                  unsigned_option(vm, "max-replicas", std::numeric_limits<uint32_t>::max()));
+    return capacity_mix(ctx, spec, vm["target-rate"].as<double>(), max_copies, options, format,
+                        transport, static_cast<unsigned>(jobs));
+  }
   if (options.minimise != fleet::Minimise::kChips && (!target || vm.count("fewest-replicas") != 0))
     throw UsageError("--minimise " + minimise +
                      " chooses among serve files at a rate: it needs --target-rate (and not "

@@ -1,5 +1,6 @@
 #include "config/serve_loader.h"
 
+#include <algorithm>
 #include <map>
 
 #include "config/internal/input_parser.h"
@@ -25,15 +26,36 @@ void check_serving(const WorkloadSpec& w, const internal::ParsedInput& parsed,
                                    "(model, sharding, scenario)"}));
 }
 
+// Copies of different slices over DCN: a pod of one line per copy, as long
+// as the largest copy, joined by the file's DCN (config::KvTransferSpec).
+PodSpec kv_line_pod(const ServeSpec& spec, const ServeReplicaSpec& first, uint32_t copies,
+                    uint32_t chips) {
+  PodSpec pod = first.pod.without_faults();
+  DimensionSpec line = first.pod.torus.dims.at(0);
+  line.name = "chip";
+  line.size = chips;
+  line.wraparound = false;
+  pod.torus.dims = {line};
+  pod.torus.twists.clear();
+  pod.name = spec.name + "-kv-transfer";
+  pod.description = "the prefill and decode slices of " + spec.source_file +
+                    " joined by DCN (each slice's chips by id)";
+  pod.slices = copies;
+  pod.dcn = spec.kv_transfer.dcn;
+  return pod;
+}
+
 // Disaggregation: the pod the prefill and decode copies' KV caches move
 // over (config::KvTransferSpec), and where each copy sits in it. Each copy
-// must be one slice, all of the same torus.
+// must be one slice; copies of different slices go over DCN.
 void place_kv_copies(ServeSpec& spec, const internal::ServeFiles& files,
                      const internal::ParsedInput& parsed) {
   auto fail = [&](internal::FieldPath at, const std::string& why) {
     throw InputError(parsed.diagnostic(internal::FieldIssue{std::move(at), why}));
   };
   const ServeReplicaSpec* first = nullptr;
+  const ServeReplicaSpec* other = nullptr;  // the first copy of another slice
+  uint64_t most_chips = 0;
   uint32_t copies = 0;
   bool prefill = false;
   for (size_t i = 0; i < spec.replicas.size(); ++i) {
@@ -49,15 +71,33 @@ void place_kv_copies(ServeSpec& spec, const internal::ServeFiles& files,
                    "move chip i to chip i between copies)");
     if (first == nullptr)
       first = &r;
-    else if (!(r.pod.torus == first->pod.torus))
-      fail(at, "'" + r.pod.source_file + "' is not the slice of '" + first->pod.source_file +
-                   "' (same dimensions, links and twists): KV caches move chip i to chip i "
-                   "between copies of one shape");
+    else if (!(r.pod.torus == first->pod.torus) && other == nullptr)
+      other = &r;
+    most_chips = std::max(most_chips, r.pod.torus.chip_count());
     copies += r.count;
   }
   if (!prefill)
     return;
   KvTransferSpec& kv = spec.kv_transfer;
+  if (other != nullptr) {
+    if (!kv.ici_topology.empty())
+      fail(internal::FieldPath()("kv_transfer")("ici_topology"),
+           "'" + other->pod.source_file + "' is not the slice of '" + first->pod.source_file +
+               "' (same dimensions, links and twists): over ICI the copies tile one slice; "
+               "copies of different slices move their caches over DCN (leave ici_topology out)");
+    if (copies * most_chips > internal::kMaxChips)
+      fail(internal::FieldPath()("replicas"),
+           "the ROLE_PREFILL and ROLE_DECODE copies make a pod of " +
+               std::to_string(copies * most_chips) +
+               " chips joined over DCN for their KV transfers; at most " +
+               std::to_string(internal::kMaxChips));
+    kv.chips_by_id = true;
+    kv.shape = {static_cast<uint32_t>(most_chips)};
+    kv.pod = kv_line_pod(spec, *first, copies, static_cast<uint32_t>(most_chips));
+    for (uint32_t k = 0; k < copies; ++k)
+      kv.placement.push_back(KvPlacement{k, {0}});
+    return;
+  }
   for (const DimensionSpec& d : first->pod.torus.dims)
     kv.shape.push_back(d.size);
   if (kv.ici_topology.empty()) {

@@ -166,6 +166,12 @@ struct KvPlacement {
   std::vector<uint32_t> origin;  // coordinates of the copy's chip 0 in the pod
 };
 
+// Heterogeneous copies (different slice shapes, links or twists) over DCN:
+// `pod`'s slice is then a line of as many chips as the largest copy has, chip
+// k of a slice standing for chip k of its copy's own slice (its chip id).
+// A cache crossing slices takes each chip's DCN up link and the other's DCN
+// down link and no ICI link (topo/routing.h), so the line's ICI is never
+// used; topo/ holds slices of one shape only.
 struct KvTransferSpec {
   DcnSpec dcn;
   std::string model = "flow";          // net model of the transfers
@@ -173,6 +179,8 @@ struct KvTransferSpec {
   std::optional<PodSpec> pod;          // set when there are prefill replicas
   std::vector<uint32_t> shape;         // a copy's dimension sizes
   std::vector<KvPlacement> placement;  // per prefill or decode copy
+  bool chips_by_id = false;            // the heterogeneous line pod above
+  bool reshard = false;                // the file's kv_transfer.reshard
 };
 
 struct ServeSpec {

@@ -46,6 +46,8 @@ class Fleet final : public sim::EventHandler, public RequestListener {
       if (setup_.kv_transfer.place.size() != replicas_.size())
         throw std::invalid_argument("prefill replicas need a KV transfer placement per replica");
       mover_ = std::make_unique<KvMover>(setup_.kv_transfer);
+      groups_sent_.assign(replicas_.size(), 0);
+      groups_received_.assign(replicas_.size(), 0);
     }
     decode_load_.assign(decode_ids_.size(), 0);
     if (setup_.record_steps) {
@@ -69,6 +71,7 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     if (mover_) {
       out_.kv_transfer_bytes = mover_->bytes_sent();
       out_.kv_transfer_energy_j = mover_->energy_j();
+      out_.kv_resharded = setup_.kv_transfer.reshard;
     }
     out_.events = sim_.events_executed();
     out_.fingerprint = sim_.fingerprint();
@@ -104,27 +107,41 @@ class Fleet final : public sim::EventHandler, public RequestListener {
         decode_load_[i] = replicas_[decode_ids_[i]]->outstanding_tokens();
     }
     const uint32_t dst = decode_ids_[decode_router_->route(decode_load_)];
+    if (setup_.kv_transfer.reshard) {
+      handed_off_resharded(replica, dst, request, s, t);
+      return;
+    }
     const ReplicaSetup& from = setup_.replicas[replica];
     const ReplicaSetup& to = setup_.replicas[dst];
     // The same slice shape on both sides; when the workloads shard the cache
     // differently, each pair moves the larger of the two per-chip shares.
     const double per_token = std::max(from.kv_bytes_per_token, to.kv_bytes_per_token);
     const auto bytes = static_cast<uint64_t>(std::ceil(static_cast<double>(s.cached) * per_token));
-    uint32_t slot = 0;
-    if (!free_transfers_.empty()) {
-      slot = free_transfers_.back();
-      free_transfers_.pop_back();
-    } else {
-      slot = static_cast<uint32_t>(transfers_.size());
-      transfers_.emplace_back();
-    }
-    RequestRecord& rec = out_.requests[request];
-    rec.decode_replica = dst;
-    transfers_[slot] = Transfer{s, replica, dst, request, t};
+    const uint32_t slot = take_transfer(Transfer{s, replica, dst, request, t});
+    out_.requests[request].decode_replica = dst;
     mover_->start(sim_, replica, dst, bytes, [this, slot](sim::Simulation& sim) {
       // Landed: the decode replica takes it in the fleet's own event.
       sim.schedule_at(sim.now(), *this, kTransfer | slot);
     });
+  }
+
+  // Resharded (fleet/kv_reshard.h): the sequence sits in the next sequence
+  // group of its prefill replica and lands in the next group of its decode
+  // replica (round robin over each replica's data-parallel groups), and
+  // moves as the pattern between the two layouts.
+  void handed_off_resharded(uint32_t replica, uint32_t dst, uint32_t request, const Sequence& s,
+                            sim::Time t) {
+    const KvTransferSetup& kv = setup_.kv_transfer;
+    const uint32_t src_group =
+        static_cast<uint32_t>(groups_sent_[replica]++ % kv.layout.at(replica)->groups);
+    const uint32_t dst_group =
+        static_cast<uint32_t>(groups_received_[dst]++ % kv.layout.at(dst)->groups);
+    const uint32_t slot = take_transfer(Transfer{s, replica, dst, request, t});
+    out_.requests[request].decode_replica = dst;
+    mover_->start_resharded(sim_, replica, dst, src_group, dst_group, s.cached,
+                            [this, slot](sim::Simulation& sim) {
+                              sim.schedule_at(sim.now(), *this, kTransfer | slot);
+                            });
   }
 
   void admitted(uint32_t request) override {
@@ -258,12 +275,27 @@ class Fleet final : public sim::EventHandler, public RequestListener {
     sim::Time start;
   };
 
+  uint32_t take_transfer(const Transfer& tr) {
+    uint32_t slot = 0;
+    if (!free_transfers_.empty()) {
+      slot = free_transfers_.back();
+      free_transfers_.pop_back();
+    } else {
+      slot = static_cast<uint32_t>(transfers_.size());
+      transfers_.emplace_back();
+    }
+    transfers_[slot] = tr;
+    return slot;
+  }
+
   std::unique_ptr<Router> router_;
   std::unique_ptr<Router> decode_router_;
   std::vector<uint32_t> entry_ids_;   // replicas that take new requests
   std::vector<uint32_t> decode_ids_;  // decode replicas
   std::vector<uint64_t> decode_load_;
-  std::unique_ptr<KvMover> mover_;  // with prefill replicas
+  std::unique_ptr<KvMover> mover_;         // with prefill replicas
+  std::vector<uint64_t> groups_sent_;      // resharded: sequences handed off, per replica
+  std::vector<uint64_t> groups_received_;  // resharded: sequences taken in, per replica
   std::vector<Transfer> transfers_;
   std::vector<uint32_t> free_transfers_;
   std::vector<uint64_t> load_;

@@ -92,6 +92,7 @@ struct FleetRun {
   // transfer pod's chip's power model: every byte sent into the DCN pays
   // dcn_pj_per_byte, every ICI hop ici_pj_per_byte_per_hop).
   uint64_t kv_transfer_bytes = 0;
+  bool kv_resharded = false;  // moved by the resharding pattern (fleet/kv_reshard.h)
   double kv_transfer_energy_j = 0;
 };
 

@@ -60,6 +60,31 @@ void require_kv_routes(const KvTransferSetup& setup, std::span<const uint32_t> f
   }
 }
 
+void require_reshard_routes(const KvTransferSetup& setup, std::span<const uint32_t> from,
+                            std::span<const uint32_t> to) {
+  const topo::Pod& pod = *setup.pod;
+  if (!pod.has_failed_links())
+    return;
+  const topo::Components parts = topo::ici_components(pod);
+  for (const uint32_t f : from) {
+    for (const uint32_t t : to) {
+      const KvLayout& a = *setup.layout.at(f);
+      const KvLayout& b = *setup.layout.at(t);
+      for (uint32_t gs = 0; gs < a.groups; ++gs) {
+        for (uint32_t gd = 0; gd < b.groups; ++gd) {
+          for (const KvPairBytes& p : kv_reshard(a, gs, b, gd)) {
+            const std::array<topo::ChipId, 2> ends{setup.chips.at(f).at(p.src),
+                                                   setup.chips.at(t).at(p.dst)};
+            topo::require_reachable(pod, parts, ends,
+                                    "the resharded KV cache transfer from replica copy " +
+                                        std::to_string(f) + " to copy " + std::to_string(t));
+          }
+        }
+      }
+    }
+  }
+}
+
 KvMover::KvMover(const KvTransferSetup& setup) : setup_(setup) {
   if (!setup_.pod)
     throw std::invalid_argument("KV transfers need a pod");
@@ -72,16 +97,14 @@ KvMover::KvMover(const KvTransferSetup& setup) : setup_(setup) {
   network_ = net::make_network(pod, engine::network_options(pod, setup_.model));
 }
 
-const std::vector<KvMover::Route>& KvMover::routes(uint32_t from, uint32_t to) {
-  auto [it, fresh] = routes_.try_emplace({from, to});
-  if (!fresh)
-    return it->second;
-  // The SEND's plan as `podsim run` lowers it: each pair's routes in a row.
-  const topo::Pod& pod = *setup_.pod;
-  const coll::Plan plan =
-      coll::lower(pod, topo::DeviceMesh(pod, {}),
-                  kv_send(pod, setup_.shape, setup_.place.at(from), setup_.place.at(to), 1));
-  std::vector<Route>& out = it->second;
+namespace {
+
+// A SEND's plan as `podsim run` lowers it: each pair's routes in a row,
+// numbered, each told how many its pair has.
+template <typename Route>
+void plan_routes(const topo::Pod& pod, const config::CollectiveSpec& send,
+                 std::vector<Route>& out) {
+  const coll::Plan plan = coll::lower(pod, topo::DeviceMesh(pod, {}), send);
   for (const coll::Share& share : plan.shares)
     for (const coll::Phase& phase : share.phases)
       for (const coll::SendPath& p : phase.paths)
@@ -97,7 +120,98 @@ const std::vector<KvMover::Route>& KvMover::routes(uint32_t from, uint32_t to) {
     }
     first = end;
   }
-  return out;
+}
+
+}  // namespace
+
+const std::vector<KvMover::Route>& KvMover::routes(uint32_t from, uint32_t to) {
+  auto [it, fresh] = routes_.try_emplace({from, to});
+  if (fresh) {
+    const topo::Pod& pod = *setup_.pod;
+    plan_routes(pod, kv_send(pod, setup_.shape, setup_.place.at(from), setup_.place.at(to), 1),
+                it->second);
+  }
+  return it->second;
+}
+
+const std::vector<KvMover::Route>& KvMover::pair_routes(topo::ChipId src, topo::ChipId dst) {
+  auto [it, fresh] = pair_routes_.try_emplace({src, dst});
+  if (fresh) {
+    const topo::Pod& pod = *setup_.pod;
+    config::CollectiveSpec send;
+    send.kind = config::CollectiveKind::kSend;
+    send.bytes = 1;
+    config::ChipPair p;
+    p.src.slice = pod.slice_of(src);
+    p.dst.slice = pod.slice_of(dst);
+    for (const uint32_t x : pod.coords(src))
+      p.src.coords.push_back(x);
+    for (const uint32_t x : pod.coords(dst))
+      p.dst.coords.push_back(x);
+    send.pairs.push_back(std::move(p));
+    plan_routes(pod, send, it->second);
+  }
+  return it->second;
+}
+
+const std::vector<KvPairBytes>& KvMover::pattern(uint32_t from, uint32_t to, uint32_t src_group,
+                                                 uint32_t dst_group) {
+  const KvLayout& a = *setup_.layout.at(from);
+  const KvLayout& b = *setup_.layout.at(to);
+  auto [it, fresh] = patterns_.try_emplace(PatternKey{&a, src_group, &b, dst_group});
+  if (fresh)
+    it->second = kv_reshard(a, src_group, b, dst_group);
+  return it->second;
+}
+
+uint32_t KvMover::take_slot(uint32_t transfers, std::function<void(sim::Simulation&)> done) {
+  uint32_t slot = 0;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(moving_.size());
+    moving_.emplace_back();
+  }
+  moving_[slot] = Moving{transfers, std::move(done)};
+  return slot;
+}
+
+void KvMover::send(sim::Simulation& sim, const Route& r, uint64_t bytes,
+                   const config::PowerSpec& power, uint32_t slot) {
+  const topo::Pod& pod = *setup_.pod;
+  bytes_sent_ += bytes;
+  if (power.modelled) {
+    double pj_per_byte = 0;
+    for (const topo::LinkId l : r.links) {
+      const topo::LinkKind kind = pod.link(l).kind;
+      if (kind == topo::LinkKind::kIci)
+        pj_per_byte += power.ici_pj_per_byte_per_hop;
+      else if (kind == topo::LinkKind::kDcnUp)
+        pj_per_byte += power.dcn_pj_per_byte;
+    }
+    energy_pj_ += static_cast<double>(bytes) * pj_per_byte;
+  }
+  network_->start(sim, net::Transfer{r.src, r.dst, bytes, r.links}, *this, slot);
+}
+
+void KvMover::start_resharded(sim::Simulation& sim, uint32_t from, uint32_t to, uint32_t src_group,
+                              uint32_t dst_group, uint64_t tokens,
+                              std::function<void(sim::Simulation&)> done) {
+  const std::vector<KvPairBytes>& sends = pattern(from, to, src_group, dst_group);
+  const std::vector<topo::ChipId>& src_chips = setup_.chips.at(from);
+  const std::vector<topo::ChipId>& dst_chips = setup_.chips.at(to);
+  uint32_t transfers = 0;
+  for (const KvPairBytes& p : sends)
+    transfers +=
+        static_cast<uint32_t>(pair_routes(src_chips.at(p.src), dst_chips.at(p.dst)).size());
+  const uint32_t slot = take_slot(transfers, std::move(done));
+  const config::PowerSpec& power = setup_.power.at(from);
+  for (const KvPairBytes& p : sends) {
+    const uint64_t pair_bytes = tokens * p.bytes_per_token;
+    for (const Route& r : pair_routes(src_chips.at(p.src), dst_chips.at(p.dst)))
+      send(sim, r, pair_bytes / r.of + (r.index < pair_bytes % r.of ? 1 : 0), power, slot);
+  }
 }
 
 void KvMover::start(sim::Simulation& sim, uint32_t from, uint32_t to, uint64_t bytes_per_chip,

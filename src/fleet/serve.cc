@@ -90,8 +90,12 @@ Server::Server(const config::ServeSpec& spec, const sim::WorkLimits& limits)
       kv_.place.push_back(rs.role == ReplicaRole::kUnified ? config::KvPlacement{}
                                                            : spec.kv_transfer.placement.at(next++));
     }
+    set_up_reshard(spec);
     try {
-      require_kv_routes(kv_, prefill, decode);
+      if (kv_.reshard)
+        require_reshard_routes(kv_, prefill, decode);
+      else
+        require_kv_routes(kv_, prefill, decode);
     } catch (const topo::Partitioned& e) {
       throw StepError(
           std::string(spec.kv_transfer.ici_topology.empty()
@@ -99,6 +103,85 @@ Server::Server(const config::ServeSpec& spec, const sim::WorkLimits& limits)
                           : "the KV transfer topology " + spec.kv_transfer.ici_topology + ": ") +
               e.what(),
           spec.kv_transfer.ici_topology.empty() ? "kv_transfer" : "kv_transfer.ici_topology");
+    }
+  }
+}
+
+namespace {
+
+// The prefill and decode replicas shard one model alike (the same mesh,
+// model and sharding): each chip holds what the same chip of the other does.
+bool sharded_alike(const config::ServeSpec& spec) {
+  const config::ServeReplicaSpec* first = nullptr;
+  for (const config::ServeReplicaSpec& r : spec.replicas) {
+    if (r.role == config::RoleKind::kUnified)
+      continue;
+    if (first == nullptr) {
+      first = &r;
+      continue;
+    }
+    if (!(r.workload.mesh == first->workload.mesh) ||
+        !(r.workload.serving->model == first->workload.serving->model) ||
+        !(r.workload.serving->sharding == first->workload.serving->sharding))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// Copies of different slices, shardings alike or not, or the file's
+// kv_transfer.reshard: caches move by the resharding pattern. Each role
+// replica's layout is read once from its own pod and workload; a pair of
+// layouts the pattern cannot join is refused here, before the fleet runs.
+void Server::set_up_reshard(const config::ServeSpec& spec) {
+  kv_.reshard = spec.kv_transfer.reshard || spec.kv_transfer.chips_by_id || !sharded_alike(spec);
+  if (!kv_.reshard)
+    return;
+  const topo::Pod& pod = *kv_.pod;
+  std::vector<std::shared_ptr<const KvLayout>> layouts;
+  size_t copy = 0;
+  for (const config::ServeReplicaSpec& r : spec.replicas) {
+    std::shared_ptr<const KvLayout> layout;
+    std::unique_ptr<topo::Pod> own;
+    if (r.role != config::RoleKind::kUnified) {
+      own = std::make_unique<topo::Pod>(r.pod.without_faults());
+      try {
+        layout = std::make_shared<const KvLayout>(kv_layout(*own, r.workload));
+      } catch (const KvLayoutError& e) {
+        throw StepError(e.what());
+      }
+      layouts.push_back(layout);
+    }
+    for (uint32_t c = 0; c < r.count; ++c, ++copy) {
+      kv_.layout.push_back(layout);
+      kv_.power.push_back(r.pod.chip.power);
+      std::vector<topo::ChipId> chips;
+      if (own) {
+        const config::KvPlacement& p = kv_.place.at(copy);
+        for (topo::ChipId id = 0; id < own->chip_count(); ++id) {
+          std::vector<uint32_t> at;
+          if (spec.kv_transfer.chips_by_id) {
+            at = {id};
+          } else {
+            at = own->coords(id);
+            for (size_t d = 0; d < at.size() && d < p.origin.size(); ++d)
+              at[d] += p.origin[d];
+          }
+          chips.push_back(pod.chip_at(p.slice, at));
+        }
+      }
+      kv_.chips.push_back(std::move(chips));
+    }
+  }
+  // Every pair of layouts must be of one cache.
+  for (const auto& a : layouts) {
+    for (const auto& b : layouts) {
+      try {
+        (void)kv_reshard(*a, 0, *b, 0);
+      } catch (const KvLayoutError& e) {
+        throw StepError(e.what());
+      }
     }
   }
 }

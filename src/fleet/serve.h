@@ -57,6 +57,8 @@ class Server {
   ServeOutput run(const config::ServeSpec& run, bool record_steps = false);
 
  private:
+  void set_up_reshard(const config::ServeSpec& spec);
+
   const config::ServeSpec& spec_;
   sim::WorkLimits limits_;
   std::vector<std::unique_ptr<EngineReplica>> engines_;

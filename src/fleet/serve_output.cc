@@ -152,6 +152,8 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
   r.set_peak_power_w(s.peak_power_w);
   r.set_j_per_output_token(s.j_per_output_token);
   fill(s.energy_per_request_j, *r.mutable_energy_per_request_j());
+  r.set_kv_resharded(out.run.kv_resharded);
+  r.set_kv_transfer_bytes(out.run.kv_transfer_bytes);
   if (pricing != nullptr) {
     const ServeCost c = serve_cost(spec, s, *pricing);
     r.set_priced(true);
@@ -202,6 +204,7 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
     o.set_prefix_cache_hit_rate(rs.prefix_cache_hit_rate);
     o.set_prefill_tokens_saved(rs.prefill_tokens_saved);
     o.set_cached_blocks_evicted(rs.cached_blocks_evicted);
+    o.set_chip(spec.replicas[spec_index].pod.chip.name);
     if (++copy == info.copies) {
       copy = 0;
       ++spec_index;

@@ -203,6 +203,28 @@ TEST(Partition, KvTransfersAcrossACutIciSliceAreBadInput) {
   EXPECT_THAT(r.err, HasSubstr("{(0,0), (1,0), (0,1), (1,1)} and {(2,0), (3,0), (2,1), (3,1)}"));
 }
 
+TEST(Partition, ReshardedKvTransfersAcrossACutIciSliceAreBadInput) {
+  // As above with kv_transfer.reshard: every pair of the resharding pattern
+  // (fleet/kv_reshard.h) is checked before the fleet runs.
+  const Scratch s;
+  std::string slice = shipped("topologies/v5e-2x2.textproto");
+  slice.replace(slice.find("size: 2"), 7, "size: 4");
+  slice +=
+      "failed_links { coords: [1, 0] dim: 0 direction: 1 }\n"
+      "failed_links { coords: [1, 1] dim: 0 direction: 1 }\n";
+  const std::string file =
+      s.write("kv.serve.textproto",
+              serve_file((root() / "topologies/v5e-2x2.textproto").string(),
+                         "kv_transfer { ici_topology: \"" + s.write("slice.textproto", slice) +
+                             "\" reshard: true }\n"));
+  const Result r = run({"serve", file});
+  EXPECT_EQ(r.code, kExitBadInput) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("kv.serve.textproto: kv_transfer.ici_topology: the KV transfer "
+                               "topology "));
+  EXPECT_THAT(r.err, HasSubstr("the resharded KV cache transfer from replica copy 0 to copy 1 "
+                               "needs a route"));
+}
+
 TEST(Partition, TopoReportsTheDiameterOverLiveChipsOrNamesTheParts) {
   const Scratch s;
   const std::string cut = s.write("cut.textproto", cut_2x2());

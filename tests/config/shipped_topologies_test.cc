@@ -44,6 +44,7 @@ const std::map<std::string, Expected>& expected_files() {
       {"v5p-16x20x28.textproto",
        {"tpu-v5p-16x20x28", 8960, {16, 20, 28}, {true, true, true}, 100'000'000'000}},
       {"v6e-16x16.textproto", {"tpu-v6e-16x16", 256, {16, 16}, {true, true}, 100'000'000'000}},
+      {"v6e-4x4.textproto", {"tpu-v6e-4x4", 16, {4, 4}, {false, false}, 100'000'000'000}},
       {"tpu7x-4x4x4.textproto",
        {"tpu7x-4x4x4", 64, {4, 4, 4}, {true, true, true}, 100'000'000'000}},
   };

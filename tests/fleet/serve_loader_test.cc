@@ -235,7 +235,7 @@ TEST(ServeLoader, PrefixCachingAndConversations) {
   EXPECT_EQ(ok.arrivals.conversations.think_time_s, 10);
 }
 
-TEST(ServeLoader, KvTransferNamesItsModelAndJoinsSlicesOfOneShape) {
+TEST(ServeLoader, KvTransferNamesItsModelAndJoinsSlicesOverDcnWhateverTheirShapes) {
   const std::string arrivals =
       "arrivals { poisson { rate_per_s: 1 } prompt_tokens { fixed: 10 } output_tokens { fixed: 10 "
       "} }\n"
@@ -256,15 +256,38 @@ TEST(ServeLoader, KvTransferNamesItsModelAndJoinsSlicesOfOneShape) {
   EXPECT_NE(bad_model.find("kv_transfer.model: must be flow, analytical or packet, got \"fluid\""),
             std::string::npos)
       << bad_model;
-  const std::string shapes = error_of([&] {
+  // Slices of different shapes join over DCN as lines of chips by id
+  // (docs/serving.md, "Heterogeneous fleets"), one per copy, as long as
+  // the largest copy.
+  const ServeSpec shapes = parse_serve_text(
+      replica("v5e-2x2.textproto", "ROLE_PREFILL") + replica("v5e-4x4.textproto", "ROLE_DECODE") +
+          arrivals + "kv_transfer { bandwidth_gbps_per_chip: 2 }\n",
+      "s.serve", source_dir());
+  EXPECT_TRUE(shapes.kv_transfer.chips_by_id);
+  ASSERT_TRUE(shapes.kv_transfer.pod.has_value());
+  EXPECT_EQ(shapes.kv_transfer.pod->slices, 2u);
+  ASSERT_EQ(shapes.kv_transfer.pod->torus.dims.size(), 1u);
+  EXPECT_EQ(shapes.kv_transfer.pod->torus.dims[0].size, 16u);
+  EXPECT_EQ(shapes.kv_transfer.pod->dcn, shapes.kv_transfer.dcn);
+  EXPECT_EQ(shapes.kv_transfer.placement.size(), 2u);
+  EXPECT_EQ(shapes.kv_transfer.placement[1].slice, 1u);
+  // Over ICI the copies tile one slice: different slices are refused there.
+  const std::string ici = error_of([&] {
     parse_serve_text(replica("v5e-2x2.textproto", "ROLE_PREFILL") +
                          replica("v5e-4x4.textproto", "ROLE_DECODE") + arrivals +
-                         "kv_transfer { bandwidth_gbps_per_chip: 2 }\n",
-                     "s.serve", source_dir());
+                         "kv_transfer { ici_topology: \"topologies/v5e-4x4.textproto\" }\n",
+                     "i.serve", source_dir());
   });
-  EXPECT_NE(shapes.find("s.serve"), std::string::npos) << shapes;
-  EXPECT_NE(shapes.find("replicas[1].topology: "), std::string::npos) << shapes;
-  EXPECT_NE(shapes.find("is not the slice of"), std::string::npos) << shapes;
+  EXPECT_NE(ici.find("i.serve"), std::string::npos) << ici;
+  EXPECT_NE(ici.find("kv_transfer.ici_topology: "), std::string::npos) << ici;
+  EXPECT_NE(ici.find("is not the slice of"), std::string::npos) << ici;
+  // kv_transfer.reshard reaches the spec.
+  const ServeSpec forced = parse_serve_text(
+      replica("v5e-2x2.textproto", "ROLE_PREFILL") + replica("v5e-2x2.textproto", "ROLE_DECODE") +
+          arrivals + "kv_transfer { bandwidth_gbps_per_chip: 2 reshard: true }\n",
+      "r.serve", source_dir());
+  EXPECT_TRUE(forced.kv_transfer.reshard);
+  EXPECT_FALSE(forced.kv_transfer.chips_by_id);
 }
 
 TEST(ServeLoader, OverIciTheCopiesTileTheNamedSlice) {

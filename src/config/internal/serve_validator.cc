@@ -446,6 +446,7 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
   spec.kv_transfer.dcn.latency = seconds(s.kv_transfer().latency_us() * 1e-6);
   if (!s.kv_transfer().model().empty())
     spec.kv_transfer.model = s.kv_transfer().model();
+  spec.kv_transfer.reshard = s.kv_transfer().reshard();
   if (!s.kv_transfer().ici_topology().empty()) {
     files.kv_ici_topology = serve_path(base_dir, s.kv_transfer().ici_topology()).lexically_normal();
     spec.kv_transfer.ici_topology = files.kv_ici_topology.string();

@@ -1,0 +1,21 @@
+// `podsim capacity FILE --target-rate R --choose-mix`: the count of each
+// replica entry that meets the objectives at R with the fewest chips, the
+// lowest cost or the least energy (fleet/capacity_mix.h). Called by
+// cmd_capacity.cc once its options are read.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cli/context.h"
+#include "config/serve_spec.h"
+#include "fleet/capacity.h"
+#include "sweep/transport.h"
+
+namespace podsim::cli {
+
+int capacity_mix(Context& ctx, const config::ServeSpec& spec, double rate, uint32_t max_copies,
+                 const fleet::CapacityOptions& options, const std::string& format,
+                 sweep::Transport& transport, unsigned jobs);
+
+}  // namespace podsim::cli
