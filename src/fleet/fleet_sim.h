@@ -42,11 +42,11 @@ struct RequestRecord {
   // admission (their prefill skipped).
   uint32_t cached_prompt_tokens = 0;
   bool was_admitted = false;  // joined a running batch at least once
-  bool rejected = false;   // needs more KV blocks than its replica has, or shed
-  bool shed = false;       // with rejected: shed by admission control (DEADLINE, REJECT_LATE)
-  bool deferred = false;   // deferred by admission control (DEADLINE, DEFER_LATE)
-  bool done = false;       // finished or rejected
-  uint32_t slo_class = 0;  // fleet/slo_classes.h
+  bool rejected = false;      // needs more KV blocks than its replica has, or shed
+  bool shed = false;          // with rejected: shed by admission control (DEADLINE, REJECT_LATE)
+  bool deferred = false;      // deferred by admission control (DEADLINE, DEFER_LATE)
+  bool done = false;          // finished or rejected
+  uint32_t slo_class = 0;     // fleet/slo_classes.h
 };
 
 // A replica's state at a sample time.

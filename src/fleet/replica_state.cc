@@ -18,8 +18,8 @@ ReplicaState::ReplicaState(uint64_t kv_blocks, uint32_t block_tokens, ReplicaLis
     throw std::invalid_argument("a KV block holds at least one token");
 }
 
-uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t output,
-                               uint32_t prefix, sim::Time deadline, sim::Time tpot) {
+uint32_t ReplicaState::enqueue(uint32_t request, uint32_t prompt, uint32_t output, uint32_t prefix,
+                               sim::Time deadline, sim::Time tpot) {
   uint32_t slot = 0;
   if (!free_slots_.empty()) {
     slot = free_slots_.back();

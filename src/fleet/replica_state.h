@@ -25,8 +25,8 @@
 #include <deque>
 #include <vector>
 
-#include "sim/time.h"
 #include "fleet/prefix_cache.h"
+#include "sim/time.h"
 
 namespace podsim::fleet {
 
@@ -102,8 +102,8 @@ class ReplicaState {
   // returns its slot. `prefix`: the chain naming its tokens
   // (PrefixChains::kRoot: none).
   uint32_t enqueue(uint32_t request, uint32_t prompt, uint32_t output,
-                   uint32_t prefix = PrefixChains::kRoot,
-                   sim::Time deadline = sim::Time::max(), sim::Time tpot = {});
+                   uint32_t prefix = PrefixChains::kRoot, sim::Time deadline = sim::Time::max(),
+                   sim::Time tpot = {});
   // Orders new requests in the waiting queue by deadline (earliest first)
   // instead of by arrival; preempted and swapped sequences stay at the front.
   void order_by_deadline(bool on) { by_deadline_ = on; }

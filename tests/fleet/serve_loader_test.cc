@@ -537,16 +537,16 @@ TEST(ServeLoader, TraceSloClassesResolveToTheServeFilesClasses) {
       "\" workload: \"" + (source_dir() / "workloads/serve/llama3-8b-v5e-2x2.textproto").string() +
       "\" max_batch: 8 max_tokens_per_step: 512 }\narrivals { trace { file: \"t.csv\" } }\n";
   const ServeSpec s = parse_serve_text(
-      head + "slo_classes { name: \"batch\" ttft_ms: 9000 }\nslo_classes { name: \"chat\" "
-             "ttft_ms: 200 }\n",
+      head +
+          "slo_classes { name: \"batch\" ttft_ms: 9000 }\nslo_classes { name: \"chat\" "
+          "ttft_ms: 200 }\n",
       "c.serve", dir);
   ASSERT_EQ(s.arrivals.trace.size(), 3u);
   EXPECT_EQ(s.arrivals.trace[0].slo_class_index, 2u);
   EXPECT_EQ(s.arrivals.trace[1].slo_class_index, 0u);
   EXPECT_EQ(s.arrivals.trace[2].slo_class_index, 1u);
-  const std::string e = error_of([&] {
-    parse_serve_text(head + "slo_classes { name: \"chat\" }\n", "c.serve", dir);
-  });
+  const std::string e = error_of(
+      [&] { parse_serve_text(head + "slo_classes { name: \"chat\" }\n", "c.serve", dir); });
   EXPECT_NE(e.find("arrivals.trace.file: '"), std::string::npos) << e;
   EXPECT_NE(e.find("names SLO class \"batch\", which is not one of the serve file's slo_classes"),
             std::string::npos)

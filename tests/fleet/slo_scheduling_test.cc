@@ -45,7 +45,7 @@ TEST(DeadlineOrder, NewRequestsWaitByDeadlineBehindResumedOnesAheadOfDeferredOne
   s.enqueue(0, 10, 10, PrefixChains::kRoot, sim::Time::ms(500));
   s.enqueue(1, 10, 10, PrefixChains::kRoot, sim::Time::ms(300));
   s.enqueue(2, 10, 10, PrefixChains::kRoot, sim::Time::ms(400));
-  s.enqueue(3, 10, 10);                      // no objective: last
+  s.enqueue(3, 10, 10);                                           // no objective: last
   s.enqueue(4, 10, 10, PrefixChains::kRoot, sim::Time::ms(300));  // ties keep arrival order
   EXPECT_EQ(waiting_requests(s), (std::vector<uint32_t>{1, 4, 2, 0, 3}));
   s.defer_front();  // 1 goes behind everything
