@@ -8,9 +8,10 @@
 namespace podsim::fleet {
 namespace {
 
+using internal::continue_prompts;
 using internal::decode_if_idle;
 using internal::front_fits_at_all;
-using internal::plan_decodes;
+using internal::plan_decodes_and_budget;
 using internal::swap_in;
 
 class Deadline final : public Scheduler {
@@ -25,28 +26,11 @@ class Deadline final : public Scheduler {
     state.order_by_deadline(true);
     plan.clear();
     const uint32_t lookahead = limits_.decode_tokens;
-    const uint64_t decode_tokens = uint64_t{plan_decodes(state, plan, lookahead)} * lookahead;
-    uint64_t budget = limits_.max_tokens_per_step > decode_tokens
-                          ? limits_.max_tokens_per_step - decode_tokens
-                          : 0;
-    budget = protect_decodes(state, plan, budget);
+    uint64_t budget = protect_decodes(state, plan, plan_decodes_and_budget(state, plan, limits_));
     full_budget_ = std::max<uint64_t>(budget, 1);
     full_step_ = sim::Time();
     decodes_ = plan.shape;
-    // Prompts already started, in admission order.
-    for (const uint32_t slot : state.running()) {
-      if (budget == 0)
-        return decode_if_idle(state, plan, lookahead);
-      const Sequence& s = state.seq(slot);
-      if (!s.prefilling())
-        continue;
-      const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - s.cached, budget));
-      if (!state.reserve(slot, uint64_t{s.cached} + chunk))
-        return decode_if_idle(state, plan, lookahead);
-      plan.add_prefill(s, slot, chunk);
-      budget -= chunk;
-    }
-    if (!swap_in(state, plan, limits_))
+    if (!continue_prompts(state, plan, budget) || !swap_in(state, plan, limits_))
       return decode_if_idle(state, plan, lookahead);
     while (budget > 0 && state.running().size() < limits_.max_batch &&
            front_fits_at_all(state, lookahead)) {

@@ -217,34 +217,11 @@ void KvMover::start_resharded(sim::Simulation& sim, uint32_t from, uint32_t to, 
 void KvMover::start(sim::Simulation& sim, uint32_t from, uint32_t to, uint64_t bytes_per_chip,
                     std::function<void(sim::Simulation&)> done) {
   const std::vector<Route>& rs = routes(from, to);
-  uint32_t slot = 0;
-  if (!free_.empty()) {
-    slot = free_.back();
-    free_.pop_back();
-  } else {
-    slot = static_cast<uint32_t>(moving_.size());
-    moving_.emplace_back();
-  }
-  moving_[slot] = Moving{static_cast<uint32_t>(rs.size()), std::move(done)};
-  const topo::Pod& pod = *setup_.pod;
-  const config::PowerSpec& power = pod.spec().chip.power;
-  for (const Route& r : rs) {
-    // coll/'s split: equal parts, the first routes one byte more.
-    const uint64_t bytes = bytes_per_chip / r.of + (r.index < bytes_per_chip % r.of ? 1 : 0);
-    bytes_sent_ += bytes;
-    if (power.modelled) {
-      double pj_per_byte = 0;
-      for (const topo::LinkId l : r.links) {
-        const topo::LinkKind kind = pod.link(l).kind;
-        if (kind == topo::LinkKind::kIci)
-          pj_per_byte += power.ici_pj_per_byte_per_hop;
-        else if (kind == topo::LinkKind::kDcnUp)
-          pj_per_byte += power.dcn_pj_per_byte;
-      }
-      energy_pj_ += static_cast<double>(bytes) * pj_per_byte;
-    }
-    network_->start(sim, net::Transfer{r.src, r.dst, bytes, r.links}, *this, slot);
-  }
+  const uint32_t slot = take_slot(static_cast<uint32_t>(rs.size()), std::move(done));
+  const config::PowerSpec& power = setup_.pod->spec().chip.power;
+  // coll/'s split: equal parts, the first routes one byte more.
+  for (const Route& r : rs)
+    send(sim, r, bytes_per_chip / r.of + (r.index < bytes_per_chip % r.of ? 1 : 0), power, slot);
 }
 
 void KvMover::delivered(sim::Simulation& sim, uint64_t tag) {

@@ -90,12 +90,38 @@ bool front_fits_at_all(ReplicaState& state, uint32_t lookahead) {
   return false;
 }
 
+uint64_t plan_decodes_and_budget(ReplicaState& state, StepPlan& plan,
+                                 const SchedulerLimits& limits) {
+  const uint32_t lookahead = limits.decode_tokens;
+  const uint64_t decode_tokens = uint64_t{plan_decodes(state, plan, lookahead)} * lookahead;
+  return limits.max_tokens_per_step > decode_tokens ? limits.max_tokens_per_step - decode_tokens
+                                                    : 0;
+}
+
+bool continue_prompts(ReplicaState& state, StepPlan& plan, uint64_t& budget) {
+  for (const uint32_t slot : state.running()) {
+    if (budget == 0)
+      return false;
+    const Sequence& s = state.seq(slot);
+    if (!s.prefilling())
+      continue;
+    const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - s.cached, budget));
+    if (!state.reserve(slot, uint64_t{s.cached} + chunk))
+      return false;
+    plan.add_prefill(s, slot, chunk);
+    budget -= chunk;
+  }
+  return true;
+}
+
 }  // namespace internal
 
 namespace {
 
+using internal::continue_prompts;
 using internal::decode_if_idle;
 using internal::front_fits_at_all;
+using internal::plan_decodes_and_budget;
 using internal::plan_decodes;
 using internal::swap_in;
 
@@ -106,10 +132,7 @@ class ContinuousBatching final : public Scheduler {
   void plan(ReplicaState& state, StepPlan& plan) override {
     plan.clear();
     const uint32_t lookahead = limits_.decode_tokens;
-    const uint64_t decode_tokens = uint64_t{plan_decodes(state, plan, lookahead)} * lookahead;
-    uint64_t budget = limits_.max_tokens_per_step > decode_tokens
-                          ? limits_.max_tokens_per_step - decode_tokens
-                          : 0;
+    uint64_t budget = plan_decodes_and_budget(state, plan, limits_);
     if (!swap_in(state, plan, limits_))
       return decode_if_idle(state, plan, lookahead);
     while (state.running().size() < limits_.max_batch && front_fits_at_all(state, lookahead)) {
@@ -140,24 +163,8 @@ class ChunkedPrefill final : public Scheduler {
   void plan(ReplicaState& state, StepPlan& plan) override {
     plan.clear();
     const uint32_t lookahead = limits_.decode_tokens;
-    const uint64_t decode_tokens = uint64_t{plan_decodes(state, plan, lookahead)} * lookahead;
-    uint64_t budget = limits_.max_tokens_per_step > decode_tokens
-                          ? limits_.max_tokens_per_step - decode_tokens
-                          : 0;
-    // Prompts already started, in admission order.
-    for (const uint32_t slot : state.running()) {
-      if (budget == 0)
-        return decode_if_idle(state, plan, lookahead);
-      const Sequence& s = state.seq(slot);
-      if (!s.prefilling())
-        continue;
-      const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - s.cached, budget));
-      if (!state.reserve(slot, uint64_t{s.cached} + chunk))
-        return decode_if_idle(state, plan, lookahead);  // wait for blocks; decodes free them
-      plan.add_prefill(s, slot, chunk);
-      budget -= chunk;
-    }
-    if (!swap_in(state, plan, limits_))
+    uint64_t budget = plan_decodes_and_budget(state, plan, limits_);
+    if (!continue_prompts(state, plan, budget) || !swap_in(state, plan, limits_))
       return decode_if_idle(state, plan, lookahead);
     while (budget > 0 && state.running().size() < limits_.max_batch &&
            front_fits_at_all(state, lookahead)) {

@@ -22,5 +22,14 @@ void decode_if_idle(ReplicaState& state, StepPlan& plan, uint32_t lookahead);
 // Rejects waiting requests at the front that can never fit the pool; true
 // when the front can be considered.
 bool front_fits_at_all(ReplicaState& state, uint32_t lookahead);
+// Plans the decodes (plan_decodes) and returns the prefill token budget
+// they leave of limits.max_tokens_per_step.
+uint64_t plan_decodes_and_budget(ReplicaState& state, StepPlan& plan,
+                                 const SchedulerLimits& limits);
+// Prompts already started, in admission order, in chunks within `budget`
+// (lowered by what it plans). False when the step must stop there (the
+// budget spent, or blocks short: decodes free them); the caller then
+// returns decode_if_idle().
+bool continue_prompts(ReplicaState& state, StepPlan& plan, uint64_t& budget);
 
 }  // namespace podsim::fleet::internal

@@ -21,12 +21,7 @@ namespace {
 using report::format_double;
 
 void fill(const Percentiles& p, podsim::output::LatencyPercentiles& out) {
-  out.set_mean(p.mean);
-  out.set_p50(p.p50);
-  out.set_p90(p.p90);
-  out.set_p99(p.p99);
-  out.set_max(p.max);
-  out.set_count(p.count);
+  fill_latency(p, out);
 }
 
 // Scalar fields of `m` in declaration order, nested messages flattened

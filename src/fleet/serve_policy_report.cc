@@ -5,6 +5,12 @@
 namespace podsim::fleet {
 namespace {
 
+std::string milliseconds(double s) {
+  return report::format_fixed(s * 1e3, 2);
+}
+
+}  // namespace
+
 void fill_latency(const Percentiles& p, podsim::output::LatencyPercentiles& out) {
   out.set_mean(p.mean);
   out.set_p50(p.p50);
@@ -13,12 +19,6 @@ void fill_latency(const Percentiles& p, podsim::output::LatencyPercentiles& out)
   out.set_max(p.max);
   out.set_count(p.count);
 }
-
-std::string milliseconds(double s) {
-  return report::format_fixed(s * 1e3, 2);
-}
-
-}  // namespace
 
 void fill_policy_report(const ServeSummary& s, podsim::output::ServeReport& r) {
   const SpeculationSummary& sp = s.speculation;

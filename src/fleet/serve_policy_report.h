@@ -15,6 +15,9 @@ namespace podsim::fleet {
 
 void fill_policy_report(const ServeSummary& s, podsim::output::ServeReport& r);
 
+// Percentiles into their report message (every latency figure of the summary).
+void fill_latency(const Percentiles& p, podsim::output::LatencyPercentiles& out);
+
 // "speculation", "admission" and one "SLO class" line each, when they apply.
 void policy_key_values(const podsim::output::ServeReport& r,
                        std::vector<std::pair<std::string, std::string>>& kv);
