@@ -144,7 +144,8 @@ TEST(ServeLoader, BucketModeAndTarget) {
       {"buckets { max_error: nan }", "buckets.max_error: must be between 1e-04 and 0.5"},
       {"buckets { mode: 7 }", "buckets.mode"}};
   for (const auto& [text, want] : bad) {
-    const std::string e = error_of([&] { load(text); });
+    const std::string file = text;  // clang 14 captures no structured binding
+    const std::string e = error_of([&] { load(file); });
     EXPECT_NE(e.find(want), std::string::npos) << text << "\n" << e;
     EXPECT_NE(e.find("b.serve:4:"), std::string::npos) << e;
   }
