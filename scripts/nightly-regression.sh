@@ -15,7 +15,7 @@
 #
 # Usage: scripts/nightly-regression.sh [--update] [--quiet] [--podsim PATH]
 #            [--results DIR] [--run-only] [--rel-tol X] [--abs-tol-us Y]
-#            [--junit FILE] [--json FILE] [--suite FILE] [--baselines DIR]
+#            [--junit FILE] [--json FILE] [--suite FILE] [--baselines DIR] [--no-serve]
 #   --update        rewrite the baselines from this run, on purpose (review the diff)
 #   --quiet         no progress on stderr (shown only when stderr is a terminal)
 #   --podsim PATH   the podsim binary (default build/src/cli/podsim)
@@ -27,6 +27,9 @@
 #   --json FILE     also write compare's JSON, {"KIND": {...}, ...} (docs/outputs.md)
 #   --suite FILE    the suite (default tests/regression/suite.txt)
 #   --baselines DIR the baselines (default tests/regression/baselines)
+#   --no-serve      leave out the suite's serve entries and their baseline
+#                   (the sanitizer build's CTest passes it: the serve examples
+#                   run there through tests/fleet on the same files)
 # Per-column tolerances are lines of the suite file:
 #   tolerance  PATTERN  REL  [ABS]
 # (podsim compare --column-tol PATTERN=REL,ABS: a column, or a prefix ending
@@ -43,6 +46,7 @@ podsim=build/src/cli/podsim
 update=0
 quiet=0
 run_only=0
+no_serve=0
 results=""
 junit=""
 json=""
@@ -59,6 +63,7 @@ while [ $# -gt 0 ]; do
     --update) update=1 ;;
     --quiet) quiet=1 ;;
     --run-only) run_only=1 ;;
+    --no-serve) no_serve=1 ;;
     --podsim) podsim=${2:?--podsim needs a path}; shift ;;
     --results) results=${2:?--results needs a directory}; shift ;;
     --rel-tol|--abs-tol-us) compare_flags+=("$1" "${2:?$1 needs a value}"); shift ;;
@@ -71,6 +76,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+[ "$update" = 0 ] || [ "$no_serve" = 0 ] || die "--update rewrites every baseline: not with --no-serve"
 [ -x "$podsim" ] || die "no podsim at $podsim: build first (scripts/build.sh) or pass --podsim"
 [ -r "$suite" ] || die "cannot read $suite"
 
@@ -109,6 +115,9 @@ while IFS= read -r line || [ -n "$line" ]; do
     [ -n "${rel:-}" ] && [ -z "${extra_word:-}" ] ||
       die "$suite:$line_no: expected 'tolerance PATTERN REL [ABS]'"
     tolerance_flags+=(--column-tol "$pattern=$rel${abs:+,$abs}")
+    continue
+  fi
+  if [ "$id" = serve ] && [ "$no_serve" = 1 ]; then
     continue
   fi
   if [ "$id" = serve ]; then
@@ -215,6 +224,7 @@ worst=0
 for base in "$baselines"/*.csv; do
   [ -e "$base" ] || die "no baselines in $baselines: run with --update"
   kind=$(basename "$base" .csv)
+  [ "$no_serve" = 0 ] || [ "$kind" != serve ] || continue
   # A kind the suite no longer produces: every baseline row disappeared.
   [ -e "$out/$kind.csv" ] || head -n 1 "$base" >"$out/$kind.csv"
 done
