@@ -121,8 +121,8 @@ namespace {
 using internal::continue_prompts;
 using internal::decode_if_idle;
 using internal::front_fits_at_all;
-using internal::plan_decodes_and_budget;
 using internal::plan_decodes;
+using internal::plan_decodes_and_budget;
 using internal::swap_in;
 
 class ContinuousBatching final : public Scheduler {
