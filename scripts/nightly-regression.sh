@@ -151,7 +151,7 @@ for i in "${!ids[@]}"; do
     progress "[$((i + 1))/$total] $id (serve)"
     if ! "$podsim" serve "$serve_file" "${extra[@]+"${extra[@]}"}" --format csv \
         --summary-csv "$out/runs/$id.csv" --summary-json "$out/json/$id.json" \
-        >/dev/null 2>"$out/stderr.txt"; then
+        >"$out/stdout.txt" 2>"$out/stderr.txt"; then
       progress ""
       cat "$out/stderr.txt" >&2
       die "$id: podsim serve failed (suite line: ${lines[$i]})"
@@ -200,7 +200,7 @@ for id in "${ids[@]}"; do
   fi
   tail -n +2 "$csv" >>"$out/$kind.csv"
 done
-rm -rf "$out/runs" "$out/stderr.txt"
+rm -rf "$out/runs" "$out/stderr.txt" "$out/stdout.txt"
 
 [ "$run_only" = 0 ] || exit 0
 

@@ -14,6 +14,10 @@
 
 namespace podsim::cli {
 
+// "p99 TTFT <= 1000 ms, p99 TPOT <= 100 ms; 0 = none": the objectives as
+// every capacity answer's line names them.
+std::string objectives_text(const fleet::CapacityOptions& options);
+
 int capacity_mix(Context& ctx, const config::ServeSpec& spec, double rate, uint32_t max_copies,
                  const fleet::CapacityOptions& options, const std::string& format,
                  sweep::Transport& transport, unsigned jobs);

@@ -140,8 +140,7 @@ int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, doub
     } else {
       ctx.out << "no configuration meets the objectives";
     }
-    ctx.out << " (" << p << " TTFT <= " << report::format_double(options.ttft_ms) << " ms, " << p
-            << " TPOT <= " << report::format_double(options.tpot_ms) << " ms; 0 = none)\n";
+    ctx.out << " (" << objectives_text(options) << ")\n";
   }
   ctx.out.flush();
   return result.best >= 0 ? kExitOk : kExitCheckFailed;
@@ -199,8 +198,7 @@ int fewest_replicas(Context& ctx, const config::ServeSpec& spec, double rate, ui
     } else {
       ctx.out << "none up to " << max_copies << " meets the objectives";
     }
-    ctx.out << " (" << p << " TTFT <= " << report::format_double(options.ttft_ms) << " ms, " << p
-            << " TPOT <= " << report::format_double(options.tpot_ms) << " ms; 0 = none)\n";
+    ctx.out << " (" << objectives_text(options) << ")\n";
   }
   ctx.out.flush();
   return result.best >= 0 ? kExitOk : kExitCheckFailed;
@@ -383,8 +381,7 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
       ctx.out << report::format_fixed(result.rate_per_s, 3) << " requests/s";
     else
       ctx.out << "no rate tried meets the objectives";
-    ctx.out << " (" << p << " TTFT <= " << report::format_double(options.ttft_ms) << " ms, " << p
-            << " TPOT <= " << report::format_double(options.tpot_ms) << " ms; 0 = none"
+    ctx.out << " (" << objectives_text(options)
             << (result.rate_per_s > 0 && !result.bracketed ? "; not bracketed within the runs" : "")
             << ")\n";
   }

@@ -11,6 +11,20 @@
 
 namespace podsim::cli {
 
+std::string objectives_text(const fleet::CapacityOptions& options) {
+  std::string p = std::to_string(options.percentile);
+  p.insert(0, 1, 'p');
+  std::string text = p;
+  text += " TTFT <= ";
+  text += report::format_double(options.ttft_ms);
+  text += " ms, ";
+  text += p;
+  text += " TPOT <= ";
+  text += report::format_double(options.tpot_ms);
+  text += " ms; 0 = none";
+  return text;
+}
+
 int capacity_mix(Context& ctx, const config::ServeSpec& spec, double rate, uint32_t max_copies,
                  const fleet::CapacityOptions& options, const std::string& format,
                  sweep::Transport& transport, unsigned jobs) {
@@ -89,8 +103,7 @@ int capacity_mix(Context& ctx, const config::ServeSpec& spec, double rate, uint3
     } else {
       ctx.out << "none up to " << max_copies << " copies of each entry meets the objectives";
     }
-    ctx.out << " (" << p << " TTFT <= " << report::format_double(options.ttft_ms) << " ms, " << p
-            << " TPOT <= " << report::format_double(options.tpot_ms) << " ms; 0 = none)\n";
+    ctx.out << " (" << objectives_text(options) << ")\n";
   }
   ctx.out.flush();
   return result.best >= 0 ? kExitOk : kExitCheckFailed;

@@ -8,6 +8,7 @@
 namespace podsim::fleet {
 namespace {
 
+using internal::admit_front_chunk;
 using internal::continue_prompts;
 using internal::decode_if_idle;
 using internal::front_fits_at_all;
@@ -34,8 +35,7 @@ class Deadline final : public Scheduler {
       return decode_if_idle(state, plan, lookahead);
     while (budget > 0 && state.running().size() < limits_.max_batch &&
            front_fits_at_all(state, lookahead)) {
-      const uint32_t slot = state.waiting().front();
-      const Sequence& s = state.seq(slot);
+      const Sequence& s = state.seq(state.waiting().front());
       const uint32_t hit = state.front_hit();  // prefix caching: its cached head
       if (late(state, plan, s.target - hit, s, budget)) {
         if (context_.admission == config::AdmissionKind::kRejectLate)
@@ -44,11 +44,8 @@ class Deadline final : public Scheduler {
           state.defer_front();
         continue;
       }
-      const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - hit, budget));
-      if (!state.admit_front(uint64_t{hit} + chunk))
+      if (!admit_front_chunk(state, plan, hit, budget))
         return decode_if_idle(state, plan, lookahead);
-      plan.add_prefill(state.seq(slot), slot, chunk);
-      budget -= chunk;
     }
     decode_if_idle(state, plan, lookahead);
   }

@@ -114,10 +114,22 @@ bool continue_prompts(ReplicaState& state, StepPlan& plan, uint64_t& budget) {
   return true;
 }
 
+bool admit_front_chunk(ReplicaState& state, StepPlan& plan, uint32_t hit, uint64_t& budget) {
+  const uint32_t slot = state.waiting().front();
+  const Sequence& s = state.seq(slot);
+  const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - hit, budget));
+  if (!state.admit_front(uint64_t{hit} + chunk))
+    return false;
+  plan.add_prefill(state.seq(slot), slot, chunk);
+  budget -= chunk;
+  return true;
+}
+
 }  // namespace internal
 
 namespace {
 
+using internal::admit_front_chunk;
 using internal::continue_prompts;
 using internal::decode_if_idle;
 using internal::front_fits_at_all;
@@ -168,14 +180,8 @@ class ChunkedPrefill final : public Scheduler {
       return decode_if_idle(state, plan, lookahead);
     while (budget > 0 && state.running().size() < limits_.max_batch &&
            front_fits_at_all(state, lookahead)) {
-      const uint32_t slot = state.waiting().front();
-      const Sequence& s = state.seq(slot);
-      const uint32_t hit = state.front_hit();
-      const auto chunk = static_cast<uint32_t>(std::min<uint64_t>(s.target - hit, budget));
-      if (!state.admit_front(uint64_t{hit} + chunk))
+      if (!admit_front_chunk(state, plan, state.front_hit(), budget))
         return decode_if_idle(state, plan, lookahead);
-      plan.add_prefill(state.seq(slot), slot, chunk);
-      budget -= chunk;
     }
     decode_if_idle(state, plan, lookahead);
   }

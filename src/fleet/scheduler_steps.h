@@ -31,5 +31,9 @@ uint64_t plan_decodes_and_budget(ReplicaState& state, StepPlan& plan,
 // budget spent, or blocks short: decodes free them); the caller then
 // returns decode_if_idle().
 bool continue_prompts(ReplicaState& state, StepPlan& plan, uint64_t& budget);
+// Admits the waiting front with its first chunk within `budget` (lowered),
+// past `hit`, its prefix-cache hit (ReplicaState::front_hit()). False,
+// admitting nothing, when its blocks are not free.
+bool admit_front_chunk(ReplicaState& state, StepPlan& plan, uint32_t hit, uint64_t& budget);
 
 }  // namespace podsim::fleet::internal
