@@ -7,12 +7,14 @@
 #   the same, writing the per-request CSV (streamed to its file: the same
 #   peak memory as without it)
 # The whole trace is not shipped (CC-BY-4.0; workloads/serve/ holds 300 rows):
-# give its path, or it is looked for in ../shared/data/ beside the checkout.
+# give its path (AzureLLMInferenceTrace_conv.csv, from
+# https://github.com/Azure/AzurePublicDataset, "AzureLLMInferenceDataset2023"),
+# or set PODSIM_AZURE_CONV; without it the trace case is skipped, said so.
 # Usage: scripts/bench-fleet.sh [RUNS] [AZURE_CONV_CSV]   (default 3; needs a build in build/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
-trace=${2:-../shared/data/azure-llm-inference-2023/AzureLLMInferenceTrace_conv.csv}
+trace=${2:-${PODSIM_AZURE_CONV:-}}
 podsim=build/src/cli/podsim
 [ -x "$podsim" ] || { echo "bench-fleet: build first (scripts/build.sh)" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -28,7 +30,7 @@ if [ -f "$trace" ]; then
   scripts/time-command.sh "$runs" "Azure conv trace, 70B x1" -- \
     "$podsim" serve "$tmp/azure.serve.textproto" --format csv
 else
-  echo "bench-fleet: no trace at $trace; skipping the Azure run" >&2
+  echo "bench-fleet: no Azure conversation trace at '$trace' (argument 2 or PODSIM_AZURE_CONV); skipping the Azure run" >&2
 fi
 cat > "$tmp/million.serve.textproto" <<EOT
 name: "million"

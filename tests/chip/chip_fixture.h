@@ -1,5 +1,5 @@
 // Chips for the chip-layer tests, built from published figures
-// (workplace reference/tpu-specs.md; topologies/v5e-16x16.textproto) rather
+// (cloud.google.com/tpu/docs/v5e; topologies/v5e-16x16.textproto) rather
 // than loaded, so these tests do not depend on the loader.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Collectives against the closed forms of [SB] ("How to Scale Your Model",
-// chapter "sharding"), as collected in the workplace's tpu-specs reference:
+// chapter "sharding", https://jax-ml.github.io/scaling-book/sharding/):
 // V = bytes of the whole array, W = both directions of an axis (2 x one-way
 // link bandwidth), T_min = 1 us per hop. Every expected value below is
 // computed from those formulas, never from podsim's output.
