@@ -5,6 +5,7 @@ gives the same PNG bytes."""
 
 import math
 import os
+import re
 import sys
 import tempfile
 
@@ -79,7 +80,8 @@ def describe(fig, stream=None):
         print(f"  x: {ax.get_xlabel()!r} {ax.get_xscale()}", file=out)
         print(f"  y: {ax.get_ylabel()!r} {ax.get_yscale()}", file=out)
         for axis, labels in (("x", ax.get_xticklabels()), ("y", ax.get_yticklabels())):
-            texts = [t.get_text().replace("\n", "\\n") for t in labels if t.get_text()]
+            texts = [re.sub(r"^\$\\mathdefault\{(.*)\}\$$", r"\1", t.get_text()).replace("\n", "\\n")
+                     for t in labels if t.get_text()]
             if texts and (axis == "x" or not all(_is_number(t) for t in texts)):
                 print(f"  {axis} ticks: {' | '.join(texts)}", file=out)
         for line in ax.get_lines():
