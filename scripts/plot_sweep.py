@@ -2,9 +2,10 @@
 """A sweep as a PNG chart: a metric against a swept parameter, faceted by the others.
 
 Reads a CSV with one row per point and draws one column (--y, any numeric
-column: default the step time, `serving.step_time_us`) against one swept
-parameter (--x), one line per value of the other parameters (a legend) and
-one panel per value of the --facet parameters. Reads:
+column: default the step time, `serving.step_time_us`, or an operation list's
+`op_list.operations.time_us`) against one swept parameter (--x), one line per
+value of the other parameters (a legend) and one panel per value of the
+--facet parameters. Reads:
 
 - `podsim sweep` output (the columns of `podsim run --format csv`);
 - a sweep over serve files (serve summary rows with an overrides column:
@@ -16,16 +17,16 @@ one panel per value of the --facet parameters. Reads:
 The parameters are what differs between rows (scripts/sweep_params.py): the
 `--set` overrides (`inputs.topology.overrides`, `inputs.workload.overrides`,
 or any `overrides` column), the run options (network, compute), the input
-files (topology, workload), and a frontier's search columns; paths that take
-the same values at every row (a sweep's `also`) are one parameter, zipped
-ones one compound parameter. --x and --facet take a parameter's name, one of
-its paths, its last part (`batch`) or any column. By default x is the first
-override or run option that varies; input files and any parameter beyond the
-first of the others become panels, that first one the lines. A numeric x is
-drawn on a numeric axis (logarithmic when its values are a geometric series),
-anything else as categories in the sweep's order; the axes name the column
-or path and its unit. Rows whose status is not `ok` are left out, and said so
-on stderr.
+files (topology, workload), an operation list's operation name, and a
+frontier's search columns; paths that take the same values at every row (a
+sweep's `also`) are one parameter, zipped ones one compound parameter. --x and
+--facet take a parameter's name, one of its paths, its last part (`batch`) or
+any column. By default x is the first override or run option that varies;
+input files and any parameter beyond the first of the others become panels,
+that first one the lines. A numeric x is drawn on a numeric axis (logarithmic
+when its values are a geometric series), anything else as categories in the
+sweep's order; the axes name the column or path and its unit. Rows whose
+status is not `ok` are left out, and said so on stderr.
 
 --breakdown draws the chart this script drew before issue 32 instead: one
 stacked bar per point, the step time split by unit (scripts/sweep_breakdown.py).
@@ -58,7 +59,8 @@ from sweep_params import Param, as_float, display_scale, find_params, lookup  # 
 
 EXIT_BAD_INPUT = 2
 # The default --y: the first of these the CSV has.
-DEFAULT_Y = ("serving.step_time_us", "step_time_us", "goodput_requests_per_s")
+DEFAULT_Y = ("serving.step_time_us", "step_time_us", "goodput_requests_per_s",
+             "op_list.operations.time_us")
 MAX_PANELS = 24
 MAX_LINES = 21
 MAX_TICKS = 12  # at most this many distinct x values: a tick at each
@@ -151,7 +153,8 @@ def choose(path, header, rows, args):
 
     y = args.y or next((c for c in DEFAULT_Y if c in header), None)
     if y is None:
-        raise InputError(f"{path}: no step-time or goodput column; name the metric with --y COLUMN")
+        raise InputError(f"{path}: no step-time, goodput or operation-time column; name the "
+                         "metric with --y COLUMN")
     if y not in header:
         raise InputError(f"{path}: --y {y}: no such column")
     if args.x:

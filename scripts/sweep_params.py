@@ -11,6 +11,7 @@ Shared by plot_sweep.py (a metric against a parameter) and plot_breakdown.py
 - the input files `inputs.topology.file`, `inputs.workload.file` (a sweep
   whose parameter is `topology` or `workload`) and `source_file` (a serve
   summary row);
+- for an operation-list workload (a row per operation), the operation's name;
 - in a `podsim search` frontier CSV (which has a `candidate` column), the
   search's own columns: topology, chips, mesh, ..., batch, micro_batches.
 
@@ -224,6 +225,9 @@ def candidates(header, rows):
     for column, name in FILES:
         if column in header:
             out.append((name, [r.get(column, "") for r in rows], "file"))
+    if "op_list.operations.name" in header:  # an operation list: a row per operation
+        out.append(("operation", [r.get("op_list.operations.name", "") for r in rows],
+                    "operation"))
     if "candidate" in header:  # a podsim search frontier
         for column in SEARCH:
             if column in header:

@@ -200,6 +200,19 @@ class PlotSweepTest(support.PlotScriptTest):
         self.assertIn("line 'tokens_per_s_per_chip': (8, 200), (32, 500), (64, 700), (64, 800)",
                       only)
 
+    def test_operation_list_rows_are_one_line_per_operation(self):
+        rows = ["status,inputs.topology.overrides,op_list.operations.name,"
+                "op_list.operations.time_us"]
+        for bw in (25, 50):
+            for op, us in (("gather", 100), ("bcast", 30)):
+                rows.append(f"ok,topology.torus.dims[0].link_bandwidth_gbps={bw},{op},"
+                            f"{us * 25 / bw}")
+        r = self.draw(path=self.write("ops.csv", "\n".join(rows) + "\n"))
+        (only,) = panels(r.stdout).values()
+        self.assertIn("y: 'op_list.operations.time (us)' linear", only)
+        self.assertIn("line 'gather': (25, 100), (50, 50)", only)
+        self.assertIn("legend 'operation': gather | bcast", only)
+
     def test_draws_the_same_bytes_twice(self):
         images = []
         for i in range(2):
@@ -237,7 +250,7 @@ class PlotSweepTest(support.PlotScriptTest):
             ([none_ok], "no row has status ok (1 left out)"),
             ([self.write("empty.csv", "")], "empty"),
             ([self.path("absent.csv")], "cannot read"),
-            ([self.write("run.csv", "model,x\nM,1\n")], "no step-time or goodput column"),
+            ([self.write("run.csv", "model,x\nM,1\n")], "no step-time, goodput or operation"),
             ([CSV, "--breakdown", "--x", "batch"], "--breakdown draws every point"),
         ]
         for args, message in cases:
