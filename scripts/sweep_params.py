@@ -38,29 +38,32 @@ SEARCH = ("topology", "chips", "mesh", "tensor_axes", "tensor_collective",
           "micro_batches")
 BASE = "(base)"  # an override path a row does not set
 
-# Units by the end of a name (longest first): the text an axis label shows,
-# and the family a value is rescaled within.
+# Units by the end of a name (the whole name, or its end after a '_'; first
+# match wins): the unit an axis label shows, and the family a value is
+# rescaled within (a rescaled name loses its suffix: the label gives the unit).
 UNITS = (
-    ("_per_s_per_chip", "/s per chip", None),
-    ("_usd_per_m_tokens", "$ per million tokens", None),
-    ("_per_m_tokens", "per million tokens", None),
-    ("_per_m_output_tokens", "per million output tokens", None),
-    ("_per_token", "per token", None),
-    ("_per_output_token", "per output token", None),
-    ("_per_j", "per J", None),
-    ("_per_s", "/s", None),
-    ("_gbps", "GB/s", None),
-    ("_tflops", "TFLOP/s", None),
-    ("_tops", "TOP/s", None),
-    ("_bytes", "bytes", "bytes"),
-    ("_hz", "Hz", "hz"),
-    ("_watts", "W", None),
-    ("_w", "W", None),
-    ("_j", "J", None),
-    ("_ns", "ns", "time"),
-    ("_us", "us", "time"),
-    ("_ms", "ms", "time"),
-    ("_s", "s", "time"),
+    ("per_s_per_chip", "/s per chip", None),
+    ("j_per_token", "J/token", None),
+    ("j_per_output_token", "J/output token", None),
+    ("tokens_per_j", "tokens/J", None),
+    ("usd_per_m_tokens", "$/M tokens", None),
+    ("usd_per_m_output_tokens", "$/M output tokens", None),
+    ("gco2e_per_m_tokens", "gCO2e/M tokens", None),
+    ("gco2e_per_m_output_tokens", "gCO2e/M output tokens", None),
+    ("usd_per_hour", "$/hour", None),
+    ("per_s", "/s", None),
+    ("gbps", "GB/s", None),
+    ("tflops", "TFLOP/s", None),
+    ("tops", "TOP/s", None),
+    ("bytes", "bytes", "bytes"),
+    ("hz", "Hz", "hz"),
+    ("watts", "W", None),
+    ("w", "W", None),
+    ("j", "J", None),
+    ("ns", "ns", "time"),
+    ("us", "us", "time"),
+    ("ms", "ms", "time"),
+    ("s", "s", "time"),
 )
 TIME_SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -82,9 +85,6 @@ class Param:
         """Row i's value as text, compound parts joined by ' / '."""
         return " / ".join(shown(path, part[i], self.kind)
                           for path, part in zip(self.paths, self.parts))
-
-    def raw(self, i):
-        return self.parts[0][i]
 
     def numeric(self):
         """Whether the first part is a finite number at every row (the x axis can be numeric)."""
@@ -124,21 +124,21 @@ def shown(path, value, kind="override"):
 
 
 def unit_of(name):
-    """(name without its unit suffix, unit text, family) for a column or path."""
+    """(name without a rescaled unit's suffix, unit text, family) for a column or path."""
     segments = name.split(".")
     for i in range(len(segments) - 1, -1, -1):
         seg = segments[i]
         for suffix, unit, family in UNITS:
-            if seg.endswith(suffix) and len(seg) > len(suffix):
-                stem = seg[: -len(suffix)] if family else seg
-                if family is None and suffix in ("_per_s", "_per_s_per_chip"):
-                    # tokens_per_s -> tokens (tokens/s): the unit names the thing counted.
-                    thing = seg[: -len(suffix)].split("_")[-1]
-                    if thing != "rate":  # rate_per_s: per second, nothing named
-                        unit = f"{thing}{unit}" if unit.startswith("/") else unit
-                    stem = seg
-                segments = segments[:i] + [stem] + segments[i + 1:]
-                return ".".join(segments), unit, family
+            if seg != suffix and not seg.endswith("_" + suffix):
+                continue
+            if family:
+                segments[i] = seg[: -len(suffix) - 1] if seg != suffix else seg
+            elif suffix.startswith("per_s") and seg != suffix:
+                # tokens_per_s: tokens/s, the unit names the thing counted
+                # (rate_per_s: per second, nothing named).
+                thing = seg[: -len(suffix) - 1].split("_")[-1]
+                unit = unit if thing == "rate" else thing + unit
+            return ".".join(segments), unit, family
     return name, "", None
 
 

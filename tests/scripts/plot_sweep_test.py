@@ -126,6 +126,11 @@ class PlotSweepTest(support.PlotScriptTest):
         self.assertEqual(params.unit_of("serving.step_time_us"), ("serving.step_time", "us", "time"))
         self.assertEqual(params.unit_of("ttft_s.p99"), ("ttft.p99", "s", "time"))
         self.assertEqual(params.unit_of("goodput_requests_per_s")[1], "requests/s")
+        self.assertEqual(params.unit_of("serve.arrivals.poisson.rate_per_s")[1], "/s")
+        self.assertEqual(params.unit_of("serving.energy.j_per_token")[1], "J/token")
+        self.assertEqual(params.unit_of("tokens_per_j")[1], "tokens/J")
+        self.assertEqual(params.unit_of("usd_per_m_tokens")[1], "$/M tokens")
+        self.assertEqual(params.unit_of("serving.mfu"), ("serving.mfu", "", None))
         self.assertEqual(params.display_scale("serving.step_time_us", [900.0, 20000.0]),
                          ("serving.step_time (ms)", 1e-3))
         self.assertEqual(params.display_scale("ttft_s.p99", [0.05, 0.4]), ("ttft.p99 (ms)", 1e3))
