@@ -69,10 +69,20 @@ def describe(fig, stream=None):
     per panel the title, axis labels and scales, tick labels, each labelled
     line (with its points), each marked line (artists given a gid, as the SLO
     lines: 'slo'), texts and the legend. For --describe, and for tests that
-    check what was drawn rather than the pixels."""
-    out = stream or sys.stdout
-    if fig._suptitle is not None:
-        print(f"figure: {fig._suptitle.get_text()!r}", file=out)
+    check what was drawn rather than the pixels. A reader that stops early
+    (`| head`) ends the description, not the script: the image is written."""
+    try:
+        _describe(fig, stream or sys.stdout)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes at exit
+
+
+def _describe(fig, out):
+    # Figure.get_suptitle() is matplotlib 3.8's; Debian 12 has 3.6.
+    suptitle = getattr(fig, "_suptitle", None)
+    if suptitle is not None:
+        print(f"figure: {suptitle.get_text()!r}", file=out)
     for n, ax in enumerate(fig.axes, start=1):
         if not ax.get_visible() or not ax.axison:
             continue
@@ -80,8 +90,7 @@ def describe(fig, stream=None):
         print(f"  x: {ax.get_xlabel()!r} {ax.get_xscale()}", file=out)
         print(f"  y: {ax.get_ylabel()!r} {ax.get_yscale()}", file=out)
         for axis, labels in (("x", ax.get_xticklabels()), ("y", ax.get_yticklabels())):
-            texts = [re.sub(r"^\$\\mathdefault\{(.*)\}\$$", r"\1", t.get_text()).replace("\n", "\\n")
-                     for t in labels if t.get_text()]
+            texts = [_tick(t.get_text()) for t in labels if t.get_text()]
             if texts and (axis == "x" or not all(_is_number(t) for t in texts)):
                 print(f"  {axis} ticks: {' | '.join(texts)}", file=out)
         for line in ax.get_lines():
@@ -104,6 +113,12 @@ def describe(fig, stream=None):
             title = legend.get_title().get_text()
             entries = " | ".join(t.get_text() for t in legend.get_texts())
             print(f"  legend{' ' + repr(title) if title else ''}: {entries}", file=out)
+
+
+def _tick(text):
+    """A tick label as text: log axes' mathtext '$\\mathdefault{10^{3}}$' as 10^{3},
+    line breaks as \\n."""
+    return re.sub(r"^\$\\mathdefault\{(.*)\}\$$", r"\1", text).replace("\n", "\\n")
 
 
 def _is_number(text):
