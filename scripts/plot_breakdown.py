@@ -39,7 +39,8 @@ import sys
 from dataclasses import dataclass
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_common import pyplot, save  # noqa: E402  (beside this script)
+from plot_common import describe, pyplot, save  # noqa: E402  (beside this script)
+from sweep_params import find_params  # noqa: E402
 
 EXIT_BAD_INPUT = 2
 
@@ -104,6 +105,8 @@ class Scenario:
     step_us: float
     parts_us: dict  # key of PARTS -> microseconds
     overlapped_us: float
+    where: str = ""  # file:line or file[index], for labels no column tells apart
+    row: dict = None  # the row or object as read, names in full ("inputs.run.compute")
 
 
 @dataclass
@@ -136,7 +139,7 @@ def scenario_label(row, fallback):
     return f"{head}\n{row['topology']}" if row.get("topology") else head
 
 
-def scenario(row, where, fallback):
+def scenario(row, where, fallback, raw=None):
     missing = [k for k in (STEP, OVERLAPPED[0], *(p[0] for p in PARTS)) if k not in row]
     if missing:
         raise InputError(
@@ -147,6 +150,8 @@ def scenario(row, where, fallback):
         step_us=number(row[STEP], where, STEP),
         parts_us={k: number(row[k], where, k) for k, _, _ in PARTS},
         overlapped_us=number(row[OVERLAPPED[0]], where, OVERLAPPED[0]),
+        where=where,
+        row=raw if raw is not None else row,
     )
 
 
@@ -161,9 +166,10 @@ def read_csv(path, text):
             continue
         if len(row) != len(header):
             raise InputError(f"{path}:{line}: {len(row)} fields, the header has {len(header)}")
-        cells = flat(dict(zip(header, row)))
+        raw = dict(zip(header, row))
+        cells = flat(raw)
         if simulated(cells):
-            out.append(scenario(cells, f"{path}:{line}", f"row {line}"))
+            out.append(scenario(cells, f"{path}:{line}", f"row {line}", raw))
     return out
 
 
@@ -194,9 +200,10 @@ def read_json(path, text):
         where = path if len(objects) == 1 else f"{path}[{i}]"
         if not isinstance(obj, dict):
             raise InputError(f"{where}: expected a JSON object")
-        row = flat(dotted({k: v for k, v in obj.items() if k != "link_stats"}))
+        raw = dotted({k: v for k, v in obj.items() if k != "link_stats"})
+        row = flat(raw)
         if STEP in row and simulated(row):
-            scenarios.append(scenario(row, where, os.path.basename(path)))
+            scenarios.append(scenario(row, where, os.path.basename(path), raw))
         if "link_stats" in obj:
             stats.append(link_stats(obj, where))
         if STEP not in row and "link_stats" not in obj:
@@ -219,7 +226,53 @@ def read_inputs(paths):
             stats += l
         else:
             scenarios += read_csv(path, text)
+    distinguish(scenarios)
     return scenarios, stats
+
+
+def as_text(value):
+    """A cell as text: JSON lists (repeated fields: overrides) joined as the CSV joins them."""
+    if isinstance(value, list):
+        return ";".join(as_text(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
+
+
+def distinguish(scenarios):
+    """Labels that tell every scenario apart: scenarios whose model, phase, batch
+    and topology agree (the points of a sweep) gain a line naming what differs
+    between them: the swept parameters (scripts/sweep_params.py: overrides, run
+    options, input files); for those still alike, up to three other input
+    columns that differ between them; for those alike in every input, where
+    they were read. Labels that already differ are left as they are."""
+    for same in groups_of(scenarios, lambda s: s.label):
+        rows = [{k: as_text(v) for k, v in s.row.items()} for s in same]
+        header = list(dict.fromkeys(k for r in rows for k in r))
+        params = find_params(header, rows)
+        extra = {id(s): ", ".join(f"{p.short()} = {p.value(i)}" for p in params)
+                 for i, s in enumerate(same)}
+        for alike in groups_of(same, lambda s: extra[id(s)]):
+            cells = [{k: as_text(v) for k, v in s.row.items()} for s in alike]
+            columns = [k for k in header if k.startswith("inputs.")
+                       and not k.endswith((".overrides", ".sha256", ".file"))
+                       and len({c.get(k, "") for c in cells}) > 1][:3]
+            for s, c in zip(alike, cells):
+                more = ", ".join(f"{k[len('inputs.'):]} = {c.get(k, '')}" for k in columns)
+                extra[id(s)] = ", ".join(x for x in (extra[id(s)], more) if x)
+        for alike in groups_of(same, lambda s: extra[id(s)]):
+            for s in alike:
+                extra[id(s)] = ", ".join(x for x in (extra[id(s)], s.where) if x)
+        for s in same:
+            s.label = f"{s.label}\n{extra[id(s)]}"
+
+
+def groups_of(items, key):
+    """The groups of two or more items with equal keys, in first-seen order."""
+    groups = {}
+    for item in items:
+        groups.setdefault(key(item), []).append(item)
+    return [g for g in groups.values() if len(g) > 1]
 
 
 DIM_NAMES = ("x", "y", "z")
@@ -298,7 +351,7 @@ def panel_title(stats, panel, planes):
     return ", ".join(parts)
 
 
-def plot_breakdown(scenarios, out, title, percent):
+def plot_breakdown(scenarios, out, title, percent, after=None):
     plt = pyplot("plot_breakdown")
     n = len(scenarios)
     longest = max(s.step_us for s in scenarios)
@@ -335,6 +388,8 @@ def plot_breakdown(scenarios, out, title, percent):
     fig.legend(loc="lower center", ncol=3, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, legend_in / height, 1, 1))
     save(fig, out)
+    if after:
+        after(fig)
     plt.close(fig)
 
 
@@ -420,6 +475,8 @@ def parse_args(argv):
                    help="heatmap: only links along torus dimension D (0 = x)")
     p.add_argument("--by-direction", action="store_true",
                    help="heatmap: one panel per link direction (+x, -x, ...) instead of the max")
+    p.add_argument("--describe", action="store_true",
+                   help="also print what the breakdown chart shows (its labels, bars) on stdout")
     args = p.parse_args(argv)
     if not args.out_breakdown and not args.out_heatmap:
         p.error("nothing to draw: give --out-breakdown and/or --out-heatmap")
@@ -446,7 +503,8 @@ def main(argv=None):
     out = args.out_breakdown
     try:
         if args.out_breakdown:
-            plot_breakdown(scenarios, args.out_breakdown, args.title, args.percent)
+            plot_breakdown(scenarios, args.out_breakdown, args.title, args.percent,
+                           describe if args.describe else None)
         out = args.out_heatmap
         if args.out_heatmap:
             plot_heatmap(stats[0], args.out_heatmap, args.title, args.metric, args.reduce,

@@ -142,6 +142,58 @@ class PlotBreakdownTest(support.PlotScriptTest):
         self.assertEqual(len(scenarios), 1)
         self.assertEqual(scenarios[0].label, "M decode, batch 8\npod-a")
 
+    def test_sweep_rows_are_labelled_by_what_differs_between_them(self):
+        # A sweep's rows agree on model, phase, batch and topology; the labels
+        # must name the swept values, never repeat one label for different rows.
+        header = ["status", "inputs.topology.name", "inputs.topology.overrides",
+                  "inputs.workload.overrides", "inputs.run.compute",
+                  "inputs.serving.model.name", "inputs.serving.scenario.phase",
+                  "inputs.serving.scenario.batch", "serving.step_time_us", "serving.compute_us",
+                  "serving.memory_us", "serving.collective_exposed_us", "serving.idle_us",
+                  "serving.collective_overlapped_us"]
+        rows = [header]
+        for bw in (25, 50):
+            for batch in (16, 32):
+                rows.append(["ok", "pod", f"topology.torus.dims[0].link_bandwidth_gbps={bw};"
+                             f"topology.torus.dims[1].link_bandwidth_gbps={bw}",
+                             f"workload.scenario.batch={batch}", "roofline", "M", "decode",
+                             str(batch), "100", "10", "50", "30", "10", "5"])
+        path = self.write("sweep.csv", "\n".join(",".join(r) for r in rows) + "\n")
+        out = self.path("b.png")
+        r = self.run_script(path, "--out-breakdown", out, "--describe")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ticks = next(line for line in r.stdout.splitlines() if "y ticks:" in line)
+        labels = ticks.split("y ticks: ", 1)[1].split(" | ")
+        self.assertEqual(labels, [
+            "M decode, batch 16\\npod\\ndims[0,1].link_bandwidth_gbps = 25",
+            "M decode, batch 32\\npod\\ndims[0,1].link_bandwidth_gbps = 25",
+            "M decode, batch 16\\npod\\ndims[0,1].link_bandwidth_gbps = 50",
+            "M decode, batch 32\\npod\\ndims[0,1].link_bandwidth_gbps = 50"])
+        # Rows from runs without overrides: the input columns that differ name
+        # them; rows equal in every input get where they were read.
+        header += ["inputs.topology.chip.hbm_bandwidth_gbps"]
+        rows = [header]
+        for hbm in (819, 1640, 819):
+            rows.append(["ok", "pod", "", "", "roofline", "M", "decode", "16", "100", "10", "50",
+                         "30", "10", "5", str(hbm)])
+        path = self.write("runs.csv", "\n".join(",".join(r) for r in rows) + "\n")
+        scenarios, _ = plot.read_inputs([path])
+        where = os.path.join(self.dir, "runs.csv")
+        self.assertEqual([s.label for s in scenarios], [
+            f"M decode, batch 16\npod\ntopology.chip.hbm_bandwidth_gbps = 819, {where}:2",
+            "M decode, batch 16\npod\ntopology.chip.hbm_bandwidth_gbps = 1640",
+            f"M decode, batch 16\npod\ntopology.chip.hbm_bandwidth_gbps = 819, {where}:4"])
+        # JSON objects carry the overrides as lists.
+        objs = [{"status": "ok", "inputs": {"topology": {"name": "pod", "overrides": [
+                    f"topology.chip.vmem_bytes={v}"]}, "serving": {"model": {"name": "M"}}},
+                 "serving": {"step_time_us": 100, "compute_us": 10, "memory_us": 50,
+                             "collective_exposed_us": 30, "idle_us": 10,
+                             "collective_overlapped_us": 5}} for v in (16 << 20, 32 << 20)]
+        jpath = self.write("sweep.json", json.dumps(objs))
+        scenarios, _ = plot.read_inputs([jpath])
+        self.assertEqual([s.label.split("\n")[-1] for s in scenarios],
+                         ["vmem_bytes = 16 MiB", "vmem_bytes = 32 MiB"])
+
     def test_heatmap_cells_are_the_max_of_each_chips_outgoing_links(self):
         _, stats = plot.read_inputs([self.links])
         panels = plot.chip_panels(stats[0])
