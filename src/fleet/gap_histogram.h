@@ -12,7 +12,7 @@
 // bounds every percentile's relative error; tests/fleet/tbt_test.cc checks
 // it against exact percentiles of random data.
 //
-// Memory: kBuckets counters (58 KiB), allocated on the first add. add() is
+// Memory: kBuckets counters (57 KiB), allocated on the first add. add() is
 // O(1) (a bit scan); a percentile is O(kBuckets); merge() O(kBuckets).
 #pragma once
 
