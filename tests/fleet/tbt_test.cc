@@ -9,6 +9,8 @@
 #include <random>
 #include <vector>
 
+#include "fleet/capacity.h"
+#include "fleet/capacity_lookahead.h"
 #include "fleet/fleet_sim.h"
 #include "fleet/gap_histogram.h"
 #include "fleet/slo_classes.h"
@@ -218,6 +220,29 @@ TEST(TimeBetweenTokens, TokensOfOneVerificationComeTogether) {
   // The gaps add up to first token -> finish; TPOT is their mean.
   EXPECT_DOUBLE_EQ(s.tbt_s.mean * 6, (run.requests[0].finish - run.requests[0].first_token).to_s());
   EXPECT_DOUBLE_EQ(s.tbt_s.mean, s.tpot_s.mean);
+}
+
+// podsim capacity --tbt-ms: the percentile of every gap within it, beside
+// TTFT and TPOT; the figure crosses MPI ranks with the probe.
+TEST(TimeBetweenTokens, CapacityHoldsThePercentileOfEveryGap) {
+  ServeSummary s;
+  s.completed = 10;
+  s.tpot_s.p99 = 0.05;
+  s.tbt_s.p90 = 0.08;
+  s.tbt_s.p99 = 0.2;
+  CapacityOptions options;
+  options.tpot_ms = 100;
+  CapacityRun run;
+  EXPECT_TRUE(meets(s, options, run)) << "no TBT objective";
+  EXPECT_EQ(run.tbt_s, 0.2);
+  options.tbt_ms = 100;
+  EXPECT_FALSE(meets(s, options, run));
+  options.percentile = 90;
+  EXPECT_TRUE(meets(s, options, run));
+  EXPECT_EQ(run.tbt_s, 0.08);
+  Probe p;
+  p.run = run;
+  EXPECT_EQ(decode_probe(encode_probe(p)).run.tbt_s, 0.08);
 }
 
 }  // namespace tbt_test
