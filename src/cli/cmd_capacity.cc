@@ -211,7 +211,9 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
       "TTFT objective at the percentile, ms > 0 (default: the file's slo)")(
       "tpot-ms", po::value<double>(),
       "TPOT objective at the percentile, ms > 0 (default: the file's slo)")(
-      "percentile", po::value<std::string>()->default_value("99"), "50, 90 or 99")(
+      "tbt-ms", po::value<double>(),
+      "objective on the percentile of every gap between tokens, ms > 0 (default: the file's "
+      "slo)")("percentile", po::value<std::string>()->default_value("99"), "50, 90 or 99")(
       "tolerance", po::value<double>()->default_value(0.02),
       "stop when the bracket is narrower than this fraction of its top")(
       "fewest-replicas",
@@ -277,7 +279,7 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   // Given on the command line an objective must be one: a finite time > 0
   // (0 would drop it, leaving a search no rate may end; the file's slo keeps
   // 0 for "none").
-  for (const char* slo : {"ttft-ms", "tpot-ms"}) {
+  for (const char* slo : {"ttft-ms", "tpot-ms", "tbt-ms"}) {
     if (vm.count(slo) == 0)
       continue;
     const double ms = vm[slo].as<double>();
@@ -287,8 +289,10 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   }
   options.ttft_ms = vm.count("ttft-ms") != 0 ? vm["ttft-ms"].as<double>() : spec.slo.ttft_ms;
   options.tpot_ms = vm.count("tpot-ms") != 0 ? vm["tpot-ms"].as<double>() : spec.slo.tpot_ms;
-  if (options.ttft_ms == 0 && options.tpot_ms == 0)
-    throw UsageError("capacity needs an objective: --ttft-ms, --tpot-ms or the file's slo");
+  options.tbt_ms = vm.count("tbt-ms") != 0 ? vm["tbt-ms"].as<double>() : spec.slo.tbt_ms;
+  if (options.ttft_ms == 0 && options.tpot_ms == 0 && options.tbt_ms == 0)
+    throw UsageError(
+        "capacity needs an objective: --ttft-ms, --tpot-ms, --tbt-ms or the file's slo");
   const int64_t jobs = vm["jobs"].as<int64_t>();
   if (jobs < 1 || jobs > 1024)
     throw UsageError("--jobs: expected 1 to 1024 threads, got " + std::to_string(jobs));

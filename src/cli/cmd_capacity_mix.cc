@@ -21,7 +21,15 @@ std::string objectives_text(const fleet::CapacityOptions& options) {
   text += p;
   text += " TPOT <= ";
   text += report::format_double(options.tpot_ms);
-  text += " ms; 0 = none";
+  text += " ms";
+  if (options.tbt_ms > 0) {
+    text += ", ";
+    text += p;
+    text += " TBT <= ";
+    text += report::format_double(options.tbt_ms);
+    text += " ms";
+  }
+  text += "; 0 = none";
   return text;
 }
 

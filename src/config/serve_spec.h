@@ -132,6 +132,9 @@ struct ArrivalSpec {
 struct SloSpec {
   double ttft_ms = 0;  // 0: none
   double tpot_ms = 0;  // 0: none
+  // 0: none; else a request's longest gap between consecutive tokens must
+  // be within it (docs/serving.md, "Time between tokens").
+  double tbt_ms = 0;
 };
 
 // A class of requests with its own objectives (serve.proto SloClass).

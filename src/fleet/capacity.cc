@@ -27,13 +27,15 @@ double at(const Percentiles& p, uint32_t percentile) {
 bool meets(const ServeSummary& s, const CapacityOptions& options, CapacityRun& run) {
   run.ttft_s = at(s.ttft_s, options.percentile);
   run.tpot_s = at(s.tpot_s, options.percentile);
+  run.tbt_s = at(s.tbt_s, options.percentile);
   run.completed = s.completed;
   // Requests shed by admission control count as rejected: a rate at which
   // the fleet sheds load does not serve it.
   run.rejected = s.rejected + s.shed;
   run.ok = s.completed > 0 && run.rejected == 0 &&
            (options.ttft_ms == 0 || run.ttft_s * 1e3 <= options.ttft_ms) &&
-           (options.tpot_ms == 0 || run.tpot_s * 1e3 <= options.tpot_ms);
+           (options.tpot_ms == 0 || run.tpot_s * 1e3 <= options.tpot_ms) &&
+           (options.tbt_ms == 0 || run.tbt_s * 1e3 <= options.tbt_ms);
   return run.ok;
 }
 

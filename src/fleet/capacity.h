@@ -3,7 +3,8 @@
 // over serve runs.
 //
 // A run meets the target when no request was rejected and the chosen
-// percentile of TTFT and of TPOT are within their objectives (0: none). The
+// percentile of TTFT, of TPOT and of the gaps between tokens (TBT) are
+// within their objectives (0: none). The
 // search starts at the spec's own rate, doubles or halves until the target
 // flips, then bisects until the bracket is narrower than the tolerance
 // (relative to its top). Going up it stops, unbracketed, at max_rate:
@@ -37,8 +38,11 @@ namespace podsim::fleet {
 enum class Minimise { kChips, kCost, kEnergy };
 
 struct CapacityOptions {
-  double ttft_ms = 0;        // 0: none
-  double tpot_ms = 0;        // 0: none
+  double ttft_ms = 0;  // 0: none
+  double tpot_ms = 0;  // 0: none
+  // 0: none; else the percentile of every gap between tokens (the serve
+  // summary's tbt_s, Sarathi-Serve's P99 TBT criterion) must be within it.
+  double tbt_ms = 0;
   uint32_t percentile = 99;  // 50, 90 or 99
   double relative_tolerance = 0.02;
   uint32_t max_runs = 40;
@@ -60,6 +64,7 @@ struct CapacityRun {
   double rate_per_s = 0;
   double ttft_s = 0;  // at the percentile
   double tpot_s = 0;
+  double tbt_s = 0;  // of every gap between tokens (within GapHistogram::kRelativeError)
   uint64_t completed = 0;
   uint64_t rejected = 0;
   bool ok = false;

@@ -224,6 +224,7 @@ std::string encode_probe(const Probe& p) {
   put_raw<double>(out, p.run.rate_per_s);
   put_raw<double>(out, p.run.ttft_s);
   put_raw<double>(out, p.run.tpot_s);
+  put_raw<double>(out, p.run.tbt_s);
   put_raw<uint64_t>(out, p.run.completed);
   put_raw<uint64_t>(out, p.run.rejected);
   put_raw<uint8_t>(out, p.run.ok ? 1 : 0);
@@ -245,6 +246,7 @@ Probe decode_probe(const std::string& bytes) {
   p.run.rate_per_s = take_raw<double>(bytes, at);
   p.run.ttft_s = take_raw<double>(bytes, at);
   p.run.tpot_s = take_raw<double>(bytes, at);
+  p.run.tbt_s = take_raw<double>(bytes, at);
   p.run.completed = take_raw<uint64_t>(bytes, at);
   p.run.rejected = take_raw<uint64_t>(bytes, at);
   p.run.ok = take_raw<uint8_t>(bytes, at) != 0;

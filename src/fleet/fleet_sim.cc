@@ -56,6 +56,14 @@ class Fleet final : public sim::EventHandler, public RequestListener {
         replicas_[i]->record_steps(&out_.steps[i]);
     }
     load_.assign(entry_ids_.size(), 0);
+    const size_t classes = std::max<size_t>(setup_.slo_by_class.size(), 1);
+    out_.tbt_by_class.resize(classes);
+    tbt_limit_.assign(classes, sim::Time::max());
+    for (size_t c = 0; c < setup_.slo_by_class.size(); ++c) {
+      const sim::Time tbt = targets_of(setup_.slo_by_class[c], sim::Time()).tbt;
+      if (tbt > sim::Time())
+        tbt_limit_[c] = tbt;
+    }
   }
 
   FleetRun run() {
@@ -159,6 +167,25 @@ class Fleet final : public sim::EventHandler, public RequestListener {
   void rejected(uint32_t request) override { (void)request; }
   void first_token(uint32_t request, sim::Time t) override {
     out_.requests[request].first_token = t;
+  }
+  // The gaps to the previous token of the request and between the tokens
+  // emitted together (0), into its class's histogram; O(1).
+  void tokens(uint32_t request, uint32_t n, sim::Time t) override {
+    if (n == 0)
+      return;
+    RequestRecord& rec = out_.requests[request];
+    const size_t c = rec.slo_class < tbt_limit_.size() ? rec.slo_class : 0;
+    GapHistogram& gaps = out_.tbt_by_class[c];
+    if (rec.tokens_emitted > 0) {
+      const sim::Time gap = t - rec.last_token;
+      gaps.add(gap);
+      rec.max_tbt = std::max(rec.max_tbt, gap);
+      if (gap > tbt_limit_[c])
+        ++rec.tbt_over_slo;
+    }
+    gaps.add(sim::Time(), n - 1);  // n >= 1: the first token of a request has no gap
+    rec.tokens_emitted += n;
+    rec.last_token = t;
   }
   void finished(uint32_t request, sim::Time t) override { done(request, t, false); }
   void rejected_at(uint32_t request, sim::Time t) override { done(request, t, true); }
@@ -299,6 +326,7 @@ class Fleet final : public sim::EventHandler, public RequestListener {
   std::vector<Transfer> transfers_;
   std::vector<uint32_t> free_transfers_;
   std::vector<uint64_t> load_;
+  std::vector<sim::Time> tbt_limit_;  // by class: the TBT objective (Time::max(): none)
   Arrival stream_next_;
   std::vector<Arrival> user_arrivals_;
   std::vector<uint32_t> free_user_slots_;

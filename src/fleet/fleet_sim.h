@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "fleet/arrivals.h"
+#include "fleet/gap_histogram.h"
 #include "fleet/kv_transfer.h"
 #include "fleet/replica.h"
 #include "sim/work_budget.h"
@@ -41,6 +42,14 @@ struct RequestRecord {
   // Prompt tokens found in its replica's prefix cache at its first
   // admission (their prefill skipped).
   uint32_t cached_prompt_tokens = 0;
+  // Time between tokens (docs/serving.md, "Time between tokens"): when its
+  // latest token reached the user, the longest gap between two consecutive
+  // tokens (tokens emitted together: 0 after the first), and how many gaps
+  // exceeded its class's TBT objective (none without one).
+  sim::Time last_token;
+  sim::Time max_tbt;
+  uint32_t tokens_emitted = 0;
+  uint32_t tbt_over_slo = 0;
   bool was_admitted = false;  // joined a running batch at least once
   bool rejected = false;      // needs more KV blocks than its replica has, or shed
   bool shed = false;          // with rejected: shed by admission control (DEADLINE, REJECT_LATE)
@@ -82,7 +91,11 @@ struct FleetRun {
   bool samples_truncated = false;       // stopped at kMaxSamples
   std::vector<ReplicaTotals> replicas;
   std::vector<std::vector<StepRecord>> steps;  // per replica, with record_steps
-  sim::Time end;                               // the last event (the last request's end)
+  // Every gap between consecutive tokens of a request, streamed, by the
+  // request's SLO class (fleet/gap_histogram.h); one entry per class of
+  // FleetSetup::slo_by_class (at least one).
+  std::vector<GapHistogram> tbt_by_class;
+  sim::Time end;  // the last event (the last request's end)
   // Integral over time of the requests in the system (arrived, not done),
   // in request-seconds: Little's L times `end`.
   double request_seconds = 0;

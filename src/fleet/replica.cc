@@ -119,6 +119,7 @@ void Replica::apply(sim::Time now) {
         // The prefill's last pass produces the next token.
         if (s.generated++ == 0)
           listener_.first_token(s.request, now);
+        listener_.tokens(s.request, 1, now);
         state_.processed(1);
       }
     } else {
@@ -135,6 +136,7 @@ void Replica::apply(sim::Time now) {
       }
       s.cached += produced;
       s.generated += produced;
+      listener_.tokens(s.request, produced, now);
       state_.processed(produced);
       totals_.decode_tokens += produced;
     }

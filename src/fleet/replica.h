@@ -43,6 +43,14 @@ class RequestListener : public ReplicaListener {
   // `cached` tokens (in `blocks` blocks, held until return_blocks()) moves
   // to a decode replica.
   virtual void handed_off(uint32_t replica, uint32_t request, const Sequence& s, sim::Time t) = 0;
+  // `n` tokens of `request` reach its user at t, the end of the step that
+  // produced them (its first token's too; a speculative verification's
+  // kept drafts and the target's own token together).
+  virtual void tokens(uint32_t request, uint32_t n, sim::Time t) {
+    (void)request;
+    (void)n;
+    (void)t;
+  }
   // A step that just ended charges `joules` of its energy to `request`.
   virtual void charged(uint32_t request, double joules) {
     (void)request;

@@ -104,6 +104,27 @@ std::string bucket_line(const podsim::output::ServeBuckets& b) {
   return line;
 }
 
+// ", TBT <= X ms" when the run has a TBT objective (the line is today's
+// without one).
+std::string tbt_objective(const podsim::output::ServeReport& r) {
+  if (r.slo_tbt_ms() == 0)
+    return "";
+  std::string s = ", max TBT <= ";
+  s += report::format_double(r.slo_tbt_ms());
+  s += " ms";
+  return s;
+}
+
+std::string tbt_line(const podsim::output::ServeReport& r) {
+  std::string s = std::to_string(r.tbt_s().count()) + " gaps; percentiles within ";
+  s += report::format_fixed(100 * r.tbt_relative_error(), 2) + "%";
+  if (r.slo_tbt_ms() > 0 || r.tbt_gaps_over_slo() > 0) {
+    s += "; " + std::to_string(r.tbt_gaps_over_slo()) + " (";
+    s += report::format_fixed(100 * r.tbt_over_slo_fraction(), 2) + "%) over the TBT objective";
+  }
+  return s;
+}
+
 }  // namespace
 
 podsim::output::ServeReport make_report(const config::ServeSpec& spec, const ServeOutput& out,
@@ -149,6 +170,11 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
   fill(s.energy_per_request_j, *r.mutable_energy_per_request_j());
   r.set_kv_resharded(out.run.kv_resharded);
   r.set_kv_transfer_bytes(out.run.kv_transfer_bytes);
+  fill(s.tbt_s, *r.mutable_tbt_s());
+  r.set_slo_tbt_ms(s.slo_tbt_ms);
+  r.set_tbt_gaps_over_slo(s.tbt_gaps_over_slo);
+  r.set_tbt_over_slo_fraction(s.tbt_over_slo_fraction);
+  r.set_tbt_relative_error(GapHistogram::kRelativeError);
   if (pricing != nullptr) {
     const ServeCost c = serve_cost(spec, s, *pricing);
     r.set_priced(true);
@@ -219,7 +245,7 @@ void write_requests_csv(const ServeOutput& out, const std::function<void(std::st
   std::string s =
       "request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,"
       "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,kv_transfer_s,"
-      "energy_j,cached_prompt_tokens\n";
+      "energy_j,cached_prompt_tokens,max_tbt_s,tbt_over_slo\n";
   const bool powered = fleet_powered(out);
   const auto& reqs = out.run.requests;
   for (size_t i = 0; i < reqs.size(); ++i) {
@@ -237,7 +263,7 @@ void write_requests_csv(const ServeOutput& out, const std::function<void(std::st
       s += r.shed ? ",shed,,," : r.rejected ? ",rejected,,," : ",unfinished,,,";
       s += r.rejected ? format_double(r.finish.to_s()) : "";
       s += ",,,," + std::to_string(r.preemptions) + ",,,,";
-      s += std::to_string(r.cached_prompt_tokens) + "\n";
+      s += std::to_string(r.cached_prompt_tokens) + ",,\n";
       continue;
     }
     const double tpot =
@@ -253,6 +279,8 @@ void write_requests_csv(const ServeOutput& out, const std::function<void(std::st
     s += ',' + format_double(r.kv_transfer.to_s());
     s += ',' + (powered ? format_double(r.energy_j) : std::string());
     s += ',' + std::to_string(r.cached_prompt_tokens);
+    s += ',' + (r.output_tokens > 1 ? format_double(r.max_tbt.to_s()) : std::string());
+    s += ',' + std::to_string(r.tbt_over_slo);
     s += '\n';
   }
   sink(s);
@@ -323,6 +351,7 @@ void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {
   };
   row("TTFT", r.ttft_s());
   row("TPOT", r.tpot_s());
+  row("TBT", r.tbt_s());
   row("end-to-end", r.e2e_s());
   row("queue delay", r.queue_delay_s());
   t.render_text(os);
@@ -330,13 +359,14 @@ void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {
   std::vector<std::pair<std::string, std::string>> kv = {
       {"throughput", report::format_fixed(r.requests_per_s(), 3) + " requests/s, " +
                          report::format_fixed(r.output_tokens_per_s(), 1) + " output tokens/s"},
-      {"goodput",
-       report::format_fixed(r.goodput_requests_per_s(), 3) + " requests/s (" +
-           report::format_fixed(100 * r.slo_attainment(), 2) +
-           (r.slo_classes_size() > 0
-                ? std::string("% meet their SLO class's objectives)")
-                : "% meet TTFT <= " + report::format_double(r.slo_ttft_ms()) +
-                      " ms, TPOT <= " + report::format_double(r.slo_tpot_ms()) + " ms; 0 = none)")},
+      {"goodput", report::format_fixed(r.goodput_requests_per_s(), 3) + " requests/s (" +
+                      report::format_fixed(100 * r.slo_attainment(), 2) +
+                      (r.slo_classes_size() > 0
+                           ? std::string("% meet their SLO class's objectives)")
+                           : "% meet TTFT <= " + report::format_double(r.slo_ttft_ms()) +
+                                 " ms, TPOT <= " + report::format_double(r.slo_tpot_ms()) + " ms" +
+                                 tbt_objective(r) + "; 0 = none)")},
+      {"time between tokens", tbt_line(r)},
       {"chip utilisation",
        report::format_fixed(100 * r.chip_utilisation(), 2) + "% of the time busy, " +
            report::format_fixed(100 * r.model_flops_utilisation(), 2) + "% model FLOP utilisation"},

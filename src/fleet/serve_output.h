@@ -28,7 +28,7 @@ void add_without_prefix_cache(podsim::output::ServeReport& report, const ServeOu
 
 // request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,
 // first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,
-// kv_transfer_s,energy_j,cached_prompt_tokens
+// kv_transfer_s,energy_j,cached_prompt_tokens,max_tbt_s,tbt_over_slo
 std::string requests_csv(const ServeOutput& out);
 // The same bytes handed to `sink` in pieces of about 1 MiB, so a caller
 // streaming them to a file (report::AtomicFile) holds one piece at a time

@@ -42,6 +42,10 @@ void fill_policy_report(const ServeSummary& s, podsim::output::ServeReport& r) {
     o.set_goodput_requests_per_s(c.goodput_requests_per_s);
     fill_latency(c.ttft_s, *o.mutable_ttft_s());
     fill_latency(c.tpot_s, *o.mutable_tpot_s());
+    fill_latency(c.tbt_s, *o.mutable_tbt_s());
+    o.set_tbt_ms(c.slo.tbt_ms);
+    o.set_tbt_gaps_over_slo(c.tbt_gaps_over_slo);
+    o.set_tbt_over_slo_fraction(c.tbt_over_slo_fraction);
   }
 }
 
@@ -63,6 +67,13 @@ void policy_key_values(const podsim::output::ServeReport& r,
                        " ms, TPOT <= " + report::format_double(c.tpot_ms()) + " ms; p99 TTFT " +
                        milliseconds(c.ttft_s().p99()) + " ms, p99 TPOT " +
                        milliseconds(c.tpot_s().p99()) + " ms";
+    if (c.tbt_ms() > 0) {
+      line += "; max TBT <= ";
+      line += report::format_double(c.tbt_ms());
+      line += " ms, p99 TBT ";
+      line += milliseconds(c.tbt_s().p99());
+      line += " ms";
+    }
     if (c.shed() > 0)
       line += "; " + std::to_string(c.shed()) + " shed";
     kv.emplace_back("SLO class " + (c.name().empty() ? std::string("(none)") : c.name()), line);

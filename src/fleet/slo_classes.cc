@@ -82,13 +82,16 @@ RequestTargets targets_of(const config::SloSpec& slo, sim::Time arrival) {
     t.ttft_deadline = saturated_ms(slo.ttft_ms, arrival);
   if (slo.tpot_ms > 0)
     t.tpot = saturated_ms(slo.tpot_ms, sim::Time());
+  if (slo.tbt_ms > 0)
+    t.tbt = saturated_ms(slo.tbt_ms, sim::Time());
   return t;
 }
 
-bool meets(const config::SloSpec& slo, double ttft_s, double tpot_s) {
+bool meets(const config::SloSpec& slo, double ttft_s, double tpot_s, sim::Time max_tbt) {
   const bool ttft_ok = slo.ttft_ms == 0 || ttft_s * 1e3 <= slo.ttft_ms;
   const bool tpot_ok = slo.tpot_ms == 0 || tpot_s * 1e3 <= slo.tpot_ms;
-  return ttft_ok && tpot_ok;
+  const bool tbt_ok = slo.tbt_ms == 0 || max_tbt <= targets_of(slo, sim::Time()).tbt;
+  return ttft_ok && tpot_ok && tbt_ok;
 }
 
 }  // namespace podsim::fleet

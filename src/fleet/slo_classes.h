@@ -26,15 +26,20 @@ std::unique_ptr<ArrivalProcess> with_drawn_classes(std::unique_ptr<ArrivalProces
                                                    const std::vector<config::SloClassSpec>& classes,
                                                    uint64_t seed);
 
-// A request's TTFT deadline (arrival + objective; Time::max() without one)
-// and TPOT objective (0 without).
+// A request's TTFT deadline (arrival + objective; Time::max() without one),
+// TPOT objective and TBT objective (0 without; each rounded up to the
+// picosecond).
 struct RequestTargets {
   sim::Time ttft_deadline = sim::Time::max();
   sim::Time tpot;
+  sim::Time tbt;
 };
 RequestTargets targets_of(const config::SloSpec& slo, sim::Time arrival);
 
-// Whether a completed request met its objectives.
-bool meets(const config::SloSpec& slo, double ttft_s, double tpot_s);
+// Whether a completed request met its objectives: TTFT and TPOT within
+// theirs, and no gap between its tokens (max_tbt, the longest) over the TBT
+// objective as targets_of() rounds it (docs/serving.md, "Time between
+// tokens").
+bool meets(const config::SloSpec& slo, double ttft_s, double tpot_s, sim::Time max_tbt);
 
 }  // namespace podsim::fleet

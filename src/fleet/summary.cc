@@ -29,7 +29,24 @@ Percentiles percentiles(std::vector<double>& values) {
   return p;
 }
 
+Percentiles percentiles(const GapHistogram& gaps) {
+  Percentiles p;
+  p.count = gaps.count();
+  if (p.count == 0)
+    return p;
+  p.mean = gaps.mean_s();
+  p.p50 = gaps.percentile_s(50);
+  p.p90 = gaps.percentile_s(90);
+  p.p99 = gaps.percentile_s(99);
+  p.max = gaps.max().to_s();
+  return p;
+}
+
 namespace {
+
+double share_of(uint64_t part, uint64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
 
 // The fleet's energy figures from its replicas' (already in `s`) and the
 // completed requests' shares (`energy`, sorted in place).
@@ -92,6 +109,7 @@ void summarize_classes(const FleetRun& run, const std::vector<config::SloSpec>& 
   for (const RequestRecord& r : run.requests) {
     SloClassSummary& c = by[r.slo_class];
     ++c.requests;
+    c.tbt_gaps_over_slo += r.tbt_over_slo;
     if (r.shed)
       ++c.shed;
     if (r.rejected || !r.done)
@@ -104,7 +122,7 @@ void summarize_classes(const FleetRun& run, const std::vector<config::SloSpec>& 
       t_tpot = (r.finish - r.first_token).to_s() / (r.output_tokens - 1);
       tpot[r.slo_class].push_back(t_tpot);
     }
-    if (meets(table[r.slo_class], t_ttft, t_tpot))
+    if (meets(table[r.slo_class], t_ttft, t_tpot, r.max_tbt))
       ++c.slo_met;
   }
   for (size_t i = 1; i <= by.size(); ++i) {
@@ -113,6 +131,9 @@ void summarize_classes(const FleetRun& run, const std::vector<config::SloSpec>& 
       continue;
     by[c].ttft_s = percentiles(ttft[c]);
     by[c].tpot_s = percentiles(tpot[c]);
+    if (c < run.tbt_by_class.size())
+      by[c].tbt_s = percentiles(run.tbt_by_class[c]);
+    by[c].tbt_over_slo_fraction = share_of(by[c].tbt_gaps_over_slo, by[c].tbt_s.count);
     if (by[c].requests > 0)
       by[c].slo_attainment =
           static_cast<double>(by[c].slo_met) / static_cast<double>(by[c].requests);
@@ -166,6 +187,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   s.duration_s = run.end.to_s();
   s.slo_ttft_ms = slo.ttft_ms;
   s.slo_tpot_ms = slo.tpot_ms;
+  s.slo_tbt_ms = slo.tbt_ms;
   std::vector<double> ttft;
   std::vector<double> tpot;
   std::vector<double> e2e;
@@ -180,6 +202,7 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
   std::vector<uint64_t> per_replica(replicas.size(), 0);
   for (const RequestRecord& r : run.requests) {
     s.preemptions += r.preemptions;
+    s.tbt_gaps_over_slo += r.tbt_over_slo;
     ++per_replica[r.replica];
     if (r.deferred)
       ++s.deferred;
@@ -208,9 +231,14 @@ ServeSummary summarize(const FleetRun& run, const std::vector<ReplicaSetup>& rep
       t_tpot = (r.finish - r.first_token).to_s() / (r.output_tokens - 1);
       tpot.push_back(t_tpot);
     }
-    if (meets(r.slo_class < table.size() ? table[r.slo_class] : slo, t_ttft, t_tpot))
+    if (meets(r.slo_class < table.size() ? table[r.slo_class] : slo, t_ttft, t_tpot, r.max_tbt))
       ++s.slo_met;
   }
+  GapHistogram gaps;
+  for (const GapHistogram& h : run.tbt_by_class)
+    gaps.merge(h);
+  s.tbt_s = percentiles(gaps);
+  s.tbt_over_slo_fraction = share_of(s.tbt_gaps_over_slo, s.tbt_s.count);
   s.ttft_s = percentiles(ttft);
   s.tpot_s = percentiles(tpot);
   s.e2e_s = percentiles(e2e);

@@ -29,6 +29,9 @@ struct Percentiles {
 
 // Nearest-rank percentiles of `values` (sorted in place).
 Percentiles percentiles(std::vector<double>& values);
+// The same of a histogram's gaps, in seconds: count, mean and max exact,
+// p50/p90/p99 within GapHistogram::kRelativeError.
+Percentiles percentiles(const GapHistogram& gaps);
 
 struct ReplicaSummary {
   std::string name;
@@ -81,6 +84,9 @@ struct SloClassSummary {
   double goodput_requests_per_s = 0;
   Percentiles ttft_s;
   Percentiles tpot_s;
+  Percentiles tbt_s;               // its requests' gaps between tokens
+  uint64_t tbt_gaps_over_slo = 0;  // longer than its TBT objective
+  double tbt_over_slo_fraction = 0;
 };
 
 // Speculative decoding, over the replicas that speculate (ReplicaTotals).
@@ -111,6 +117,13 @@ struct ServeSummary {
   Percentiles kv_transfer_s;  // disaggregated: over the requests handed off
   double slo_ttft_ms = 0;
   double slo_tpot_ms = 0;
+  // Time between tokens (docs/serving.md, "Time between tokens"): every gap
+  // between consecutive tokens of a request (FleetRun::tbt_by_class merged),
+  // those over their request's TBT objective, and their share.
+  Percentiles tbt_s;
+  double slo_tbt_ms = 0;
+  uint64_t tbt_gaps_over_slo = 0;
+  double tbt_over_slo_fraction = 0;
   uint64_t slo_met = 0;  // completed requests meeting every SLO given (their class's)
   double goodput_requests_per_s = 0;
   double slo_attainment = 0;           // slo_met over requests

@@ -43,7 +43,7 @@ TEST(OptionValues, UnsignedOptionsRefuseSignsAndWrapsOfEveryCommand) {
 
 TEST(OptionValues, CapacityObjectivesMustBeTimesAboveZero) {
   const std::string f = poisson_serve();
-  for (const char* option : {"--ttft-ms", "--tpot-ms"}) {
+  for (const char* option : {"--ttft-ms", "--tpot-ms", "--tbt-ms"}) {
     for (const char* value : {"0", "-1", "nan", "inf"}) {
       const Result r = run({"capacity", f, option, value});
       EXPECT_EQ(r.code, kExitBadInput) << option << " " << value << ": " << r.err;

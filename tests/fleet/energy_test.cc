@@ -166,7 +166,8 @@ TEST(ServeEnergy, ConstantStepsShareTheirEnergyByTokensAsComputedByHand) {
       << "at 64 ms no step runs: 100 W\n"
       << csv;
   // The per-request CSV carries each request's energy.
-  EXPECT_NE(requests_csv(out).find(",ok,0,0.135,0.135,0.01,,0.01,0,r,0,5,0\n"), std::string::npos)
+  EXPECT_NE(requests_csv(out).find(",ok,0,0.135,0.135,0.01,,0.01,0,r,0,5,0,,0\n"),
+            std::string::npos)
       << requests_csv(out);
 }
 

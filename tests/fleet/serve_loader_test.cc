@@ -555,5 +555,31 @@ TEST(ServeLoader, TraceSloClassesResolveToTheServeFilesClasses) {
   std::filesystem::remove_all(dir);
 }
 
+// The time-between-tokens objective (docs/serving.md, "Time between
+// tokens"): >= 0 and finite, in the file's slo and in each class; loads
+// into the specs.
+TEST(ServeLoader, TbtObjectivesAreCheckedAndLoad) {
+  const std::string head =
+      "replicas { topology: \"topologies/v5e-2x2.textproto\" workload: "
+      "\"workloads/serve/llama3-8b-v5e-2x2.textproto\" max_batch: 8 max_tokens_per_step: 512 }\n"
+      "arrivals { poisson { rate_per_s: 1 } prompt_tokens { fixed: 10 } output_tokens { "
+      "fixed: 10 } }\nrequests: 10\n";
+  const std::string e = error_of([&] {
+    parse_serve_text(head + "slo { tbt_ms: -5 }\nslo_classes { name: \"chat\" tbt_ms: nan }\n",
+                     "bad.serve", source_dir());
+  });
+  for (const char* want :
+       {"bad.serve", "slo.tbt_ms: must be >= 0, got -5", "slo_classes[0].tbt_ms"})
+    EXPECT_NE(e.find(want), std::string::npos) << want << "\n" << e;
+  const ServeSpec s = parse_serve_text(
+      head + "slo { tpot_ms: 100 tbt_ms: 250 }\nslo_classes { name: \"chat\" tbt_ms: 50 }\n",
+      "ok.serve", source_dir());
+  EXPECT_EQ(s.slo.tbt_ms, 250);
+  EXPECT_EQ(s.slo.tpot_ms, 100);
+  ASSERT_EQ(s.slo_classes.size(), 1u);
+  EXPECT_EQ(s.slo_classes[0].slo.tbt_ms, 50);
+  EXPECT_EQ(parse_serve_text(head, "none.serve", source_dir()).slo.tbt_ms, 0);
+}
+
 }  // namespace serve_loader_test
 }  // namespace podsim::config

@@ -164,9 +164,9 @@ TEST(ServeOutputs, EveryRequestRowHasEveryColumn) {
   std::istringstream in(csv);
   int rows = 0;
   for (std::string line; std::getline(in, line); ++rows)
-    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 16) << line;
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 18) << line;
   EXPECT_EQ(rows, 4);
-  EXPECT_NE(csv.find("\n1,0.5,r,400,3,rejected,,,0.5,,,,0,,,,0\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,0.5,r,400,3,rejected,,,0.5,,,,0,,,,0,,\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\n0,0,r,100,1,ok,0,"), std::string::npos) << csv;
   std::istringstream ts(timeseries_csv(out));
   std::string header;
@@ -198,7 +198,7 @@ TEST(ServeCommand, WritesEveryOutputAndRefusesBadInput) {
   EXPECT_EQ(header,
             "request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,"
             "first_token_s,finish_s,ttft_s,tpot_s,e2e_s,preemptions,decode_replica,kv_transfer_s,"
-            "energy_j,cached_prompt_tokens");
+            "energy_j,cached_prompt_tokens,max_tbt_s,tbt_over_slo");
   int rows = 0;
   for (std::string line; std::getline(r, line);)
     ++rows;

@@ -78,7 +78,7 @@ FleetRun burst(config::SchedulerKind kind, config::AdmissionKind admission) {
   setup.replicas.push_back(r);
   std::vector<testing::TestRequest> reqs(40, testing::TestRequest{0, 2000, 20});
   setup.arrivals = make_arrival_process(testing::trace_of(reqs), 1);
-  setup.slo_by_class = {config::SloSpec{200, 0}};
+  setup.slo_by_class = {config::SloSpec{200, 0, 0}};
   return simulate(std::move(setup));
 }
 
@@ -123,7 +123,7 @@ TEST(DecodeProtection, PrefillChunksShrinkSoStepsWithDecodesMeetTheTpotObjective
   setup.arrivals = make_arrival_process(testing::trace_of(reqs), 1);
   // 60 ms: a step of 2,048 prefill tokens (41 ms) and its decodes fits; one
   // of 4,096 (83 ms) does not.
-  setup.slo_by_class = {config::SloSpec{0, 60}};
+  setup.slo_by_class = {config::SloSpec{0, 60, 0}};
   setup.record_steps = true;
   const FleetRun run = simulate(std::move(setup));
   uint64_t with_decodes = 0;

@@ -117,6 +117,7 @@ void check_slo_classes(const ServeConfig& s, const FieldPath& root, IssueList& i
       issues.add(at("name"), "names another class already: " + internal::quoted(c.name()));
     issues.non_negative(at("ttft_ms"), c.ttft_ms());
     issues.non_negative(at("tpot_ms"), c.tpot_ms());
+    issues.non_negative(at("tbt_ms"), c.tbt_ms());
     if (!probability(issues, at("share"), c.share()))
       continue;
     shares += c.share();
@@ -153,7 +154,7 @@ AdmissionKind admission_of(int admission) {
 std::vector<SloClassSpec> slo_class_specs(const ServeConfig& s) {
   std::vector<SloClassSpec> out;
   for (const SloClass& c : s.slo_classes())
-    out.push_back(SloClassSpec{c.name(), SloSpec{c.ttft_ms(), c.tpot_ms()}, c.share()});
+    out.push_back(SloClassSpec{c.name(), SloSpec{c.ttft_ms(), c.tpot_ms(), c.tbt_ms()}, c.share()});
   return out;
 }
 

@@ -36,6 +36,7 @@ class ServeValidator {
     known_value(*Router_descriptor(), s_.router(), root_("router"), issues_);
     issues_.non_negative(root_("slo")("ttft_ms"), s_.slo().ttft_ms());
     issues_.non_negative(root_("slo")("tpot_ms"), s_.slo().tpot_ms());
+    issues_.non_negative(root_("slo")("tbt_ms"), s_.slo().tbt_ms());
     check_slo_classes(s_, root_, issues_);
     if (issues_.non_negative(root_("duration_s"), s_.duration_s()))
       issues_.at_most(root_("duration_s"), s_.duration_s(), kMaxServeDurationS, "s");
@@ -422,7 +423,7 @@ ServeFiles to_serve_spec(const ServeConfig& s, const std::filesystem::path& base
   }
   spec.router = s.router() == LEAST_OUTSTANDING_TOKENS ? RouterKind::kLeastOutstandingTokens
                                                        : RouterKind::kRoundRobin;
-  spec.slo = SloSpec{s.slo().ttft_ms(), s.slo().tpot_ms()};
+  spec.slo = SloSpec{s.slo().ttft_ms(), s.slo().tpot_ms(), s.slo().tbt_ms()};
   spec.slo_classes = slo_class_specs(s);
   spec.seed = s.seed();
   spec.duration = s.duration_s() == 0 ? sim::Time::max() : seconds(s.duration_s());
