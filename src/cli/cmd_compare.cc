@@ -1,4 +1,5 @@
 // podsim compare BASELINE CURRENT [--rel-tol X] [--abs-tol-us Y] [--column-tol P=R[,A]]...
+//                [--match-by COL1,COL2,...]
 //                [--format F] [--out FILE] [--junit FILE [--junit-suite NAME]]
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -40,6 +41,9 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
       "column-tol", po::value<std::vector<std::string>>()->composing(),
       "PATTERN=REL[,ABS]: these tolerances instead for the columns PATTERN names (a column, or "
       "a prefix ending in '*'; the most specific wins; ABS in the column's unit); repeatable")(
+      "match-by", po::value<std::string>(),
+      "COL1,COL2,...: pair rows by just these columns (across an intended change of the other "
+      "inputs, which are then compared as values); each key must be unique in a file")(
       "format,f", po::value<std::string>()->default_value("table"), "table, json or csv")(
       "out,o", po::value<std::string>(), "write to this file (whole or not at all)")(
       "junit", po::value<std::string>(),
@@ -50,7 +54,8 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
   const std::vector<std::string> files = parse_with_files(args, opts, vm);
   if (vm.count("help") != 0) {
     ctx.out << "Compares two result CSVs written by `podsim run --format csv` (or the\n"
-               "regression suite): matches rows by their scenario key (the input columns),\n"
+               "regression suite): matches rows by their scenario key (the input columns;\n"
+               "numbers by value, so a spreadsheet's copy matches), or by --match-by columns,\n"
                "reports every output value beyond tolerance and every row that appeared or\n"
                "disappeared. Exit 0 when nothing moved, 1 when something did, 2 when the\n"
                "files cannot be read or compared (different headers or schema versions).\n\n"
@@ -81,6 +86,14 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
       } catch (const std::invalid_argument& e) {
         throw UsageError(std::string("--column-tol: ") + e.what());
       }
+    }
+  }
+
+  if (vm.count("match-by") != 0) {
+    try {
+      in.options.match_by = report::parse_match_by(vm["match-by"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--match-by: ") + e.what());
     }
   }
 

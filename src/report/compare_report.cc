@@ -9,6 +9,10 @@
 namespace podsim::report {
 namespace {
 
+// Rows of each appeared and disappeared list the table prints; the JSON
+// lists them all.
+constexpr size_t kListedRows = 20;
+
 // Six significant digits: enough to read a change on the terminal.
 std::string short_number(double v) {
   char buf[32];
@@ -73,6 +77,12 @@ void render_json(const CompareInputs& in, const Comparison& c, std::ostream& out
     output::ComparedScenario& o = *r.add_disappeared();
     set_key(s, o.mutable_scenario(), o.mutable_key());
   }
+  for (const std::string& column : in.options.match_by) {
+    r.add_match_by(column);
+  }
+  for (const std::string& column : c.shown_key) {
+    r.add_shown_key(column);
+  }
   out << to_json(r, JsonStyle{.indent = true, .all_fields = true});
 }
 
@@ -91,6 +101,17 @@ void render_csv(const Comparison& c, std::ostream& out) {
   t.render_csv(out);
 }
 
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string text;
+  for (const std::string& p : parts) {
+    if (!text.empty()) {
+      text += separator;
+    }
+    text += p;
+  }
+  return text;
+}
+
 // "1 scenario", "2 scenarios".
 std::string count(size_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
@@ -101,6 +122,8 @@ std::string summary(const CompareInputs& in, const Comparison& c) {
       count(c.scenarios_matched, "scenario") + " matched, " + count(c.values_compared, "value") +
       " compared, rel-tol " + format_double(in.options.rel_tol) + ", abs-tol-us " +
       format_double(in.options.abs_tol_us) +
+      (in.options.match_by.empty() ? std::string()
+                                   : ", matched by " + join(in.options.match_by, ",")) +
       (in.options.columns.empty() ? std::string()
                                   : ", " + count(in.options.columns.size(), "column tolerance"));
   if (c.clean()) {
@@ -141,6 +164,10 @@ void render_text(const CompareInputs& in, const Comparison& c, std::ostream& out
     t.render_text(out);
     out << '\n';
   }
+  if (!c.appeared.empty() || !c.disappeared.empty()) {
+    out << "rows in one file only, keyed by the columns that tell them apart (whole keys: "
+           "--format json):\n\n";
+  }
   for (const auto& [title, list] :
        {std::pair{"disappeared (in the baseline only):", &c.disappeared},
         std::pair{"appeared (in the current file only):", &c.appeared}}) {
@@ -148,8 +175,13 @@ void render_text(const CompareInputs& in, const Comparison& c, std::ostream& out
       continue;
     }
     out << title << '\n';
-    for (const Scenario& s : *list) {
-      out << "  " << s.label << "\n    " << s.key_text() << '\n';
+    for (size_t i = 0; i < list->size() && i < kListedRows; ++i) {
+      const Scenario& s = (*list)[i];
+      out << "  " << s.label << "\n    " << s.key_text(c.shown_key) << '\n';
+    }
+    if (list->size() > kListedRows) {
+      out << "  ... and " << list->size() - kListedRows
+          << " more (every row, with its whole key: --format json)\n";
     }
     out << '\n';
   }

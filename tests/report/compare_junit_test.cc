@@ -27,7 +27,7 @@ struct Junit {
 
 Junit junit_of(const std::string& base_rows, const std::string& cur_rows,
                const std::string& suite = "serving") {
-  const CompareInputs in{"base.csv", "cur.csv", {1e-6, 0, {}}};
+  const CompareInputs in{"base.csv", "cur.csv", {1e-6, 0, {}, {}}};
   const Comparison c = compare_results(parse_csv(kJunitHeader + base_rows, "base.csv"),
                                        parse_csv(kJunitHeader + cur_rows, "cur.csv"), in.options);
   Junit j;
