@@ -1,5 +1,5 @@
 // podsim compare BASELINE CURRENT [--rel-tol X] [--abs-tol-us Y] [--column-tol P=R[,A]]...
-//                [--match-by COL1,COL2,...]
+//                [--match-by COL1,COL2,...] [--max-listed N]
 //                [--format F] [--out FILE] [--junit FILE [--junit-suite NAME]]
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -11,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/output.h"
 #include "cli/positional_files.h"
+#include "cli/unsigned_option.h"
 #include "report/compare_junit.h"
 #include "report/compare_report.h"
 #include "report/output_file.h"
@@ -44,6 +45,9 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
       "match-by", po::value<std::string>(),
       "COL1,COL2,...: pair rows by just these columns (across an intended change of the other "
       "inputs, which are then compared as values); each key must be unique in a file")(
+      "max-listed", po::value<std::string>(),
+      "the table lists at most N moved values, N disappeared and N appeared rows (0: all; "
+      "default: every moved value, 20 rows of each other list); JSON and CSV list all")(
       "format,f", po::value<std::string>()->default_value("table"), "table, json or csv")(
       "out,o", po::value<std::string>(), "write to this file (whole or not at all)")(
       "junit", po::value<std::string>(),
@@ -97,6 +101,12 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
     }
   }
 
+  report::TableLimits limits;
+  if (vm.count("max-listed") != 0) {
+    const auto n = static_cast<size_t>(unsigned_option(vm, "max-listed", 1'000'000'000));
+    limits = {.moved = n, .unmatched = n};
+  }
+
   report::Comparison comparison;
   try {
     comparison = report::compare_results(report::read_csv_file(in.baseline_file),
@@ -109,7 +119,7 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   std::ostringstream text;
-  report::render_comparison(in, comparison, format, text);
+  report::render_comparison(in, comparison, format, text, limits);
   PendingOutputs pending;  // --junit and --out, put in place together
   if (!junit.empty()) {
     const std::string suite = vm.count("junit-suite") != 0

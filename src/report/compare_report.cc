@@ -1,5 +1,6 @@
 #include "report/compare_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "podsim/comparison.pb.h"
@@ -9,9 +10,10 @@
 namespace podsim::report {
 namespace {
 
-// Rows of each appeared and disappeared list the table prints; the JSON
-// lists them all.
-constexpr size_t kListedRows = 20;
+// How many of `size` rows a list of the table shows under `limit` (0: all).
+size_t listed(size_t size, size_t limit) {
+  return limit == 0 ? size : std::min(size, limit);
+}
 
 // Six significant digits: enough to read a change on the terminal.
 std::string short_number(double v) {
@@ -152,16 +154,23 @@ std::string summary(const CompareInputs& in, const Comparison& c) {
   return text + " (" + counted + ")";
 }
 
-void render_text(const CompareInputs& in, const Comparison& c, std::ostream& out) {
+void render_text(const CompareInputs& in, const Comparison& c, const TableLimits& limits,
+                 std::ostream& out) {
   out << "baseline " << in.baseline_file << "\ncurrent  " << in.current_file << "\n\n";
   if (!c.moved.empty()) {
     Table t({"scenario", "column", "baseline", "current", "delta", "rel delta"});
-    for (const MovedValue& m : c.moved) {
+    const size_t shown = listed(c.moved.size(), limits.moved);
+    for (size_t i = 0; i < shown; ++i) {
+      const MovedValue& m = c.moved[i];
       t.add_row({m.scenario.label, m.column, m.baseline, m.current,
                  m.delta ? short_number(*m.delta) : "-",
                  m.rel_delta ? short_number(100.0 * *m.rel_delta) + "%" : "-"});
     }
     t.render_text(out);
+    if (shown < c.moved.size()) {
+      out << "... and " << c.moved.size() - shown
+          << " more moved values (every one: --format json or --max-listed 0)\n";
+    }
     out << '\n';
   }
   if (!c.appeared.empty() || !c.disappeared.empty()) {
@@ -175,12 +184,13 @@ void render_text(const CompareInputs& in, const Comparison& c, std::ostream& out
       continue;
     }
     out << title << '\n';
-    for (size_t i = 0; i < list->size() && i < kListedRows; ++i) {
+    const size_t shown = listed(list->size(), limits.unmatched);
+    for (size_t i = 0; i < shown; ++i) {
       const Scenario& s = (*list)[i];
       out << "  " << s.label << "\n    " << s.key_text(c.shown_key) << '\n';
     }
-    if (list->size() > kListedRows) {
-      out << "  ... and " << list->size() - kListedRows
+    if (shown < list->size()) {
+      out << "  ... and " << list->size() - shown
           << " more (every row, with its whole key: --format json)\n";
     }
     out << '\n';
@@ -191,7 +201,7 @@ void render_text(const CompareInputs& in, const Comparison& c, std::ostream& out
 }  // namespace
 
 void render_comparison(const CompareInputs& in, const Comparison& c, Format format,
-                       std::ostream& out) {
+                       std::ostream& out, const TableLimits& limits) {
   switch (format) {
     case Format::kJson:
       render_json(in, c, out);
@@ -200,7 +210,7 @@ void render_comparison(const CompareInputs& in, const Comparison& c, Format form
       render_csv(c, out);
       return;
     case Format::kTable:
-      render_text(in, c, out);
+      render_text(in, c, limits, out);
       return;
   }
 }
