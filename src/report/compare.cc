@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "report/compare_key.h"
 
@@ -145,8 +146,9 @@ Layout layout_of(const CsvDocument& doc, const std::vector<std::string>& match_b
 // separator, which cannot occur in a name.
 std::string row_key(const Layout& l, const CsvRecord& row) {
   std::string key;
+  key.reserve(32 * l.key.size());
   for (const size_t c : l.key) {
-    key += canonical_key_cell(row.cells[c]);
+    append_canonical_key_cell(row.cells[c], key);
     key += '\x1f';
   }
   return key;
@@ -248,6 +250,58 @@ std::vector<std::string> differing_key_columns(const CsvDocument& doc, const Lay
   std::vector<std::string> columns;
   for (const size_t c : l.key) {
     if (key_differs(c, rows)) {
+      columns.push_back(doc.header[c]);
+    }
+  }
+  return columns;
+}
+
+// Rows of one file only, with their labels.
+struct Unmatched {
+  std::vector<const CsvRecord*> rows;
+  std::vector<const std::string*> labels;
+};
+
+// The canonical values of column `c` among `u`'s rows.
+std::unordered_set<std::string> key_values(size_t c, const Unmatched& u) {
+  std::unordered_set<std::string> values;
+  for (const CsvRecord* row : u.rows) {
+    values.insert(canonical_key_cell(row->cells[c]));
+  }
+  return values;
+}
+
+// Whether column `c` varies among rows of `u` that share a label: the label
+// alone does not tell them apart.
+bool varies_under_a_label(size_t c, const Unmatched& u) {
+  std::unordered_map<std::string_view, const std::string*> first;
+  for (size_t i = 0; i < u.rows.size(); ++i) {
+    const std::string& cell = u.rows[i]->cells[c];
+    const auto [it, added] = first.emplace(*u.labels[i], &cell);
+    if (!added && !same_key_cell(*it->second, cell)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The key columns the appeared and disappeared lists show beside each row's
+// label (compare.h, shown_key): a column whose values differ between the two
+// lists (what changed), or that varies among rows of one list with one
+// label. Columns constant over all of them are skipped at the cost of one
+// pass. O(rows x key columns), hashed.
+std::vector<std::string> shown_key_columns(const CsvDocument& doc, const Layout& l,
+                                           const Unmatched& gone, const Unmatched& added) {
+  std::vector<const CsvRecord*> all = gone.rows;
+  all.insert(all.end(), added.rows.begin(), added.rows.end());
+  std::vector<std::string> columns;
+  for (const size_t c : l.key) {
+    if (!key_differs(c, all)) {
+      continue;
+    }
+    const bool between =
+        !gone.rows.empty() && !added.rows.empty() && key_values(c, gone) != key_values(c, added);
+    if (between || varies_under_a_label(c, gone) || varies_under_a_label(c, added)) {
       columns.push_back(doc.header[c]);
     }
   }
@@ -417,7 +471,8 @@ Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& 
 
   Comparison out;
   std::vector<uint8_t> matched(current.rows.size(), 0);
-  std::vector<const CsvRecord*> unmatched;
+  Unmatched gone;
+  Unmatched added;
   // In baseline order: its index, inverted.
   std::vector<const std::string*> base_keys(baseline.rows.size(), nullptr);
   for (const auto& [key, r] : base_index) {
@@ -428,7 +483,7 @@ Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& 
     const auto it = cur_index.find(*base_keys[r]);
     if (it == cur_index.end()) {
       out.disappeared.push_back(scenario_of(baseline, l, b));
-      unmatched.push_back(&b);
+      gone.rows.push_back(&b);
       continue;
     }
     matched[it->second] = 1;
@@ -439,13 +494,20 @@ Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& 
   for (size_t r = 0; r < current.rows.size(); ++r) {
     if (matched[r] == 0) {
       out.appeared.push_back(scenario_of(current, l, current.rows[r]));
-      unmatched.push_back(&current.rows[r]);
+      added.rows.push_back(&current.rows[r]);
     }
   }
-  if (!unmatched.empty()) {
-    out.shown_key = differing_key_columns(baseline, l, unmatched);
+  for (const Scenario& s : out.disappeared) {
+    gone.labels.push_back(&s.label);
   }
-  if (!unmatched.empty() && out.shown_key.empty()) {
+  for (const Scenario& s : out.appeared) {
+    added.labels.push_back(&s.label);
+  }
+  const bool unmatched = !gone.rows.empty() || !added.rows.empty();
+  if (unmatched) {
+    out.shown_key = shown_key_columns(baseline, l, gone, added);
+  }
+  if (unmatched && out.shown_key.empty()) {
     // One row alone: the columns that vary across both files.
     std::vector<const CsvRecord*> all;
     all.reserve(baseline.rows.size() + current.rows.size());

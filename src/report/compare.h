@@ -112,10 +112,12 @@ struct Comparison {
   std::vector<MovedValue> moved;      // baseline row order, then header order
   std::vector<Scenario> appeared;     // in current only, in its order
   std::vector<Scenario> disappeared;  // in baseline only, in its order
-  // The key columns that tell the appeared and disappeared rows apart: those
-  // whose values differ among them (by value, as keys match), else those
-  // that differ among all rows of both files; key order. Empty when nothing
-  // appeared or disappeared, or nothing differs.
+  // The key columns a report shows beside each appeared or disappeared
+  // row's label: those whose values (by value, as keys match) differ between
+  // the disappeared and the appeared rows (what changed), or vary among rows
+  // of one list that share a label (what the label does not tell apart);
+  // when there are none (a single row), those that vary across both files.
+  // Key order. Empty when nothing appeared or disappeared.
   std::vector<std::string> shown_key;
 
   bool clean() const { return moved.empty() && appeared.empty() && disappeared.empty(); }

@@ -33,6 +33,9 @@ namespace podsim::report {
 // The form of a key cell that rows are matched by (see above). O(length).
 std::string canonical_key_cell(std::string_view cell);
 
+// The same, appended to `out` (a row's key) without a string of its own.
+void append_canonical_key_cell(std::string_view cell, std::string& out);
+
 // Whether two key cells name the same input: their canonical forms agree.
 bool same_key_cell(std::string_view a, std::string_view b);
 

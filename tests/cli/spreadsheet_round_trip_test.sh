@@ -42,4 +42,4 @@ code=$?
 [ "$code" -eq 0 ] || fail "compare exit $code: $(head -c 2000 "$dir/compare.txt")"
 grep -q "^OK: nothing moved (28 scenarios matched" "$dir/compare.txt" ||
   fail "unexpected summary: $(tail -n 1 "$dir/compare.txt")"
-echo "OK: $(tail -n 1 "$dir/compare.txt")"
+echo "spreadsheet round trip: $(tail -n 1 "$dir/compare.txt")"
