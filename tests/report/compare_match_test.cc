@@ -149,6 +149,22 @@ TEST(CompareUnmatched, ListsShowTheDifferingKeyColumnsCapped) {
   EXPECT_THAT(json.shown_key(), ElementsAre("inputs.batch"));
 }
 
+// A topology edited on purpose under every workload: the rows differ from
+// each other by workload, but what changed between the lists is the hash;
+// the labels tell the rows apart.
+TEST(CompareUnmatched, ListsShowWhatChangedBetweenThem) {
+  const CsvDocument base = match_doc("llama,aa,8,1,ok\nmixtral,bb,8,1,ok\n", "base.csv");
+  const CsvDocument cur = match_doc("llama,cc,8,1,ok\nmixtral,dd,8,1,ok\n", "cur.csv");
+  const Comparison c = compare_results(base, cur, {});
+  EXPECT_THAT(c.shown_key, ElementsAre("inputs.workload.sha256"));
+  // Rows under one label that the changed column alone does not tell apart:
+  // their batch is shown too.
+  const Comparison batches =
+      compare_results(match_doc("llama,aa,8,1,ok\nllama,aa,16,1,ok\n", "base.csv"),
+                      match_doc("llama,cc,8,1,ok\nllama,cc,16,1,ok\n", "cur.csv"), {});
+  EXPECT_THAT(batches.shown_key, ElementsAre("inputs.workload.sha256", "inputs.batch"));
+}
+
 TEST(CompareUnmatched, ALoneRowIsKeyedByTheColumnsThatVaryInTheFiles) {
   const CsvDocument base = match_doc("llama,aa,8,100,ok\nllama,aa,16,100,ok\n", "base.csv");
   const CsvDocument cur =
