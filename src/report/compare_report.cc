@@ -103,7 +103,7 @@ void render_csv(const Comparison& c, std::ostream& out) {
   t.render_csv(out);
 }
 
-std::string join(const std::vector<std::string>& parts, const char* separator) {
+std::string joined(const std::vector<std::string>& parts, const char* separator) {
   std::string text;
   for (const std::string& p : parts) {
     if (!text.empty()) {
@@ -125,7 +125,7 @@ std::string summary(const CompareInputs& in, const Comparison& c) {
       " compared, rel-tol " + format_double(in.options.rel_tol) + ", abs-tol-us " +
       format_double(in.options.abs_tol_us) +
       (in.options.match_by.empty() ? std::string()
-                                   : ", matched by " + join(in.options.match_by, ",")) +
+                                   : ", matched by " + joined(in.options.match_by, ",")) +
       (in.options.columns.empty() ? std::string()
                                   : ", " + count(in.options.columns.size(), "column tolerance"));
   if (c.clean()) {
