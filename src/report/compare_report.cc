@@ -174,7 +174,7 @@ void render_text(const CompareInputs& in, const Comparison& c, const TableLimits
     out << '\n';
   }
   if (!c.appeared.empty() || !c.disappeared.empty()) {
-    out << "rows in one file only, keyed by the columns that tell them apart (whole keys: "
+    out << "rows in one file only, by label and the key columns that changed (whole keys: "
            "--format json):\n\n";
   }
   for (const auto& [title, list] :
