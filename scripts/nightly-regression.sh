@@ -16,6 +16,7 @@
 # Usage: scripts/nightly-regression.sh [--update] [--quiet] [--podsim PATH]
 #            [--results DIR] [--run-only] [--rel-tol X] [--abs-tol-us Y]
 #            [--junit FILE] [--json FILE] [--suite FILE] [--baselines DIR] [--no-serve]
+#            [--match-by COLUMNS|suite] [--max-listed N]
 #   --update        rewrite the baselines from this run, on purpose (review the diff)
 #   --quiet         no progress on stderr (shown only when stderr is a terminal)
 #   --podsim PATH   the podsim binary (default build/src/cli/podsim)
@@ -30,6 +31,17 @@
 #   --no-serve      leave out the suite's serve entries and their baseline
 #                   (the sanitizer build's CTest passes it: the serve examples
 #                   run there through tests/fleet on the same files)
+#   --match-by COLS pair rows by these columns (podsim compare --match-by),
+#                   each kind by those of them its header has (a kind with
+#                   none: by its whole key); `suite` pairs each suite entry
+#                   with itself: its topology and workload files, network and
+#                   compute models and operation name (a serve entry: its name).
+#                   After an input changed on purpose, the pairs show what it moved.
+#   --max-listed N  compare's table lists at most N moved values and N rows
+#                   that appeared or disappeared, per kind (default 20; 0: all;
+#                   --json and --junit have every one)
+# Rows that appeared or disappeared are listed by the key columns that differ
+# among them (the JSON, --json, has every row with its whole key).
 # Per-column tolerances are lines of the suite file:
 #   tolerance  PATTERN  REL  [ABS]
 # (podsim compare --column-tol PATTERN=REL,ABS: a column, or a prefix ending
@@ -52,6 +64,10 @@ junit=""
 json=""
 compare_flags=()
 tolerance_flags=()
+match_by=""
+max_listed=20
+# --match-by suite: the columns that tell the suite's entries apart.
+suite_identity=inputs.topology.file,inputs.workload.file,inputs.run.network,inputs.run.compute,op_list.operations.name,name
 
 die() {
   echo "nightly-regression: $*" >&2
@@ -71,12 +87,16 @@ while [ $# -gt 0 ]; do
     --json) json=${2:?--json needs a file}; shift ;;
     --suite) suite=${2:?--suite needs a file}; shift ;;
     --baselines) baselines=${2:?--baselines needs a directory}; shift ;;
+    --match-by) match_by=${2:?--match-by needs COLUMNS or suite}; shift ;;
+    --max-listed) max_listed=${2:?--max-listed needs a number}; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
   shift
 done
 [ "$update" = 0 ] || [ "$no_serve" = 0 ] || die "--update rewrites every baseline: not with --no-serve"
+[ "$match_by" != suite ] || match_by=$suite_identity
+[[ "$max_listed" =~ ^[0-9]+$ ]] || die "--max-listed $max_listed: expected a number >= 0"
 [ -x "$podsim" ] || die "no podsim at $podsim: build first (scripts/build.sh) or pass --podsim"
 [ -r "$suite" ] || die "cannot read $suite"
 
@@ -245,13 +265,23 @@ pattern_in_header() {  # pattern_in_header PATTERN FILE
   fi
 }
 flags_for() {
-  local i
+  local i column columns=""
   kind_flags=()
   for ((i = 1; i < ${#tolerance_flags[@]}; i += 2)); do
     if pattern_in_header "${tolerance_flags[$i]%=*}" "$1"; then
       kind_flags+=(--column-tol "${tolerance_flags[$i]}")
     fi
   done
+  # The --match-by columns this kind's header has.
+  if [ -n "$match_by" ]; then
+    IFS=, read -ra columns_given <<<"$match_by"
+    for column in "${columns_given[@]}"; do
+      if pattern_in_header "$column" "$1"; then
+        columns+=${columns:+,}$column
+      fi
+    done
+    [ -z "$columns" ] || kind_flags+=(--match-by "$columns")
+  fi
 }
 for ((i = 1; i < ${#tolerance_flags[@]}; i += 2)); do
   pattern=${tolerance_flags[$i]%=*}
@@ -263,6 +293,20 @@ for ((i = 1; i < ${#tolerance_flags[@]}; i += 2)); do
   done
   [ "$found" = 1 ] || die "$suite: tolerance pattern '$pattern' names no column of any result"
 done
+if [ -n "$match_by" ]; then
+  IFS=, read -ra columns_given <<<"$match_by"
+  for column in "${columns_given[@]}"; do
+    [ -n "$column" ] || die "--match-by $match_by: an empty column name"
+    [[ "$column" != *'*' ]] || die "--match-by $match_by: names columns, not prefixes"
+    found=0
+    for current in "$out"/*.csv; do
+      if pattern_in_header "$column" "$current"; then
+        found=1
+      fi
+    done
+    [ "$found" = 1 ] || die "--match-by: column '$column' is in no result's header"
+  done
+fi
 for current in "$out"/*.csv; do
   kind=$(basename "$current" .csv)
   flags_for "$current"
@@ -272,7 +316,8 @@ for current in "$out"/*.csv; do
   if [ -n "$junit" ]; then
     flags+=(--junit "$out/$kind.junit.xml" --junit-suite "$kind")
   fi
-  "$podsim" compare "$baselines/$kind.csv" "$current" "${flags[@]}" || code=$?
+  "$podsim" compare "$baselines/$kind.csv" "$current" "${flags[@]}" --max-listed "$max_listed" ||
+    code=$?
   [ "$code" -le "$worst" ] || worst=$code
   if [ "$code" -le 1 ] && [ -n "$json" ]; then
     "$podsim" compare "$baselines/$kind.csv" "$current" \

@@ -1,4 +1,5 @@
 // podsim compare BASELINE CURRENT [--rel-tol X] [--abs-tol-us Y] [--column-tol P=R[,A]]...
+//                [--match-by COL1,COL2,...] [--max-listed N]
 //                [--format F] [--out FILE] [--junit FILE [--junit-suite NAME]]
 #include <boost/program_options.hpp>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "cli/exit_codes.h"
 #include "cli/output.h"
 #include "cli/positional_files.h"
+#include "cli/unsigned_option.h"
 #include "report/compare_junit.h"
 #include "report/compare_report.h"
 #include "report/output_file.h"
@@ -40,6 +42,12 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
       "column-tol", po::value<std::vector<std::string>>()->composing(),
       "PATTERN=REL[,ABS]: these tolerances instead for the columns PATTERN names (a column, or "
       "a prefix ending in '*'; the most specific wins; ABS in the column's unit); repeatable")(
+      "match-by", po::value<std::string>(),
+      "COL1,COL2,...: pair rows by just these columns (across an intended change of the other "
+      "inputs, which are then compared as values); each key must be unique in a file")(
+      "max-listed", po::value<std::string>(),
+      "the table lists at most N moved values, N disappeared and N appeared rows (0: all; "
+      "default: every moved value, 20 rows of each other list); JSON and CSV list all")(
       "format,f", po::value<std::string>()->default_value("table"), "table, json or csv")(
       "out,o", po::value<std::string>(), "write to this file (whole or not at all)")(
       "junit", po::value<std::string>(),
@@ -50,7 +58,8 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
   const std::vector<std::string> files = parse_with_files(args, opts, vm);
   if (vm.count("help") != 0) {
     ctx.out << "Compares two result CSVs written by `podsim run --format csv` (or the\n"
-               "regression suite): matches rows by their scenario key (the input columns),\n"
+               "regression suite): matches rows by their scenario key (the input columns;\n"
+               "numbers by value, so a spreadsheet's copy matches), or by --match-by columns,\n"
                "reports every output value beyond tolerance and every row that appeared or\n"
                "disappeared. Exit 0 when nothing moved, 1 when something did, 2 when the\n"
                "files cannot be read or compared (different headers or schema versions).\n\n"
@@ -84,6 +93,20 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
     }
   }
 
+  if (vm.count("match-by") != 0) {
+    try {
+      in.options.match_by = report::parse_match_by(vm["match-by"].as<std::string>());
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--match-by: ") + e.what());
+    }
+  }
+
+  report::TableLimits limits;
+  if (vm.count("max-listed") != 0) {
+    const auto n = static_cast<size_t>(unsigned_option(vm, "max-listed", 1'000'000'000));
+    limits = {.moved = n, .unmatched = n};
+  }
+
   report::Comparison comparison;
   try {
     comparison = report::compare_results(report::read_csv_file(in.baseline_file),
@@ -96,7 +119,7 @@ int cmd_compare(Context& ctx, const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   std::ostringstream text;
-  report::render_comparison(in, comparison, format, text);
+  report::render_comparison(in, comparison, format, text, limits);
   PendingOutputs pending;  // --junit and --out, put in place together
   if (!junit.empty()) {
     const std::string suite = vm.count("junit-suite") != 0

@@ -6,6 +6,9 @@
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
+
+#include "report/compare_key.h"
 
 namespace podsim::report {
 namespace {
@@ -107,14 +110,27 @@ struct Layout {
   int schema = -1;
 };
 
-Layout layout_of(const CsvDocument& doc) {
+// `match_by` empty: the scenario key (see compare.h); else those columns.
+Layout layout_of(const CsvDocument& doc, const std::vector<std::string>& match_by) {
+  for (const std::string& name : match_by) {
+    if (doc.column(name) < 0) {
+      fail(doc, 1, "--match-by column \"" + name + "\" is not a column of this file");
+    }
+  }
   Layout l;
   for (size_t c = 0; c < doc.header.size(); ++c) {
+    if (!match_by.empty()) {
+      const bool key = std::find(match_by.begin(), match_by.end(), doc.header[c]) != match_by.end();
+      if (key) {
+        l.key.push_back(c);
+        continue;
+      }
+    }
     if (doc.header[c] == kSchemaColumn) {
       l.schema = static_cast<int>(c);
     } else if (doc.header[c] == kVersionColumn) {
       continue;
-    } else if (is_key_column(doc.header[c])) {
+    } else if (match_by.empty() && is_key_column(doc.header[c])) {
       l.key.push_back(c);
     } else {
       l.values.push_back(c);
@@ -126,11 +142,13 @@ Layout layout_of(const CsvDocument& doc) {
   return l;
 }
 
-// The key cells joined by a unit separator, which cannot occur in a name.
+// The key cells in their canonical form (compare_key.h) joined by a unit
+// separator, which cannot occur in a name.
 std::string row_key(const Layout& l, const CsvRecord& row) {
   std::string key;
+  key.reserve(32 * l.key.size());
   for (const size_t c : l.key) {
-    key += row.cells[c];
+    append_canonical_key_cell(row.cells[c], key);
     key += '\x1f';
   }
   return key;
@@ -156,8 +174,9 @@ Scenario scenario_of(const CsvDocument& doc, const Layout& l, const CsvRecord& r
 // One file's rows by key, checking that keys are unique and that every row
 // has the schema version of the baseline's first row.
 std::unordered_map<std::string, size_t> index_rows(const CsvDocument& doc, const Layout& l,
-                                                   const std::string* schema) {
+                                                   const std::string* schema, bool match_by) {
   std::unordered_map<std::string, size_t> index;
+  index.reserve(doc.rows.size());
   for (size_t r = 0; r < doc.rows.size(); ++r) {
     const CsvRecord& row = doc.rows[r];
     if (l.schema >= 0 && schema != nullptr && row.cells[static_cast<size_t>(l.schema)] != *schema) {
@@ -166,6 +185,12 @@ std::unordered_map<std::string, size_t> index_rows(const CsvDocument& doc, const
                "; compare results of one schema version");
     }
     const auto [it, added] = index.emplace(row_key(l, row), r);
+    if (!added && match_by) {
+      fail(doc, row.line,
+           "same --match-by key as line " + std::to_string(doc.rows[it->second].line) + " (" +
+               scenario_of(doc, l, row).key_text() +
+               "); every row needs a distinct key: add a column to --match-by");
+    }
     if (!added) {
       fail(doc, row.line,
            "same scenario as line " + std::to_string(doc.rows[it->second].line) + " (" +
@@ -209,6 +234,80 @@ void check_tolerance_patterns(const CsvDocument& doc, const Layout& l,
   }
 }
 
+// Whether column `c` holds key cells that name different inputs among
+// `rows`; O(rows), canonical forms computed only where texts differ.
+bool key_differs(size_t c, const std::vector<const CsvRecord*>& rows) {
+  for (size_t r = 1; r < rows.size(); ++r) {
+    if (!same_key_cell(rows[0]->cells[c], rows[r]->cells[c])) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> differing_key_columns(const CsvDocument& doc, const Layout& l,
+                                               const std::vector<const CsvRecord*>& rows) {
+  std::vector<std::string> columns;
+  for (const size_t c : l.key) {
+    if (key_differs(c, rows)) {
+      columns.push_back(doc.header[c]);
+    }
+  }
+  return columns;
+}
+
+// Rows of one file only, with their labels.
+struct Unmatched {
+  std::vector<const CsvRecord*> rows;
+  std::vector<const std::string*> labels;
+};
+
+// The canonical values of column `c` among `u`'s rows.
+std::unordered_set<std::string> key_values(size_t c, const Unmatched& u) {
+  std::unordered_set<std::string> values;
+  for (const CsvRecord* row : u.rows) {
+    values.insert(canonical_key_cell(row->cells[c]));
+  }
+  return values;
+}
+
+// Whether column `c` varies among rows of `u` that share a label: the label
+// alone does not tell them apart.
+bool varies_under_a_label(size_t c, const Unmatched& u) {
+  std::unordered_map<std::string_view, const std::string*> first;
+  for (size_t i = 0; i < u.rows.size(); ++i) {
+    const std::string& cell = u.rows[i]->cells[c];
+    const auto [it, added] = first.emplace(*u.labels[i], &cell);
+    if (!added && !same_key_cell(*it->second, cell)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The key columns the appeared and disappeared lists show beside each row's
+// label (compare.h, shown_key): a column whose values differ between the two
+// lists (what changed), or that varies among rows of one list with one
+// label. Columns constant over all of them are skipped at the cost of one
+// pass. O(rows x key columns), hashed.
+std::vector<std::string> shown_key_columns(const CsvDocument& doc, const Layout& l,
+                                           const Unmatched& gone, const Unmatched& added) {
+  std::vector<const CsvRecord*> all = gone.rows;
+  all.insert(all.end(), added.rows.begin(), added.rows.end());
+  std::vector<std::string> columns;
+  for (const size_t c : l.key) {
+    if (!key_differs(c, all)) {
+      continue;
+    }
+    const bool between =
+        !gone.rows.empty() && !added.rows.empty() && key_values(c, gone) != key_values(c, added);
+    if (between || varies_under_a_label(c, gone) || varies_under_a_label(c, added)) {
+      columns.push_back(doc.header[c]);
+    }
+  }
+  return columns;
+}
+
 void compare_row(const CsvDocument& base, const Layout& l, const CsvRecord& b, const CsvRecord& c,
                  const CompareOptions& options, Comparison& out) {
   for (const size_t col : l.values) {
@@ -247,6 +346,38 @@ std::string Scenario::key_text() const {
     text += (text.empty() ? "" : "; ") + column + "=" + cell;
   }
   return text;
+}
+
+std::string Scenario::key_text(const std::vector<std::string>& columns) const {
+  std::string text;
+  for (const auto& [column, cell] : key) {
+    if (std::find(columns.begin(), columns.end(), column) != columns.end()) {
+      text += (text.empty() ? "" : "; ") + column + "=" + cell;
+    }
+  }
+  return text.empty() ? key_text() : text;
+}
+
+std::vector<std::string> parse_match_by(std::string_view text) {
+  std::vector<std::string> columns;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string name(
+        text.substr(start, comma == std::string_view::npos ? comma : comma - start));
+    if (name.empty()) {
+      throw std::invalid_argument("expected COLUMN[,COLUMN...], got \"" + std::string(text) +
+                                  "\" (an empty column name)");
+    }
+    if (std::find(columns.begin(), columns.end(), name) != columns.end()) {
+      throw std::invalid_argument("column \"" + name + "\" is named twice");
+    }
+    columns.push_back(name);
+    if (comma == std::string_view::npos) {
+      return columns;
+    }
+    start = comma + 1;
+  }
 }
 
 bool is_key_column(const std::string& column) {
@@ -326,7 +457,7 @@ Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& 
   check_headers(baseline_file, current_file);
   const CsvDocument baseline = without_repeated_headers(baseline_file);
   const CsvDocument current = without_repeated_headers(current_file);
-  const Layout l = layout_of(baseline);
+  const Layout l = layout_of(baseline, options.match_by);
   std::optional<std::string> schema;
   if (l.schema >= 0 && !baseline.rows.empty()) {
     schema = baseline.rows.front().cells[static_cast<size_t>(l.schema)];
@@ -334,15 +465,25 @@ Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& 
     schema = current.rows.front().cells[static_cast<size_t>(l.schema)];
   }
   check_tolerance_patterns(baseline, l, options);
-  index_rows(baseline, l, schema ? &*schema : nullptr);  // for its checks alone
-  const auto cur_index = index_rows(current, l, schema ? &*schema : nullptr);
+  const bool match_by = !options.match_by.empty();
+  const auto base_index = index_rows(baseline, l, schema ? &*schema : nullptr, match_by);
+  const auto cur_index = index_rows(current, l, schema ? &*schema : nullptr, match_by);
 
   Comparison out;
   std::vector<uint8_t> matched(current.rows.size(), 0);
-  for (const CsvRecord& b : baseline.rows) {
-    const auto it = cur_index.find(row_key(l, b));
+  Unmatched gone;
+  Unmatched added;
+  // In baseline order: its index, inverted.
+  std::vector<const std::string*> base_keys(baseline.rows.size(), nullptr);
+  for (const auto& [key, r] : base_index) {
+    base_keys[r] = &key;
+  }
+  for (size_t r = 0; r < baseline.rows.size(); ++r) {
+    const CsvRecord& b = baseline.rows[r];
+    const auto it = cur_index.find(*base_keys[r]);
     if (it == cur_index.end()) {
       out.disappeared.push_back(scenario_of(baseline, l, b));
+      gone.rows.push_back(&b);
       continue;
     }
     matched[it->second] = 1;
@@ -353,7 +494,29 @@ Comparison compare_results(const CsvDocument& baseline_file, const CsvDocument& 
   for (size_t r = 0; r < current.rows.size(); ++r) {
     if (matched[r] == 0) {
       out.appeared.push_back(scenario_of(current, l, current.rows[r]));
+      added.rows.push_back(&current.rows[r]);
     }
+  }
+  for (const Scenario& s : out.disappeared) {
+    gone.labels.push_back(&s.label);
+  }
+  for (const Scenario& s : out.appeared) {
+    added.labels.push_back(&s.label);
+  }
+  const bool unmatched = !gone.rows.empty() || !added.rows.empty();
+  if (unmatched) {
+    out.shown_key = shown_key_columns(baseline, l, gone, added);
+  }
+  if (unmatched && out.shown_key.empty()) {
+    // One row alone: the columns that vary across both files.
+    std::vector<const CsvRecord*> all;
+    all.reserve(baseline.rows.size() + current.rows.size());
+    for (const CsvDocument* doc : {&baseline, &current}) {
+      for (const CsvRecord& row : doc->rows) {
+        all.push_back(&row);
+      }
+    }
+    out.shown_key = differing_key_columns(baseline, l, all);
   }
   return out;
 }

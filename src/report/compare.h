@@ -12,6 +12,14 @@
 // compared, status and reason as text. Two files of different schema
 // versions are refused, naming both versions.
 //
+// Key cells match by value when they are numbers (`1.97e+14` is
+// `197000000000000`, as a spreadsheet rewrites it) and by text otherwise;
+// report/compare_key.h gives the rule and its boundary cases. With
+// `match_by`, rows are paired by just those columns (across an intended
+// change of their other inputs): every other key column is then compared as
+// a value, so a pair reports the inputs that changed as well as the outputs
+// that moved with them.
+//
 // A numeric output moves when |current - baseline| > max(rel_tol x
 // |baseline|, abs_tol), where abs_tol is abs_tol_us for columns whose name
 // ends in "_us" (microseconds) and 0 for every other column. Per-column
@@ -20,8 +28,10 @@
 // applies (an exact name, else the longest prefix), and a pattern that names
 // no output column of the files is refused, so a typo cannot loosen nothing. A cell that is
 // not a number (true/false, a name, "null") moves when its text changes.
-// A row present in one file only counts as appeared or disappeared. A line
-// that repeats the header (as `cat` of several runs' CSV gives) is skipped.
+// A row present in one file only counts as appeared or disappeared; the
+// comparison names the key columns that tell those rows apart (shown_key),
+// so that a report need not print whole keys. A line that repeats the
+// header (as `cat` of several runs' CSV gives) is skipped.
 // Cost: O(rows x columns) with a hash of each key.
 #pragma once
 
@@ -55,7 +65,12 @@ struct CompareOptions {
   double rel_tol = 1e-6;                 // relative tolerance, >= 0
   double abs_tol_us = 0;                 // absolute tolerance for *_us columns, microseconds, >= 0
   std::vector<ColumnTolerance> columns;  // per-column tolerances, any order
+  std::vector<std::string> match_by;     // pair rows by these columns; empty: the whole key
 };
+
+// "COL1,COL2,..." as --match-by gives it. Throws std::invalid_argument on an
+// empty or repeated name.
+std::vector<std::string> parse_match_by(std::string_view text);
 
 // "PATTERN=REL" or "PATTERN=REL,ABS", as --column-tol and the regression
 // suite's `tolerance` lines give it. Throws std::invalid_argument naming the
@@ -75,6 +90,9 @@ struct Scenario {
 
   // "column=cell; column=cell; ..." over the whole key.
   std::string key_text() const;
+  // The same over just `columns` (in key order), or the whole key when no
+  // key column is among them.
+  std::string key_text(const std::vector<std::string>& columns) const;
 };
 
 struct MovedValue {
@@ -94,6 +112,13 @@ struct Comparison {
   std::vector<MovedValue> moved;      // baseline row order, then header order
   std::vector<Scenario> appeared;     // in current only, in its order
   std::vector<Scenario> disappeared;  // in baseline only, in its order
+  // The key columns a report shows beside each appeared or disappeared
+  // row's label: those whose values (by value, as keys match) differ between
+  // the disappeared and the appeared rows (what changed), or vary among rows
+  // of one list that share a label (what the label does not tell apart);
+  // when there are none (a single row), those that vary across both files.
+  // Key order. Empty when nothing appeared or disappeared.
+  std::vector<std::string> shown_key;
 
   bool clean() const { return moved.empty() && appeared.empty() && disappeared.empty(); }
 };

@@ -63,7 +63,7 @@ std::vector<Case> cases_of(const Comparison& c) {
       cases.push_back({.name = s.label,
                        .failure_type = type,
                        .failure_message = message,
-                       .failure_text = "key: " + s.key_text() + "\n"});
+                       .failure_text = "key: " + s.key_text(c.shown_key) + "\n"});
     }
   }
   std::map<std::string, int> seen;

@@ -1,5 +1,6 @@
 #include "report/compare_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "podsim/comparison.pb.h"
@@ -8,6 +9,11 @@
 
 namespace podsim::report {
 namespace {
+
+// How many of `size` rows a list of the table shows under `limit` (0: all).
+size_t listed(size_t size, size_t limit) {
+  return limit == 0 ? size : std::min(size, limit);
+}
 
 // Six significant digits: enough to read a change on the terminal.
 std::string short_number(double v) {
@@ -73,6 +79,12 @@ void render_json(const CompareInputs& in, const Comparison& c, std::ostream& out
     output::ComparedScenario& o = *r.add_disappeared();
     set_key(s, o.mutable_scenario(), o.mutable_key());
   }
+  for (const std::string& column : in.options.match_by) {
+    r.add_match_by(column);
+  }
+  for (const std::string& column : c.shown_key) {
+    r.add_shown_key(column);
+  }
   out << to_json(r, JsonStyle{.indent = true, .all_fields = true});
 }
 
@@ -91,6 +103,17 @@ void render_csv(const Comparison& c, std::ostream& out) {
   t.render_csv(out);
 }
 
+std::string joined(const std::vector<std::string>& parts, const char* separator) {
+  std::string text;
+  for (const std::string& p : parts) {
+    if (!text.empty()) {
+      text += separator;
+    }
+    text += p;
+  }
+  return text;
+}
+
 // "1 scenario", "2 scenarios".
 std::string count(size_t n, const std::string& noun) {
   return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
@@ -101,6 +124,8 @@ std::string summary(const CompareInputs& in, const Comparison& c) {
       count(c.scenarios_matched, "scenario") + " matched, " + count(c.values_compared, "value") +
       " compared, rel-tol " + format_double(in.options.rel_tol) + ", abs-tol-us " +
       format_double(in.options.abs_tol_us) +
+      (in.options.match_by.empty() ? std::string()
+                                   : ", matched by " + joined(in.options.match_by, ",")) +
       (in.options.columns.empty() ? std::string()
                                   : ", " + count(in.options.columns.size(), "column tolerance"));
   if (c.clean()) {
@@ -129,17 +154,28 @@ std::string summary(const CompareInputs& in, const Comparison& c) {
   return text + " (" + counted + ")";
 }
 
-void render_text(const CompareInputs& in, const Comparison& c, std::ostream& out) {
+void render_text(const CompareInputs& in, const Comparison& c, const TableLimits& limits,
+                 std::ostream& out) {
   out << "baseline " << in.baseline_file << "\ncurrent  " << in.current_file << "\n\n";
   if (!c.moved.empty()) {
     Table t({"scenario", "column", "baseline", "current", "delta", "rel delta"});
-    for (const MovedValue& m : c.moved) {
+    const size_t shown = listed(c.moved.size(), limits.moved);
+    for (size_t i = 0; i < shown; ++i) {
+      const MovedValue& m = c.moved[i];
       t.add_row({m.scenario.label, m.column, m.baseline, m.current,
                  m.delta ? short_number(*m.delta) : "-",
                  m.rel_delta ? short_number(100.0 * *m.rel_delta) + "%" : "-"});
     }
     t.render_text(out);
+    if (shown < c.moved.size()) {
+      out << "... and " << c.moved.size() - shown
+          << " more moved values (every one: --format json or --max-listed 0)\n";
+    }
     out << '\n';
+  }
+  if (!c.appeared.empty() || !c.disappeared.empty()) {
+    out << "rows in one file only, by label and the key columns that changed (whole keys: "
+           "--format json):\n\n";
   }
   for (const auto& [title, list] :
        {std::pair{"disappeared (in the baseline only):", &c.disappeared},
@@ -148,8 +184,14 @@ void render_text(const CompareInputs& in, const Comparison& c, std::ostream& out
       continue;
     }
     out << title << '\n';
-    for (const Scenario& s : *list) {
-      out << "  " << s.label << "\n    " << s.key_text() << '\n';
+    const size_t shown = listed(list->size(), limits.unmatched);
+    for (size_t i = 0; i < shown; ++i) {
+      const Scenario& s = (*list)[i];
+      out << "  " << s.label << "\n    " << s.key_text(c.shown_key) << '\n';
+    }
+    if (shown < list->size()) {
+      out << "  ... and " << list->size() - shown
+          << " more (every row, with its whole key: --format json)\n";
     }
     out << '\n';
   }
@@ -159,7 +201,7 @@ void render_text(const CompareInputs& in, const Comparison& c, std::ostream& out
 }  // namespace
 
 void render_comparison(const CompareInputs& in, const Comparison& c, Format format,
-                       std::ostream& out) {
+                       std::ostream& out, const TableLimits& limits) {
   switch (format) {
     case Format::kJson:
       render_json(in, c, out);
@@ -168,7 +210,7 @@ void render_comparison(const CompareInputs& in, const Comparison& c, Format form
       render_csv(c, out);
       return;
     case Format::kTable:
-      render_text(in, c, out);
+      render_text(in, c, limits, out);
       return;
   }
 }

@@ -17,7 +17,14 @@ struct CompareInputs {
   CompareOptions options;
 };
 
+// How many rows the table lists of each kind of change; the rest are
+// counted ("... and N more"). The CSV and JSON list every one.
+struct TableLimits {
+  size_t moved = 0;       // moved values; 0: all
+  size_t unmatched = 20;  // appeared rows, and disappeared rows; 0: all
+};
+
 void render_comparison(const CompareInputs& in, const Comparison& c, Format format,
-                       std::ostream& out);
+                       std::ostream& out, const TableLimits& limits = {});
 
 }  // namespace podsim::report

@@ -216,3 +216,53 @@ TEST_F(CompareCommand, StatusAndReasonCompareAsValues) {
 
 }  // namespace
 }  // namespace podsim::cli
+
+// Issue 32: --match-by pairs rows across an intended input change (exit 1,
+// the deltas listed); a repeated key or an unknown column exits 2; the
+// table's lists are capped by --max-listed.
+namespace podsim::cli {
+namespace {
+
+TEST_F(CompareCommand, MatchByPairsRowsAndListsTheDeltas) {
+  const std::string a = write("a.csv", kHeader + std::string("1,v5e,w1,flow,100,0.5\n"));
+  const std::string b = write("b.csv", kHeader + std::string("1,v5e,w1,packet,150,0.5\n"));
+  const Result whole = run({"compare", a, b});
+  EXPECT_EQ(whole.code, kExitCheckFailed);
+  EXPECT_THAT(whole.out, HasSubstr("1 scenario disappeared, 1 scenario appeared"));
+  const Result paired = run({"compare", a, b, "--match-by", "topology,workload"});
+  EXPECT_EQ(paired.code, kExitCheckFailed) << paired.err;
+  EXPECT_THAT(paired.out, HasSubstr("FAIL: 2 values moved in 1 scenario (1 scenario matched"));
+  EXPECT_THAT(paired.out, HasSubstr("matched by topology,workload"));
+  EXPECT_THAT(paired.out, HasSubstr("+50%"));
+  EXPECT_THAT(paired.out, HasSubstr("packet"));
+
+  const std::string twice =
+      write("twice.csv", kHeader + std::string("1,v5e,w1,flow,100,0.5\n1,v5e,w1,packet,9,1\n"));
+  const Result repeated = run({"compare", twice, twice, "--match-by", "topology,workload"});
+  EXPECT_EQ(repeated.code, kExitBadInput);
+  EXPECT_THAT(repeated.err, HasSubstr("twice.csv:3: same --match-by key as line 2"));
+  const Result unknown = run({"compare", a, b, "--match-by", "topologyy"});
+  EXPECT_EQ(unknown.code, kExitBadInput);
+  EXPECT_THAT(unknown.err, HasSubstr("--match-by column \"topologyy\""));
+  EXPECT_EQ(run({"compare", a, b, "--match-by", "topology,,workload"}).code, kExitBadInput);
+}
+
+TEST_F(CompareCommand, MaxListedCapsTheTable) {
+  std::string a_rows;
+  std::string b_rows;
+  for (int i = 0; i < 5; ++i) {
+    a_rows += "1,v5e,a" + std::to_string(i) + ",flow,100,0.5\n";
+    b_rows += "1,v5e,b" + std::to_string(i) + ",flow,100,0.5\n";
+  }
+  const std::string a = write("a.csv", kHeader + a_rows);
+  const std::string b = write("b.csv", kHeader + b_rows);
+  const Result capped = run({"compare", a, b, "--max-listed", "2"});
+  EXPECT_EQ(capped.code, kExitCheckFailed);
+  EXPECT_THAT(capped.out, HasSubstr("    workload=a1\n  ... and 3 more"));
+  EXPECT_THAT(capped.out, Not(HasSubstr("workload=a2")));
+  EXPECT_THAT(run({"compare", a, b, "--max-listed", "0"}).out, HasSubstr("workload=b4"));
+  EXPECT_EQ(run({"compare", a, b, "--max-listed", "-1"}).code, kExitBadInput);
+}
+
+}  // namespace
+}  // namespace podsim::cli

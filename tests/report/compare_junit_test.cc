@@ -27,7 +27,7 @@ struct Junit {
 
 Junit junit_of(const std::string& base_rows, const std::string& cur_rows,
                const std::string& suite = "serving") {
-  const CompareInputs in{"base.csv", "cur.csv", {1e-6, 0, {}}};
+  const CompareInputs in{"base.csv", "cur.csv", {1e-6, 0, {}, {}}};
   const Comparison c = compare_results(parse_csv(kJunitHeader + base_rows, "base.csv"),
                                        parse_csv(kJunitHeader + cur_rows, "cur.csv"), in.options);
   Junit j;
@@ -94,7 +94,9 @@ TEST(CompareJunit, MarkupInCellsIsEscapedAndNamesAreUnique) {
   EXPECT_EQ(j.tree.get<std::string>("testsuites.testsuite.<xmlattr>.name"), "suite <&>");
   const auto cs = cases(j);
   ASSERT_EQ(cs.size(), 2U);
-  EXPECT_THAT(cs[0].failure_text, HasSubstr("<a&b>"));
+  // The key shows the columns that tell the rows apart (issue 32): the hash.
+  EXPECT_EQ(cs[0].failure_text, "key: inputs.workload.sha256=x\"y\n");
+  EXPECT_THAT(cs[0].name, HasSubstr("<a&b>"));
   EXPECT_NE(cs[0].name, cs[1].name);
   EXPECT_THAT(cs[1].name, HasSubstr(" #2"));
   EXPECT_EQ(xml_escaped("a\x01\tb'\""), "a?\tb&apos;&quot;");

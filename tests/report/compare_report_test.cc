@@ -21,7 +21,7 @@ using ::testing::Not;
 constexpr const char* kHeader = "topology,workload,network,mesh,step_time_us,fits\n";
 
 struct Fixture {
-  CompareInputs in{"base.csv", "cur.csv", {1e-6, 0.5, {}}};
+  CompareInputs in{"base.csv", "cur.csv", {1e-6, 0.5, {}, {}}};
   Comparison c;
   Fixture() {
     const CsvDocument base = parse_csv(std::string(kHeader) +

@@ -50,7 +50,7 @@ TEST(Compare, RowsMatchByKeyNotByPosition) {
 TEST(Compare, AValueBeyondTheRelativeToleranceMoves) {
   const CsvDocument base = doc("1,v5e,w1,flow,8,100,80,true\n");
   const CsvDocument cur = doc("1,v5e,w1,flow,8,100.5,80,true\n", "cur.csv");
-  const Comparison strict = compare_results(base, cur, {1e-3, 0, {}});  // 0.5 > 0.1
+  const Comparison strict = compare_results(base, cur, {1e-3, 0, {}, {}});  // 0.5 > 0.1
   ASSERT_EQ(strict.moved.size(), 1U);
   const MovedValue& m = strict.moved[0];
   EXPECT_EQ(m.column, "step_time_us");
@@ -63,7 +63,7 @@ TEST(Compare, AValueBeyondTheRelativeToleranceMoves) {
   EXPECT_EQ(m.scenario.label, "w1 / v5e / flow");
   EXPECT_EQ(m.scenario.key_text(), "topology=v5e; workload=w1; network=flow; batch=8");
   EXPECT_FALSE(strict.clean());
-  EXPECT_TRUE(compare_results(base, cur, {1e-2, 0, {}}).clean());  // 0.5 <= 1.0
+  EXPECT_TRUE(compare_results(base, cur, {1e-2, 0, {}, {}}).clean());  // 0.5 <= 1.0
 }
 
 TEST(Compare, RelativeDeltaIsAgainstTheBaselinesMagnitude) {
@@ -77,21 +77,21 @@ TEST(Compare, RelativeDeltaIsAgainstTheBaselinesMagnitude) {
 TEST(Compare, AbsoluteToleranceAppliesToMicrosecondColumnsOnly) {
   // Both outputs move by 0.4; abs-tol-us 0.5 covers step_time_us, not tokens_per_s.
   const Comparison c = compare_results(doc("1,v5e,w1,flow,8,100,80,true\n"),
-                                       doc("1,v5e,w1,flow,8,100.4,80.4,true\n"), {0, 0.5, {}});
+                                       doc("1,v5e,w1,flow,8,100.4,80.4,true\n"), {0, 0.5, {}, {}});
   ASSERT_EQ(c.moved.size(), 1U);
   EXPECT_EQ(c.moved[0].column, "tokens_per_s");
 }
 
 TEST(Compare, ToleranceIsTheLargerOfRelativeAndAbsolute) {
   // |delta| > max(rel x |base|, abs): the boundary itself does not move.
-  EXPECT_FALSE(value_moved("step_time_us", 100, 101, {0.01, 0, {}}));
-  EXPECT_TRUE(value_moved("step_time_us", 100, 101.5, {0.01, 0, {}}));
-  EXPECT_FALSE(value_moved("step_time_us", 100, 101.5, {0.01, 2, {}}));
-  EXPECT_TRUE(value_moved("step_time_us", 100, 103, {0.01, 2, {}}));
-  EXPECT_TRUE(value_moved("mfu", 0.5, 0.6, {0.1, 1, {}}));  // abs ignored: not a _us column
-  EXPECT_TRUE(value_moved("x_us", 1, 1 + 1e-9, {0, 0, {}}));
-  EXPECT_TRUE(value_moved("x_us", std::nan(""), 1, {1, 1, {}}));
-  EXPECT_TRUE(value_moved("x_us", 1, std::nan(""), {1, 1, {}}));
+  EXPECT_FALSE(value_moved("step_time_us", 100, 101, {0.01, 0, {}, {}}));
+  EXPECT_TRUE(value_moved("step_time_us", 100, 101.5, {0.01, 0, {}, {}}));
+  EXPECT_FALSE(value_moved("step_time_us", 100, 101.5, {0.01, 2, {}, {}}));
+  EXPECT_TRUE(value_moved("step_time_us", 100, 103, {0.01, 2, {}, {}}));
+  EXPECT_TRUE(value_moved("mfu", 0.5, 0.6, {0.1, 1, {}, {}}));  // abs ignored: not a _us column
+  EXPECT_TRUE(value_moved("x_us", 1, 1 + 1e-9, {0, 0, {}, {}}));
+  EXPECT_TRUE(value_moved("x_us", std::nan(""), 1, {1, 1, {}, {}}));
+  EXPECT_TRUE(value_moved("x_us", 1, std::nan(""), {1, 1, {}, {}}));
 }
 
 TEST(Compare, NumbersCompareByValueAndTextByText) {
