@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """A `podsim capacity` search, as a PNG.
 
-Reads the CSV of `podsim capacity SERVE_FILE --format csv` (one row per serve
-run of the search: rate_per_s, ttft_pNN_s, tpot_pNN_s, completed, rejected,
-meets_slo, NN the --percentile) and draws, against the arrival rate, the
+Reads the CSV of `podsim capacity SERVE_FILE --format csv` (the
+podsim.output.CapacityReport's columns, one row per serve run: runs.rate_per_s,
+runs.ttft_s, runs.tpot_s, runs.rejected, runs.meets_slo at
+objectives.percentile; or the older table's rate_per_s, ttft_pNN_s,
+tpot_pNN_s, completed, rejected, meets_slo) and draws, against the arrival rate, the
 percentile TTFT and TPOT of every run (numbered in the order the search ran
 them; filled if the run met the objectives, a cross if not or if it
-rejected a request), the objectives as horizontal lines (--ttft-ms,
---tpot-ms: the CSV does not carry them; give those of the serve file's slo or
-of the command line) and the capacity found, the highest rate that met them,
+rejected a request), the objectives as horizontal lines (the report's
+objectives.ttft_ms and tpot_ms, or --ttft-ms, --tpot-ms, which the older
+table does not carry) and the capacity found, the highest rate that met them,
 as a vertical line. A search in which no rate
 met them is drawn too, and says so. docs/serving.md ("Capacity") describes
 the search.
@@ -20,7 +22,7 @@ written whole or not at all, with no timestamp in it.
 Example:
   podsim capacity workloads/serve/llama3-70b-azure-conv.serve.textproto \\
       --format csv > capacity.csv
-  scripts/plot_capacity.py capacity.csv --ttft-ms 1000 --tpot-ms 100 --out capacity.png
+  scripts/plot_capacity.py capacity.csv --out capacity.png
 """
 
 import argparse
@@ -56,9 +58,51 @@ def number(value, path, line, key, positive=False):
     return v
 
 
-def search(path):
+def report_rows(path, reader, header):
+    """(percentile, [run], objectives) of a CapacityReport CSV (a rate search)."""
+    needed = ["mode", "objectives.percentile", "objectives.ttft_ms", "objectives.tpot_ms",
+              "runs.rate_per_s", "runs.ttft_s", "runs.tpot_s", "runs.rejected",
+              "runs.meets_slo"]
+    missing = [c for c in needed if c not in header]
+    if missing:
+        raise InputError(f"{path}: missing column(s) {', '.join(missing)}")
+    runs = []
+    p = "NN"
+    objectives = {"ttft_ms": 0.0, "tpot_ms": 0.0}
+    status = reason = ""
+    for i, row in enumerate(reader, start=2):
+        if None in row or any(row[c] is None for c in needed):
+            raise InputError(f"{path}:{i}: expected {len(header)} cells")
+        status, reason = row.get("status", ""), row.get("reason", "")
+        if row["mode"] != "rate_search":
+            raise InputError(f"{path}:{i}: mode {row['mode']!r}: a `podsim capacity "
+                             "--target-rate` answer, not a capacity search (one row per rate)")
+        p = str(int(number(row["objectives.percentile"], path, i, "objectives.percentile")))
+        for key in ("ttft_ms", "tpot_ms"):
+            objectives[key] = number(row[f"objectives.{key}"], path, i, f"objectives.{key}")
+        if row["runs.rate_per_s"] == "":
+            continue  # no run (an unattainable target): its one row
+        met = row["runs.meets_slo"]
+        if met not in ("true", "false"):
+            raise InputError(f"{path}:{i}: 'runs.meets_slo' must be true or false, got {met!r}")
+        runs.append({
+            "rate_per_s": number(row["runs.rate_per_s"], path, i, "runs.rate_per_s",
+                                 positive=True),
+            "ttft_ms": number(row["runs.ttft_s"], path, i, "runs.ttft_s") * 1e3,
+            "tpot_ms": number(row["runs.tpot_s"], path, i, "runs.tpot_s") * 1e3,
+            "rejected": number(row["runs.rejected"], path, i, "runs.rejected"),
+            "met": met == "true",
+        })
+    if not runs:
+        said = f" ({status}: {reason})" if status else ""
+        raise InputError(f"{path}: no serve run to plot{said}")
+    return p, runs, objectives
+
+
+def search(path, objectives=None):
     """(percentile, [run]) in the order the search ran them; a run is a dict
-    of rate_per_s, ttft_ms, tpot_ms, rejected and met."""
+    of rate_per_s, ttft_ms, tpot_ms, rejected and met. `objectives`, a dict,
+    receives a CapacityReport's ttft_ms and tpot_ms."""
     try:
         with open(path, encoding="utf-8", newline="") as f:
             text = f.read()
@@ -69,6 +113,11 @@ def search(path):
     if not header:
         raise InputError(f"{path}: empty; expected the CSV of `podsim capacity SERVE_FILE "
                          "--format csv`")
+    if "runs.rate_per_s" in header:
+        p, runs, found = report_rows(path, reader, header)
+        if objectives is not None:
+            objectives.update(found)
+        return p, runs
     for column, mode in OTHER_TABLES.items():
         if column in header:
             raise InputError(f"{path}: has a '{column}' column: a `podsim capacity {mode}` "
@@ -160,15 +209,19 @@ def main(argv=None):
     for flag, v in (("--ttft-ms", args.ttft_ms), ("--tpot-ms", args.tpot_ms)):
         if not math.isfinite(v) or v < 0:
             parser.error(f"{flag} must be a finite number >= 0, got {v:g}")  # exits 2
+    found = {}
     try:
-        p, runs = search(args.csv)
+        p, runs = search(args.csv, found)
     except InputError as e:
         print(f"plot_capacity: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if capacity(runs) is None:
         print(f"plot_capacity: {args.csv}: no rate tried met the objectives; drawn all the same",
               file=sys.stderr)
-    draw(p, runs, {"ttft_ms": args.ttft_ms, "tpot_ms": args.tpot_ms}, args.title, args.out)
+    # Given on the command line, an objective overrides the report's.
+    objectives = {"ttft_ms": args.ttft_ms or found.get("ttft_ms", 0),
+                  "tpot_ms": args.tpot_ms or found.get("tpot_ms", 0)}
+    draw(p, runs, objectives, args.title, args.out)
     return 0
 
 

@@ -10,6 +10,8 @@
 #include "cli/context.h"
 #include "config/serve_spec.h"
 #include "fleet/capacity.h"
+#include "podsim/capacity_report.pb.h"
+#include "report/result_print.h"
 #include "sweep/transport.h"
 
 namespace podsim::cli {
@@ -18,8 +20,13 @@ namespace podsim::cli {
 // every capacity answer's line names them.
 std::string objectives_text(const fleet::CapacityOptions& options);
 
+// The report on stdout as --format asks: csv, json, textproto or binpb
+// (not table: each mode renders its own).
+void print_capacity_report(Context& ctx, const podsim::output::CapacityReport& report,
+                           report::ResultFormat format);
+
 int capacity_mix(Context& ctx, const config::ServeSpec& spec, double rate, uint32_t max_copies,
-                 const fleet::CapacityOptions& options, const std::string& format,
+                 const fleet::CapacityOptions& options, report::ResultFormat format,
                  sweep::Transport& transport, unsigned jobs);
 
 }  // namespace podsim::cli

@@ -1,5 +1,5 @@
 // podsim capacity SERVE_FILE [--ttft-ms X] [--tpot-ms Y] [--percentile P]
-//   [--tolerance T] [--jobs N] [--format table|csv]
+//   [--tolerance T] [--jobs N] [--format table|csv|json|textproto|binpb] [-q]
 // podsim capacity SERVE_FILE... --target-rate R [--minimise chips|cost|energy]
 //   [--pricing FILE [--commitment C]]: the fewest chips, lowest cost or energy
 // podsim capacity SERVE_FILE --target-rate R --fewest-replicas [--max-replicas N]
@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "cli/across_ranks.h"
@@ -21,12 +22,15 @@
 #include "cli/limit_options.h"
 #include "cli/positional_files.h"
 #include "cli/pricing_option.h"
+#include "cli/progress.h"
 #include "cli/rank_timeout_option.h"
 #include "cli/unsigned_option.h"
 #include "config/serve_loader.h"
 #include "fleet/capacity.h"
 #include "fleet/capacity_across.h"
+#include "fleet/capacity_bound.h"
 #include "fleet/capacity_replicas.h"
+#include "fleet/capacity_report.h"
 #include "fleet/engine_oracle.h"
 #include "fleet/serve_cost.h"
 #include "report/format.h"
@@ -86,7 +90,7 @@ void require_power_models(const std::vector<config::ServeSpec>& specs) {
 // --target-rate: every configuration at the rate; the one that meets the
 // objectives with the fewest chips, the lowest cost or the least energy.
 int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, double rate,
-                 const fleet::CapacityOptions& options, const std::string& format,
+                 const fleet::CapacityOptions& options, report::ResultFormat format,
                  sweep::Transport& transport, unsigned jobs) {
   if (!(rate > 0) || !std::isfinite(rate) || rate > config::kMaxArrivalRatePerS)
     throw UsageError("--target-rate: expected a rate > 0 requests/s");
@@ -100,6 +104,11 @@ int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, doub
   }
   if (!transport.writes_output())
     return kExitOk;  // rank 0 reports
+  if (format != report::ResultFormat::kTable) {
+    print_capacity_report(ctx, fleet::target_rate_report(specs, rate, options, result), format);
+    ctx.out.flush();
+    return result.best >= 0 ? kExitOk : kExitCheckFailed;
+  }
   std::string p = std::to_string(options.percentile);
   p.insert(0, 1, 'p');
   const CostColumns columns = cost_columns(options);
@@ -120,28 +129,24 @@ int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, doub
     columns.add_cells(v.run, row);
     t.add_row(row);
   }
-  if (format == "csv") {
-    t.render_csv(ctx.out);
+  t.render_text(ctx.out);
+  const char* what = options.minimise == fleet::Minimise::kCost     ? "lowest cost"
+                     : options.minimise == fleet::Minimise::kEnergy ? "least energy"
+                                                                    : "fewest chips";
+  ctx.out << "\n" << what << " at " << report::format_double(rate) << " requests/s: ";
+  if (result.best >= 0) {
+    const fleet::ConfigVerdict& b = result.configs[static_cast<size_t>(result.best)];
+    ctx.out << "'" << b.name << "', ";
+    if (options.minimise == fleet::Minimise::kCost)
+      ctx.out << "$" << report::format_fixed(b.run.usd_per_m_output_tokens, 4)
+              << " per million output tokens, ";
+    else if (options.minimise == fleet::Minimise::kEnergy)
+      ctx.out << report::format_fixed(b.run.j_per_output_token, 4) << " J per output token, ";
+    ctx.out << b.chips << " chips";
   } else {
-    t.render_text(ctx.out);
-    const char* what = options.minimise == fleet::Minimise::kCost     ? "lowest cost"
-                       : options.minimise == fleet::Minimise::kEnergy ? "least energy"
-                                                                      : "fewest chips";
-    ctx.out << "\n" << what << " at " << report::format_double(rate) << " requests/s: ";
-    if (result.best >= 0) {
-      const fleet::ConfigVerdict& b = result.configs[static_cast<size_t>(result.best)];
-      ctx.out << "'" << b.name << "', ";
-      if (options.minimise == fleet::Minimise::kCost)
-        ctx.out << "$" << report::format_fixed(b.run.usd_per_m_output_tokens, 4)
-                << " per million output tokens, ";
-      else if (options.minimise == fleet::Minimise::kEnergy)
-        ctx.out << report::format_fixed(b.run.j_per_output_token, 4) << " J per output token, ";
-      ctx.out << b.chips << " chips";
-    } else {
-      ctx.out << "no configuration meets the objectives";
-    }
-    ctx.out << " (" << objectives_text(options) << ")\n";
+    ctx.out << "no configuration meets the objectives";
   }
+  ctx.out << " (" << objectives_text(options) << ")\n";
   ctx.out.flush();
   return result.best >= 0 ? kExitOk : kExitCheckFailed;
 }
@@ -149,7 +154,7 @@ int fewest_chips(Context& ctx, const std::vector<config::ServeSpec>& specs, doub
 // --fewest-replicas: the file's replica entry with 1, 2, ... copies at the
 // rate; the fewest that meet the objectives.
 int fewest_replicas(Context& ctx, const config::ServeSpec& spec, double rate, uint32_t max_copies,
-                    const fleet::CapacityOptions& options, const std::string& format,
+                    const fleet::CapacityOptions& options, report::ResultFormat format,
                     sweep::Transport& transport, unsigned jobs) {
   if (!(rate > 0) || !std::isfinite(rate) || rate > config::kMaxArrivalRatePerS)
     throw UsageError("--target-rate: expected a rate > 0 requests/s");
@@ -166,6 +171,11 @@ int fewest_replicas(Context& ctx, const config::ServeSpec& spec, double rate, ui
   }
   if (!transport.writes_output())
     return result.best >= 0 ? kExitOk : kExitCheckFailed;  // rank 0 reports
+  if (format != report::ResultFormat::kTable) {
+    print_capacity_report(ctx, fleet::fewest_replicas_report(spec, rate, options, result), format);
+    ctx.out.flush();
+    return result.best >= 0 ? kExitOk : kExitCheckFailed;
+  }
   std::string p = std::to_string(options.percentile);
   p.insert(0, 1, 'p');
   const CostColumns columns = cost_columns(options);
@@ -186,20 +196,16 @@ int fewest_replicas(Context& ctx, const config::ServeSpec& spec, double rate, ui
     columns.add_cells(c.run, row);
     t.add_row(row);
   }
-  if (format == "csv") {
-    t.render_csv(ctx.out);
+  t.render_text(ctx.out);
+  ctx.out << "\nfewest copies of '" << spec.name << "' at " << report::format_double(rate)
+          << " requests/s: ";
+  if (result.best >= 0) {
+    const fleet::CopiesRun& b = result.tried[static_cast<size_t>(result.best)];
+    ctx.out << b.copies << " (" << b.chips << " chips)";
   } else {
-    t.render_text(ctx.out);
-    ctx.out << "\nfewest copies of '" << spec.name << "' at " << report::format_double(rate)
-            << " requests/s: ";
-    if (result.best >= 0) {
-      const fleet::CopiesRun& b = result.tried[static_cast<size_t>(result.best)];
-      ctx.out << b.copies << " (" << b.chips << " chips)";
-    } else {
-      ctx.out << "none up to " << max_copies << " meets the objectives";
-    }
-    ctx.out << " (" << objectives_text(options) << ")\n";
+    ctx.out << "none up to " << max_copies << " meets the objectives";
   }
+  ctx.out << " (" << objectives_text(options) << ")\n";
   ctx.out.flush();
   return result.best >= 0 ? kExitOk : kExitCheckFailed;
 }
@@ -236,7 +242,11 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
       "chips (chips), the lowest $ per million output tokens (cost, needs --pricing) or the "
       "fewest joules per output token (energy); ties go to the fewest chips, then the first")(
       "format,f", po::value<std::string>()->default_value("table"),
-      "table, or csv (one row per serve run)");
+      "table, csv (one row per serve run, the answer in each), json, textproto or binpb "
+      "(podsim.output.CapacityReport)")(
+      "quiet,q",
+      "no progress on stderr (a line redrawn on a terminal, else a line every 10 s of a long "
+      "search)");
   add_pricing_options(opts);
   add_limit_options(opts);
   add_rank_timeout_option(opts);
@@ -245,7 +255,10 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   if (vm.count("help") != 0) {
     ctx.out << "Finds the highest arrival rate at which a serve file's configuration meets\n"
                "its SLOs (TTFT and TPOT at a percentile, no request rejected), by bisection\n"
-               "over serve runs (docs/serving.md, \"Capacity\"). Exit 1 when no rate does.\n"
+               "over serve runs (docs/serving.md, \"Capacity\"). Exit 1 when no rate does,\n"
+               "and when none can: a TTFT objective the longest prompts' prefill alone\n"
+               "misses is reported unattainable, naming the requests and the bound, with\n"
+               "no search.\n"
                "Going up, no rate above 1e9/s nor, for a run ended by its duration alone,\n"
                "one whose run would hold more than 1e6 requests is tried.\n\n"
                "Under `mpirun -np N podsim capacity ...` the serve runs are dealt across the\n"
@@ -260,9 +273,13 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   if (files.empty() || (files.size() != 1 && !target))
     throw UsageError("capacity needs one serve file (or, with --target-rate, one or more); got " +
                      std::to_string(files.size()));
-  const std::string format = vm["format"].as<std::string>();
-  if (format != "table" && format != "csv")
-    throw UsageError("--format: expected table or csv, got '" + format + "'");
+  const std::string format_name = vm["format"].as<std::string>();
+  const std::optional<report::ResultFormat> parsed_format =
+      report::parse_result_format(format_name);
+  if (!parsed_format)
+    throw UsageError("--format: expected table, csv, json, textproto or binpb, got '" +
+                     format_name + "'");
+  const report::ResultFormat format = *parsed_format;
   fleet::CapacityOptions options;
   options.percentile = static_cast<uint32_t>(unsigned_option(vm, "percentile", 100));
   if (options.percentile != 50 && options.percentile != 90 && options.percentile != 99)
@@ -296,6 +313,13 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   const int64_t jobs = vm["jobs"].as<int64_t>();
   if (jobs < 1 || jobs > 1024)
     throw UsageError("--jobs: expected 1 to 1024 threads, got " + std::to_string(jobs));
+  // Progress: serve runs done, on the rank that reports.
+  ProgressLine progress(ctx.err, vm.count("quiet") == 0 && transport.writes_output(), "capacity",
+                        "serve runs");
+  if (!ctx.err_is_terminal)
+    progress.every(kProgressLogSeconds);
+  uint64_t runs_done = 0;
+  options.on_run = [&progress, &runs_done] { progress.count(++runs_done); };
   const std::string minimise = vm["minimise"].as<std::string>();
   if (minimise == "cost")
     options.minimise = fleet::Minimise::kCost;
@@ -352,15 +376,32 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
     return fewest_chips(ctx, specs, vm["target-rate"].as<double>(), options, format, transport,
                         static_cast<unsigned>(jobs));
   fleet::CapacityResult result;
+  fleet::TtftBound bound;
   try {
-    result = fleet::find_capacity_across(spec, options, transport, static_cast<unsigned>(jobs));
+    // A TTFT objective the longest prompts' prefill alone already misses:
+    // no rate meets it, and no run is made (fleet/capacity_bound.h).
+    bound = fleet::ttft_bound(spec, options);
+    if (!bound.unattainable)
+      result = fleet::find_capacity_across(spec, options, transport, static_cast<unsigned>(jobs));
   } catch (const fleet::StepError& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
   } catch (const std::invalid_argument& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, "arrivals", 0, 0, e.what()});
   }
+  progress.finish();
   if (!transport.writes_output())
     return result.rate_per_s > 0 ? kExitOk : kExitCheckFailed;  // rank 0 reports
+  if (format != report::ResultFormat::kTable) {
+    print_capacity_report(ctx, fleet::rate_search_report(spec, options, result, bound), format);
+    ctx.out.flush();
+    return result.rate_per_s > 0 ? kExitOk : kExitCheckFailed;
+  }
+  if (bound.unattainable) {
+    ctx.out << "capacity of '" << spec.name << "': unattainable: " << bound.reason << " ("
+            << objectives_text(options) << ")\n";
+    ctx.out.flush();
+    return kExitCheckFailed;
+  }
   std::string p = std::to_string(options.percentile);
   p.insert(0, 1, 'p');
   const CostColumns columns = cost_columns(options);
@@ -376,19 +417,15 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
     columns.add_cells(r, row);
     t.add_row(row);
   }
-  if (format == "csv") {
-    t.render_csv(ctx.out);
-  } else {
-    t.render_text(ctx.out);
-    ctx.out << "\ncapacity of '" << spec.name << "': ";
-    if (result.rate_per_s > 0)
-      ctx.out << report::format_fixed(result.rate_per_s, 3) << " requests/s";
-    else
-      ctx.out << "no rate tried meets the objectives";
-    ctx.out << " (" << objectives_text(options)
-            << (result.rate_per_s > 0 && !result.bracketed ? "; not bracketed within the runs" : "")
-            << ")\n";
-  }
+  t.render_text(ctx.out);
+  ctx.out << "\ncapacity of '" << spec.name << "': ";
+  if (result.rate_per_s > 0)
+    ctx.out << report::format_fixed(result.rate_per_s, 3) << " requests/s";
+  else
+    ctx.out << "no rate tried meets the objectives";
+  ctx.out << " (" << objectives_text(options)
+          << (result.rate_per_s > 0 && !result.bracketed ? "; not bracketed within the runs" : "")
+          << ")\n";
   ctx.out.flush();
   return result.rate_per_s > 0 ? kExitOk : kExitCheckFailed;
 }

@@ -5,6 +5,7 @@
 #include "cli/exit_codes.h"
 #include "config/serve_loader.h"
 #include "fleet/capacity_mix.h"
+#include "fleet/capacity_report.h"
 #include "fleet/engine_oracle.h"
 #include "report/format.h"
 #include "report/table.h"
@@ -33,8 +34,28 @@ std::string objectives_text(const fleet::CapacityOptions& options) {
   return text;
 }
 
+void print_capacity_report(Context& ctx, const podsim::output::CapacityReport& report,
+                           report::ResultFormat format) {
+  switch (format) {
+    case report::ResultFormat::kCsv:
+      ctx.out << fleet::capacity_csv(report);
+      break;
+    case report::ResultFormat::kJson:
+      ctx.out << fleet::capacity_json(report);
+      break;
+    case report::ResultFormat::kTextproto:
+      ctx.out << report::message_to_textproto(report);
+      break;
+    case report::ResultFormat::kBinpb:
+      ctx.out << report::message_to_binpb(report);
+      break;
+    case report::ResultFormat::kTable:
+      break;
+  }
+}
+
 int capacity_mix(Context& ctx, const config::ServeSpec& spec, double rate, uint32_t max_copies,
-                 const fleet::CapacityOptions& options, const std::string& format,
+                 const fleet::CapacityOptions& options, report::ResultFormat format,
                  sweep::Transport& transport, unsigned jobs) {
   if (!(rate > 0) || !std::isfinite(rate) || rate > config::kMaxArrivalRatePerS)
     throw UsageError("--target-rate: expected a rate > 0 requests/s");
@@ -50,7 +71,11 @@ int capacity_mix(Context& ctx, const config::ServeSpec& spec, double rate, uint3
         [&](uint64_t k) {
           return fleet::encode_probe(fleet::run_mix(spec, mixes[k], rate, options));
         },
-        [&](uint64_t k, const std::string& bytes) { out[k] = fleet::decode_probe(bytes); });
+        [&](uint64_t k, const std::string& bytes) {
+          out[k] = fleet::decode_probe(bytes);
+          if (options.on_run)
+            options.on_run();
+        });
     return out;
   };
   fleet::MixChoice result;
@@ -60,6 +85,11 @@ int capacity_mix(Context& ctx, const config::ServeSpec& spec, double rate, uint3
     throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
   } catch (const std::invalid_argument& e) {
     throw config::InputError(config::Diagnostic{spec.source_file, "replicas", 0, 0, e.what()});
+  }
+  if (format != report::ResultFormat::kTable) {
+    print_capacity_report(ctx, fleet::choose_mix_report(spec, rate, options, result), format);
+    ctx.out.flush();
+    return result.best >= 0 ? kExitOk : kExitCheckFailed;
   }
   std::string p = std::to_string(options.percentile);
   p.insert(0, 1, 'p');
@@ -96,23 +126,18 @@ int capacity_mix(Context& ctx, const config::ServeSpec& spec, double rate, uint3
       row.push_back(m.run.priced ? report::format_double(m.run.usd_per_m_output_tokens) : "");
     t.add_row(row);
   }
-  if (format == "csv") {
-    t.render_csv(ctx.out);
+  t.render_text(ctx.out);
+  ctx.out << "\nmix of '" << spec.name << "' at " << report::format_double(rate) << " requests/s ("
+          << result.tried.size() << " of " << result.mixes << " mixes served): ";
+  if (result.best >= 0) {
+    const fleet::MixRun& b = result.tried[static_cast<size_t>(result.best)];
+    for (size_t i = 0; i < b.counts.size(); ++i)
+      ctx.out << (i > 0 ? ", " : "") << b.counts[i] << " x " << spec.replicas[i].name;
+    ctx.out << " (" << b.chips << " chips)";
   } else {
-    t.render_text(ctx.out);
-    ctx.out << "\nmix of '" << spec.name << "' at " << report::format_double(rate)
-            << " requests/s (" << result.tried.size() << " of " << result.mixes
-            << " mixes served): ";
-    if (result.best >= 0) {
-      const fleet::MixRun& b = result.tried[static_cast<size_t>(result.best)];
-      for (size_t i = 0; i < b.counts.size(); ++i)
-        ctx.out << (i > 0 ? ", " : "") << b.counts[i] << " x " << spec.replicas[i].name;
-      ctx.out << " (" << b.chips << " chips)";
-    } else {
-      ctx.out << "none up to " << max_copies << " copies of each entry meets the objectives";
-    }
-    ctx.out << " (" << objectives_text(options) << ")\n";
+    ctx.out << "none up to " << max_copies << " copies of each entry meets the objectives";
   }
+  ctx.out << " (" << objectives_text(options) << ")\n";
   ctx.out.flush();
   return result.best >= 0 ? kExitOk : kExitCheckFailed;
 }

@@ -1,4 +1,4 @@
-// podsim serve SERVE_FILE [--format table|json|csv] [--requests FILE]
+// podsim serve SERVE_FILE [--format table|json|csv|textproto|binpb] [--requests FILE]
 //   [--timeseries FILE] [--summary-json FILE] [--summary-csv FILE]
 //   [--seed N] [--no-bucket-error] [--compare-no-prefix-cache | --no-prefix-cache]
 //   [--pricing FILE [--commitment C]]
@@ -15,6 +15,7 @@
 #include "cli/output.h"
 #include "cli/positional_files.h"
 #include "cli/pricing_option.h"
+#include "cli/progress.h"
 #include "cli/unsigned_option.h"
 #include "config/serve_loader.h"
 #include "fleet/engine_oracle.h"
@@ -23,6 +24,7 @@
 #include "fleet/serve_output.h"
 #include "fleet/serve_trace.h"
 #include "report/output_file.h"
+#include "report/result_print.h"
 
 namespace podsim::cli {
 
@@ -48,8 +50,9 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   po::options_description opts("Usage: podsim serve SERVE_FILE [options]\n\nOptions");
   opts.add_options()("help,h", "show this help")(
       "format,f", po::value<std::string>()->default_value("table"),
-      "the summary on stdout: table, json (podsim.output.ServeReport) or csv (one row)")(
-      "requests", po::value<std::string>(), "write the per-request CSV to this file")(
+      "the summary on stdout: table, json, csv (one row), textproto or binpb "
+      "(podsim.output.ServeReport)")("requests", po::value<std::string>(),
+                                     "write the per-request CSV to this file")(
       "timeseries", po::value<std::string>(),
       "write the time series (queue, batch, KV occupancy per replica) CSV to this file")(
       "summary-json", po::value<std::string>(), "write the summary as JSON to this file")(
@@ -66,7 +69,10 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
       "also run the same arrivals with prefix caching off on every replica and report that "
       "run's TTFT and goodput beside this one's (docs/serving.md, \"Prefix caching\")")(
       "no-prefix-cache",
-      "run with prefix caching off on every replica (the \"without\" run alone)");
+      "run with prefix caching off on every replica (the \"without\" run alone)")(
+      "quiet,q",
+      "no progress on stderr (a line redrawn on a terminal, else a line every 10 s of a long "
+      "run)");
   add_pricing_options(opts);
   add_limit_options(opts);
   po::variables_map vm;
@@ -84,7 +90,11 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   }
   if (files.size() != 1)
     throw UsageError("serve needs one serve file; got " + std::to_string(files.size()));
-  const report::Format format = parse_format_option(vm["format"].as<std::string>());
+  const std::string format_name = vm["format"].as<std::string>();
+  const std::optional<report::ResultFormat> format = report::parse_result_format(format_name);
+  if (!format)
+    throw UsageError("--format: expected table, json, csv, textproto or binpb, got '" +
+                     format_name + "'");
   // Before loading (a typo costs nothing), and again with every file it names.
   refuse_clobbering({{"serve file", files[0]}, {"--pricing", option_or_empty(vm, "pricing")}},
                     serve_outputs(vm));
@@ -113,6 +123,10 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
     // One wiring, two runs: the second reuses the step times the first
     // simulated (the first run's figures are those of a run alone).
     fleet::Server server(spec, limit_options(vm));
+    ProgressLine progress(ctx.err, vm.count("quiet") == 0, "serving", "events");
+    if (!ctx.err_is_terminal)
+      progress.every(kProgressLogSeconds);
+    server.set_progress([&progress](uint64_t events) { progress.count(events); });
     out = server.run(spec, vm.count("trace") != 0);
     if (compare) {
       config::ServeSpec off = spec;
@@ -146,14 +160,20 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
     pending.add(vm["trace"].as<std::string>(), trace.view());
   }
   pending.commit();
-  switch (format) {
-    case report::Format::kJson:
+  switch (*format) {
+    case report::ResultFormat::kJson:
       ctx.out << fleet::summary_json(report);
       break;
-    case report::Format::kCsv:
+    case report::ResultFormat::kCsv:
       ctx.out << fleet::summary_csv(report);
       break;
-    case report::Format::kTable:
+    case report::ResultFormat::kTextproto:
+      ctx.out << report::message_to_textproto(report);
+      break;
+    case report::ResultFormat::kBinpb:
+      ctx.out << report::message_to_binpb(report);
+      break;
+    case report::ResultFormat::kTable:
       fleet::render_summary(ctx.out, report);
       break;
   }

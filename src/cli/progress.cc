@@ -32,27 +32,68 @@ ProgressLine::~ProgressLine() {
   finish();
 }
 
-void ProgressLine::update(uint64_t done, uint64_t total) {
+ProgressLine& ProgressLine::every(double seconds) {
+  lines_every_ = seconds;
+  return *this;
+}
+
+bool ProgressLine::due(double& elapsed) {
   if (!enabled_) {
-    return;
+    return false;
   }
   const double now = clock_();
-  const double elapsed = now - started_;
-  if (elapsed < kDelaySeconds || (last_drawn_ >= 0 && now - last_drawn_ < kIntervalSeconds)) {
-    return;
+  elapsed = now - started_;
+  if (lines_every_ > 0) {
+    // A log: the first line after one interval, then one per interval.
+    if ((last_drawn_ >= 0 ? now - last_drawn_ : elapsed) < lines_every_) {
+      return false;
+    }
+  } else if (elapsed < kDelaySeconds ||
+             (last_drawn_ >= 0 && now - last_drawn_ < kIntervalSeconds)) {
+    return false;
   }
   last_drawn_ = now;
+  return true;
+}
+
+void ProgressLine::draw(const char* line) {
+  if (lines_every_ > 0) {
+    out_ << line << '\n' << std::flush;
+  } else {
+    out_ << kErase << line << std::flush;
+  }
+}
+
+void ProgressLine::update(uint64_t done, uint64_t total) {
+  double elapsed = 0;
+  if (!due(elapsed)) {
+    return;
+  }
   const int percent =
       total == 0 ? 100
                  : static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
-  char line[160];
+  char line[200];
   std::snprintf(line, sizeof line, "%s: %d%% (%llu of %llu %s), %.1f s", what_.c_str(), percent,
                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
                 unit_.c_str(), elapsed);
-  out_ << kErase << line << std::flush;
+  draw(line);
+}
+
+void ProgressLine::count(uint64_t done) {
+  double elapsed = 0;
+  if (!due(elapsed)) {
+    return;
+  }
+  char line[200];
+  std::snprintf(line, sizeof line, "%s: %llu %s, %.1f s", what_.c_str(),
+                static_cast<unsigned long long>(done), unit_.c_str(), elapsed);
+  draw(line);
 }
 
 void ProgressLine::finish() {
+  if (lines_every_ > 0) {
+    return;  // a log keeps its lines
+  }
   if (last_drawn_ < 0) {
     return;
   }

@@ -6,6 +6,12 @@
 // then redrawn at most five times a second, so a callback made every few
 // thousand instructions costs a clock read. The line is erased when the run
 // ends (finish() or the destructor), leaving stderr as it was.
+//
+// every(seconds) makes it a log instead, for a stderr that is not a terminal
+// (`serve` and `capacity` under CI): a whole line every `seconds`, the first
+// after `seconds`, nothing erased. count() is update() for work whose total
+// is not known: the line says how many so far ("serving: 1234567 events,
+// 12.0 s").
 #pragma once
 
 #include <cstdint>
@@ -14,6 +20,9 @@
 #include <string>
 
 namespace podsim::cli {
+
+// serve and capacity on a stderr that is not a terminal: a line this often.
+inline constexpr double kProgressLogSeconds = 10;
 
 class ProgressLine {
  public:
@@ -31,7 +40,11 @@ class ProgressLine {
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
+  // Lines, not a line redrawn in place (above). Returns *this.
+  ProgressLine& every(double seconds);
+
   void update(uint64_t done, uint64_t total);
+  void count(uint64_t done);
   // Erases the line if one was drawn; later updates draw again.
   void finish();
 
@@ -45,6 +58,11 @@ class ProgressLine {
   Clock clock_;
   double started_ = 0;
   double last_drawn_ = -1;  // < 0: nothing on screen
+  double lines_every_ = 0;  // > 0: a log of lines this far apart
+
+  // Whether a line is due now; if so, notes it drawn and gives the elapsed time.
+  bool due(double& elapsed);
+  void draw(const char* line);
 };
 
 }  // namespace podsim::cli

@@ -6,6 +6,7 @@
 #include "config/internal/input_parser.h"
 #include "config/internal/serve_validator.h"
 #include "config/internal/topology_validator.h"
+#include "config/sha256.h"
 #include "config/topology_loader.h"
 #include "config/trace_loader.h"
 #include "config/workload_loader.h"
@@ -211,8 +212,12 @@ ServeSpec parse_serve(internal::InputFormat format, std::string_view contents,
     load_draft(r, files.draft_workload[i], files.draft_topology[i], parsed, at("speculative"));
   }
   place_kv_copies(spec, files, parsed);
-  if (spec.arrivals.kind == ArrivalKind::kTrace)
-    spec.arrivals.trace = load_trace_file(spec.arrivals.trace_file, files.trace_speedup);
+  spec.source_sha256 = sha256_hex(contents);
+  if (spec.arrivals.kind == ArrivalKind::kTrace) {
+    spec.arrivals.trace_speedup = files.trace_speedup;
+    spec.arrivals.trace =
+        load_trace_file(spec.arrivals.trace_file, files.trace_speedup, &spec.arrivals.trace_sha256);
+  }
   resolve_slo_classes(spec, parsed);
   return spec;
 }

@@ -123,6 +123,8 @@ struct ArrivalSpec {
   uint32_t users = 0;               // closed loop
   double think_time_s = 0;          // closed loop, mean
   std::string trace_file;           // trace: as resolved
+  std::string trace_sha256;         // trace: hex SHA-256 of its bytes
+  double trace_speedup = 1;         // trace: its arrival times divided by this
   std::vector<TraceRequest> trace;  // in arrival order (ties in file order)
   LengthSpec prompt;
   LengthSpec output;
@@ -190,6 +192,7 @@ struct ServeSpec {
   std::string name;
   std::string description;
   std::string source_file;
+  std::string source_sha256;  // hex SHA-256 of the serve file's bytes (or the text given)
   std::vector<ServeReplicaSpec> replicas;
   ArrivalSpec arrivals;
   RouterKind router = RouterKind::kRoundRobin;

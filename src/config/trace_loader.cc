@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "config/sha256.h"
 #include "config/trace_prefix.h"
 
 namespace podsim::config {
@@ -368,9 +369,12 @@ std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::stri
   return out;
 }
 
-std::vector<TraceRequest> load_trace_file(const std::filesystem::path& path, double speedup) {
-  return parse_trace_csv(read_file_to_string(path, kMaxTableFileBytes, FileContents::kText),
-                         path.string(), speedup);
+std::vector<TraceRequest> load_trace_file(const std::filesystem::path& path, double speedup,
+                                          std::string* sha256) {
+  const std::string text = read_file_to_string(path, kMaxTableFileBytes, FileContents::kText);
+  if (sha256 != nullptr)
+    *sha256 = sha256_hex(text);
+  return parse_trace_csv(text, path.string(), speedup);
 }
 
 }  // namespace podsim::config

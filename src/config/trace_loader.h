@@ -32,6 +32,8 @@ inline constexpr uint64_t kMaxTraceRows = kMaxServeRequests;
 std::vector<TraceRequest> parse_trace_csv(std::string_view text, const std::string& source_name,
                                           double speedup = 1);
 
-std::vector<TraceRequest> load_trace_file(const std::filesystem::path& path, double speedup = 1);
+// `sha256`, when given, receives the hex SHA-256 of the file's bytes.
+std::vector<TraceRequest> load_trace_file(const std::filesystem::path& path, double speedup = 1,
+                                          std::string* sha256 = nullptr);
 
 }  // namespace podsim::config

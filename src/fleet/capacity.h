@@ -58,6 +58,10 @@ struct CapacityOptions {
   // fleet::require_pricing() must have passed for every spec run.
   std::shared_ptr<const config::PricingSpec> pricing;
   Minimise minimise = Minimise::kChips;
+  // Called on the process that reports (rank 0) as each serve run's result
+  // comes in, in the order merged: a progress report's heartbeat, with no
+  // effect on the search. Empty: none.
+  std::function<void()> on_run;
 };
 
 struct CapacityRun {

@@ -108,7 +108,11 @@ CapacityResult find_capacity_across(const config::ServeSpec& spec, const Capacit
           return encode_probe(measure_probe(rates[k], spec, options,
                                             [&] { return pool.run(at_rate(spec, rates[k])); }));
         },
-        [&](uint64_t k, const std::string& bytes) { merged[k] = bytes; });
+        [&](uint64_t k, const std::string& bytes) {
+          merged[k] = bytes;
+          if (options.on_run)
+            options.on_run();
+        });
     const std::vector<std::string> parts = split_probes(
         transport.broadcast(transport.writes_output() ? join_probes(merged) : std::string()),
         rates.size());
@@ -133,7 +137,11 @@ FewestChips fewest_chips_across(const std::vector<config::ServeSpec>& specs, dou
           return serve(at_rate(specs[k], rate), false, options.limits).summary;
         }));
       },
-      [&](uint64_t k, const std::string& bytes) { probes[k] = decode_probe(bytes); });
+      [&](uint64_t k, const std::string& bytes) {
+        probes[k] = decode_probe(bytes);
+        if (options.on_run)
+          options.on_run();
+      });
   FewestChips out;
   for (size_t k = 0; k < probes.size(); ++k) {
     rethrow_error(probes[k]);  // the first configuration whose run failed, as in one process

@@ -76,7 +76,11 @@ FewestReplicas fewest_replicas(const config::ServeSpec& spec, double rate,
         [&](uint64_t k) {
           return encode_probe(run_copies(spec, first + static_cast<uint32_t>(k), rate, options));
         },
-        [&](uint64_t k, const std::string& bytes) { merged[k] = bytes; });
+        [&](uint64_t k, const std::string& bytes) {
+          merged[k] = bytes;
+          if (options.on_run)
+            options.on_run();
+        });
     const std::vector<std::string> parts = split_round(
         transport.broadcast(transport.writes_output() ? join_round(merged) : std::string()), n);
     for (uint32_t k = 0; k < n; ++k) {

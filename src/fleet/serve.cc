@@ -215,6 +215,7 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   setup.record_steps = record_steps;
   setup.kv_transfer = kv_;
   sim::WorkBudget budget(limits_);
+  budget.set_observer(progress_);
   setup.budget = &budget;
   out.setups = setup.replicas;
   try {
@@ -255,6 +256,29 @@ ServeOutput Server::run(const config::ServeSpec& run, bool record_steps) {
   for (ReplicaSetup& rs : out.setups)
     rs.timer = nullptr;
   return out;
+}
+
+sim::Time Server::prefill_alone(size_t entry, uint32_t prompt_tokens) {
+  size_t copy = 0;
+  for (size_t i = 0; i < entry; ++i)
+    copy += spec_.replicas.at(i).count;
+  const config::ServeReplicaSpec& r = spec_.replicas.at(entry);
+  StepTimer& timer = *setups_.at(copy).timer;
+  const bool chunked = r.scheduler == config::SchedulerKind::kChunkedPrefill ||
+                       r.scheduler == config::SchedulerKind::kDeadline;
+  const uint64_t most = chunked ? std::max<uint64_t>(r.max_tokens_per_step, 1) : prompt_tokens;
+  sim::Time total;
+  uint64_t done = 0;
+  while (done < prompt_tokens) {
+    const uint64_t chunk = std::min<uint64_t>(prompt_tokens - done, most);
+    StepShape shape;
+    shape.prefill_sequences = 1;
+    shape.prefill_tokens = chunk;
+    shape.prefill_context_tokens = done;
+    total += timer.step_time(shape);
+    done += chunk;
+  }
+  return total;
 }
 
 ServeOutput serve(const config::ServeSpec& spec, bool record_steps, const sim::WorkLimits& limits) {

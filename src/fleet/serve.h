@@ -56,6 +56,21 @@ class Server {
   // record_steps: keep every step's span and shape (for --trace).
   ServeOutput run(const config::ServeSpec& run, bool record_steps = false);
 
+  // How long replica entry `entry` (of the spec, in file order) takes to
+  // prefill one prompt of `prompt_tokens` alone on an idle copy, by the step
+  // timer its runs use: one step, or with CHUNKED_PREFILL and DEADLINE
+  // chunks of max_tokens_per_step tokens (each after the ones before it in
+  // the KV cache), as its scheduler would run a lone request. The lower
+  // bound of a TTFT (fleet/capacity_bound.h). May throw StepError.
+  sim::Time prefill_alone(size_t entry, uint32_t prompt_tokens);
+
+  // Called during each run with the fleet's events so far, about every 65536
+  // events (sim::WorkBudget's observer): a progress report's heartbeat, with
+  // no effect on the run. Empty: none.
+  void set_progress(std::function<void(uint64_t events)> progress) {
+    progress_ = std::move(progress);
+  }
+
  private:
   void set_up_reshard(const config::ServeSpec& spec);
 
@@ -67,6 +82,7 @@ class Server {
   std::vector<ReplicaSetup> setups_;
   std::vector<ReplicaInfo> info_;
   KvTransferSetup kv_;  // disaggregated: the slices the caches move between
+  std::function<void(uint64_t)> progress_;
 };
 
 // Server(spec, limits).run(spec, record_steps).

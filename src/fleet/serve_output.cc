@@ -1,18 +1,17 @@
 #include "fleet/serve_output.h"
 
-#include <google/protobuf/descriptor.h>
-#include <google/protobuf/message.h>
-#include <google/protobuf/reflection.h>
-
 #include <algorithm>
 #include <sstream>
 #include <string_view>
 
 #include "fleet/serve_cost.h"
+#include "fleet/serve_inputs.h"
 #include "fleet/serve_policy_report.h"
 #include "report/format.h"
+#include "report/message_csv.h"
 #include "report/output_json.h"
 #include "report/result_cost.h"
+#include "report/result_inputs.h"
 #include "report/table.h"
 
 namespace podsim::fleet {
@@ -22,55 +21,6 @@ using report::format_double;
 
 void fill(const Percentiles& p, podsim::output::LatencyPercentiles& out) {
   fill_latency(p, out);
-}
-
-// Scalar fields of `m` in declaration order, nested messages flattened
-// ("ttft_s.p99"); repeated fields left out.
-void flatten(const google::protobuf::Message& m, const std::string& prefix,
-             std::vector<std::string>& names, std::vector<std::string>& cells) {
-  namespace pb = google::protobuf;
-  const pb::Descriptor* d = m.GetDescriptor();
-  const pb::Reflection* r = m.GetReflection();
-  for (int i = 0; i < d->field_count(); ++i) {
-    const pb::FieldDescriptor* f = d->field(i);
-    if (f->is_repeated())
-      continue;
-    const std::string name = prefix + std::string(f->name());
-    switch (f->cpp_type()) {
-      case pb::FieldDescriptor::CPPTYPE_MESSAGE:
-        flatten(r->GetMessage(m, f), name + ".", names, cells);
-        continue;
-      case pb::FieldDescriptor::CPPTYPE_DOUBLE:
-        cells.push_back(format_double(r->GetDouble(m, f)));
-        break;
-      case pb::FieldDescriptor::CPPTYPE_UINT64:
-        cells.push_back(std::to_string(r->GetUInt64(m, f)));
-        break;
-      case pb::FieldDescriptor::CPPTYPE_UINT32:
-        cells.push_back(std::to_string(r->GetUInt32(m, f)));
-        break;
-      case pb::FieldDescriptor::CPPTYPE_BOOL:
-        cells.push_back(r->GetBool(m, f) ? "true" : "false");
-        break;
-      case pb::FieldDescriptor::CPPTYPE_STRING:
-        cells.push_back(report::csv_escape(r->GetString(m, f)));
-        break;
-      default:
-        cells.push_back("");
-        break;
-    }
-    names.push_back(name);
-  }
-}
-
-std::string join(const std::vector<std::string>& v) {
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i > 0)
-      out += ',';
-    out += v[i];
-  }
-  return out + "\n";
 }
 
 std::string ms(double s) {
@@ -175,6 +125,8 @@ podsim::output::ServeReport make_report(const config::ServeSpec& spec, const Ser
   r.set_tbt_gaps_over_slo(s.tbt_gaps_over_slo);
   r.set_tbt_over_slo_fraction(s.tbt_over_slo_fraction);
   r.set_tbt_relative_error(GapHistogram::kRelativeError);
+  r.set_podsim_version(std::string(report::podsim_version()));
+  fill_serve_inputs(spec, *r.mutable_inputs());
   if (pricing != nullptr) {
     const ServeCost c = serve_cost(spec, s, *pricing);
     r.set_priced(true);
@@ -332,10 +284,8 @@ std::string summary_json(const podsim::output::ServeReport& report) {
 }
 
 std::string summary_csv(const podsim::output::ServeReport& report) {
-  std::vector<std::string> names;
-  std::vector<std::string> cells;
-  flatten(report, "", names, cells);
-  return join(names) + join(cells);
+  static const report::MessageCsv layout(podsim::output::ServeReport::descriptor());
+  return layout.render(report);
 }
 
 void render_summary(std::ostream& os, const podsim::output::ServeReport& r) {

@@ -56,18 +56,26 @@ std::string result_to_json_line(const podsim::Result& r) {
 }
 
 std::string result_to_textproto(const podsim::Result& r) {
-  std::string out;
-  google::protobuf::TextFormat::PrintToString(r, &out);
-  return out;
+  return message_to_textproto(r);
 }
 
 std::string result_to_binpb(const podsim::Result& r) {
+  return message_to_binpb(r);
+}
+
+std::string message_to_textproto(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::TextFormat::PrintToString(m, &out);
+  return out;
+}
+
+std::string message_to_binpb(const google::protobuf::Message& m) {
   std::string out;
   {
     google::protobuf::io::StringOutputStream stream(&out);
     google::protobuf::io::CodedOutputStream coded(&stream);
     coded.SetSerializationDeterministic(true);
-    r.SerializeToCodedStream(&coded);
+    m.SerializeToCodedStream(&coded);
   }
   return out;
 }

@@ -4,6 +4,8 @@
 // schema, so the bytes depend only on the message: equal results, equal files.
 #pragma once
 
+#include <google/protobuf/message.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +28,11 @@ std::string result_to_json_line(const podsim::Result& r);
 std::string result_to_textproto(const podsim::Result& r);
 // The binary wire format, serialized deterministically.
 std::string result_to_binpb(const podsim::Result& r);
+
+// The text and binary forms of any report message (podsim.output.ServeReport,
+// CapacityReport), as the two above print a Result.
+std::string message_to_textproto(const google::protobuf::Message& m);
+std::string message_to_binpb(const google::protobuf::Message& m);
 
 // Reads JSON written by result_to_json() (or by hand); throws
 // std::invalid_argument with Protobuf's message when it does not parse.

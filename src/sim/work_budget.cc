@@ -62,6 +62,8 @@ void WorkBudget::charge(uint64_t events) {
                                   mb(limits_.max_memory_bytes) + " (--max-memory-mb)");
     }
   }
+  if (observer_)
+    observer_(events_);
 }
 
 void WorkBudget::check_estimate(uint64_t events, uint64_t memory_bytes) const {

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -70,8 +71,16 @@ class WorkBudget {
   uint64_t events() const { return events_; }
   const WorkLimits& limits() const { return limits_; }
 
+  // Called with the events charged so far after each charge that passed
+  // every limit (a simulation charges every Simulation::kChargeInterval
+  // events): a progress report's heartbeat. Empty: none.
+  void set_observer(std::function<void(uint64_t events)> observer) {
+    observer_ = std::move(observer);
+  }
+
  private:
   WorkLimits limits_;
+  std::function<void(uint64_t)> observer_;
   Clock::time_point start_;
   uint64_t events_ = 0;
 };

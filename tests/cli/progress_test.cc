@@ -90,5 +90,35 @@ TEST(RunProgress, QuietAndQuickRunsKeepStderrClean) {
   EXPECT_THAT(out1.str(), HasSubstr("step_time_us"));
 }
 
+TEST(ProgressLine, EveryWritesALogLineAtEachIntervalAndErasesNothing) {
+  std::ostringstream out;
+  FakeClock t;
+  {
+    ProgressLine p(out, true, "serving", "events", t.clock());
+    p.every(10);
+    t.now += 9;
+    p.count(100);
+    EXPECT_EQ(out.str(), "") << "nothing before the first interval";
+    t.now += 1;
+    p.count(200);
+    t.now += 5;
+    p.count(300);  // within the interval since the last line
+    t.now += 5;
+    p.update(4, 8);
+  }
+  EXPECT_EQ(out.str(), "serving: 200 events, 10.0 s\nserving: 50% (4 of 8 events), 20.0 s\n");
+}
+
+TEST(ProgressLine, CountRedrawsInPlaceOnATerminal) {
+  std::ostringstream out;
+  FakeClock t;
+  {
+    ProgressLine p(out, true, "capacity", "serve runs", t.clock());
+    t.now += 1;
+    p.count(3);
+  }
+  EXPECT_EQ(out.str(), std::string(kErase) + "capacity: 3 serve runs, 1.0 s" + kErase);
+}
+
 }  // namespace
 }  // namespace podsim::cli

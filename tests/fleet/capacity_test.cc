@@ -19,6 +19,8 @@
 #include "config/pricing_loader.h"
 #include "config/serve_loader.h"
 #include "fleet/serve.h"
+#include "report/csv_reader.h"
+#include "report/format.h"
 
 namespace podsim::fleet {
 namespace capacity_test {
@@ -132,12 +134,29 @@ TEST(Capacity, OnTheAzureExampleTheRateFoundMeetsItsSlo) {
   const std::string file =
       (source_dir() / "workloads/serve/llama3-70b-azure-conv.serve.textproto").string();
   EXPECT_EQ(cli::run_cli({"capacity", file, "--format", "csv"}, out, err), 0) << err.str();
-  EXPECT_EQ(out.str().rfind("rate_per_s,ttft_p99_s,tpot_p99_s,completed,rejected,meets_slo\n", 0),
-            0u);
+  // podsim.output.CapacityReport's columns, one row per run, the answer in each.
+  const report::CsvDocument csv = report::parse_csv(out.str(), "capacity");
+  ASSERT_FALSE(csv.rows.empty());
+  for (const report::CsvRecord& row : csv.rows) {
+    EXPECT_EQ(row.cells[static_cast<size_t>(csv.column("status"))], "ok");
+    EXPECT_EQ(row.cells[static_cast<size_t>(csv.column("answer.rate_per_s"))],
+              report::format_double(r.rate_per_s));
+  }
+  EXPECT_GE(csv.column("runs.meets_slo"), 0);
   std::ostringstream out2;
   EXPECT_EQ(cli::run_cli({"capacity", file, "--ttft-ms", "0.001"}, out2, err), 1)
       << "no rate gives a microsecond TTFT: a check failed";
-  EXPECT_NE(out2.str().find("no rate tried meets the objectives"), std::string::npos);
+  // Every prompt's prefill alone takes longer than a microsecond: the
+  // target is unattainable and said so, with no search (fleet/capacity_bound.h).
+  EXPECT_NE(out2.str().find("unattainable: 300 requests (the longest prompts, ids "),
+            std::string::npos)
+      << out2.str();
+  EXPECT_EQ(out2.str().find("rate_per_s"), std::string::npos) << "no run";
+  // A TPOT objective no rate meets still searches and finds none.
+  std::ostringstream out3;
+  EXPECT_EQ(
+      cli::run_cli({"capacity", file, "--tpot-ms", "0.001", "--ttft-ms", "100000"}, out3, err), 1);
+  EXPECT_NE(out3.str().find("no rate tried meets the objectives"), std::string::npos) << out3.str();
 }
 
 TEST(Capacity, FewestChipsAtATargetRate) {
@@ -290,11 +309,13 @@ TEST_F(CapacityMinimise, TheCommandNamesEachChoiceAndShowsItsFigures) {
       << out;
   std::string csv;
   ASSERT_EQ(capacity({"--format", "csv"}, csv, err), 0) << err;
-  EXPECT_EQ(csv.rfind("config,chips,rate_per_s,ttft_p99_s,tpot_p99_s,completed,rejected,"
-                      "meets_slo\n",
-                      0),
-            0u)
-      << csv;
+  const report::CsvDocument chosen = report::parse_csv(csv, "capacity");
+  ASSERT_EQ(chosen.rows.size(), 3u) << "a row per configuration";
+  for (const report::CsvRecord& row : chosen.rows) {
+    EXPECT_EQ(row.cells[static_cast<size_t>(chosen.column("mode"))], "target_rate");
+    EXPECT_EQ(row.cells[static_cast<size_t>(chosen.column("answer.config"))], "llama3-8b-v6e");
+    EXPECT_EQ(row.cells[static_cast<size_t>(chosen.column("answer.chips"))], "4");
+  }
 
   ASSERT_EQ(capacity({"--minimise", "cost", "--pricing", pricing()}, out, err), 0) << err;
   EXPECT_NE(out.find("lowest cost at 4 requests/s: 'llama3-8b-v5e', $"), std::string::npos) << out;
@@ -303,22 +324,19 @@ TEST_F(CapacityMinimise, TheCommandNamesEachChoiceAndShowsItsFigures) {
   EXPECT_NE(out.find("least energy at 4 requests/s: 'llama3-8b-v4', "), std::string::npos) << out;
   EXPECT_NE(out.find("J per output token, 4 chips"), std::string::npos) << out;
 
-  // The CSV gains the figures at the end of each row.
+  // Each CSV row carries its run's figures and the answer's.
   ASSERT_EQ(capacity({"--minimise", "cost", "--pricing", pricing(), "--format", "csv"}, csv, err),
             0)
       << err;
-  std::istringstream rows(csv);
-  std::string header;
-  std::getline(rows, header);
-  EXPECT_EQ(header,
-            "config,chips,rate_per_s,ttft_p99_s,tpot_p99_s,completed,rejected,meets_slo,"
-            "j_per_output_token,usd_per_m_output_tokens");
-  int n = 0;
-  for (std::string row; std::getline(rows, row); ++n) {
-    const double usd = std::stod(row.substr(row.rfind(',') + 1));
-    EXPECT_GT(usd, 0) << row;
+  const report::CsvDocument priced = report::parse_csv(csv, "capacity");
+  ASSERT_EQ(priced.rows.size(), 3u);
+  for (const report::CsvRecord& row : priced.rows) {
+    EXPECT_GT(
+        std::stod(row.cells[static_cast<size_t>(priced.column("runs.usd_per_m_output_tokens"))]),
+        0);
+    EXPECT_EQ(row.cells[static_cast<size_t>(priced.column("answer.config"))], "llama3-8b-v5e");
+    EXPECT_EQ(row.cells[static_cast<size_t>(priced.column("objectives.minimise"))], "cost");
   }
-  EXPECT_EQ(n, 3);
 }
 
 TEST_F(CapacityMinimise, UsageErrorsExitTwo) {
@@ -369,11 +387,15 @@ TEST_F(CapacityMinimise, TheRateSearchGainsCostColumnsWithAPricingFile) {
                          o, e),
             0)
       << e.str();
-  EXPECT_EQ(o.str().rfind("rate_per_s,ttft_p99_s,tpot_p99_s,completed,rejected,meets_slo,"
-                          "j_per_output_token,usd_per_m_output_tokens\n",
-                          0),
-            0u)
-      << o.str();
+  const report::CsvDocument csv = report::parse_csv(o.str(), "capacity");
+  ASSERT_FALSE(csv.rows.empty());
+  for (const report::CsvRecord& row : csv.rows) {
+    EXPECT_EQ(row.cells[static_cast<size_t>(csv.column("runs.priced"))], "true");
+    EXPECT_GT(std::stod(row.cells[static_cast<size_t>(csv.column("runs.usd_per_m_output_tokens"))]),
+              0);
+    EXPECT_EQ(row.cells[static_cast<size_t>(csv.column("objectives.pricing"))],
+              "google-cloud-2026");
+  }
 }
 
 }  // namespace capacity_test

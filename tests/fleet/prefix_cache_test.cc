@@ -372,6 +372,9 @@ TEST(HitRateZero, TheShippedExamplesSummariesAreTheSameWithPrefixCachingOn) {
     EXPECT_TRUE(on.prefix_caching());
     EXPECT_EQ(on.prefill_tokens_saved(), 0u);
     on.set_prefix_caching(false);
+    // The inputs say it too (issue 32), per replica group.
+    for (podsim::output::ServeReplicaInputs& r : *on.mutable_inputs()->mutable_replicas())
+      r.set_prefix_caching(false);
     EXPECT_EQ(summary_json(on), off);
   }
 }

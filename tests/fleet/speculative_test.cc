@@ -204,7 +204,13 @@ TEST(SpeculativeServe, ZeroDraftTokensIsPlainDecodingBitForBit) {
   const ServeOutput oa = serve(a);
   const ServeOutput ob = serve(b);
   EXPECT_EQ(requests_csv(oa), requests_csv(ob));
-  EXPECT_EQ(summary_csv(make_report(a, oa)), summary_csv(make_report(b, ob)));
+  // The two serve files differ by the line that says draft_tokens: 0, and so
+  // do their SHA-256 in the summaries' inputs (issue 32); nothing else does.
+  podsim::output::ServeReport ra = make_report(a, oa);
+  podsim::output::ServeReport rb = make_report(b, ob);
+  EXPECT_NE(ra.inputs().sha256(), rb.inputs().sha256());
+  rb.mutable_inputs()->set_sha256(ra.inputs().sha256());
+  EXPECT_EQ(summary_csv(ra), summary_csv(rb));
   EXPECT_EQ(oa.run.fingerprint, ob.run.fingerprint);
 }
 

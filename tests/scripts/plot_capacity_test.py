@@ -50,6 +50,29 @@ class PlotCapacityTest(support.PlotScriptTest):
         # What `podsim capacity` prints for the same file: 3.002 requests/s.
         self.assertAlmostEqual(plot.capacity(runs), 3.002308057510837)
 
+    def test_reads_the_capacity_report_and_its_objectives(self):
+        # data/capacity-report.csv: `podsim capacity
+        # workloads/serve/llama3-70b-azure-conv.serve.textproto --format csv`, the
+        # podsim.output.CapacityReport's columns (issue 32).
+        report = os.path.join(support.DATA, "capacity-report.csv")
+        found = {}
+        p, runs = plot.search(report, found)
+        self.assertEqual(p, "99")
+        self.assertEqual(found, {"ttft_ms": 1000.0, "tpot_ms": 100.0})
+        self.assertFalse(runs[0]["met"])
+        self.assertAlmostEqual(plot.capacity(runs), 3.113504652233461)  # answer.rate_per_s
+        out = self.path("report.png")
+        r = self.run_script(report, "--out", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(support.read_bytes(out)[:8], PNG_MAGIC)
+
+    def test_refuses_a_target_rate_report(self):
+        path = self.write("target.csv", "mode,status,reason,objectives.percentile,"
+                          "objectives.ttft_ms,objectives.tpot_ms,runs.rate_per_s,runs.ttft_s,"
+                          "runs.tpot_s,runs.rejected,runs.meets_slo\n"
+                          "target_rate,ok,,99,1000,100,2,0.5,0.02,0,true\n")
+        self.assert_refused(path, "not a capacity search")
+
     def test_another_percentile(self):
         path = self.write("p90.csv", "rate_per_s,ttft_p90_s,tpot_p90_s,completed,rejected,"
                           "meets_slo\n2,0.5,0.02,10,0,yes\n4,0.9,0.03,10,0,no\n")
