@@ -65,6 +65,7 @@ CapacityReport new_report(const char* mode, const CapacityOptions& options, doub
   podsim::output::CapacityObjectives& o = *r.mutable_objectives();
   o.set_ttft_ms(options.ttft_ms);
   o.set_tpot_ms(options.tpot_ms);
+  o.set_tbt_ms(options.tbt_ms);
   o.set_percentile(options.percentile);
   o.set_tolerance(target_rate > 0 ? 0.0 : options.relative_tolerance);
   o.set_target_rate_per_s(target_rate);
@@ -95,6 +96,7 @@ podsim::output::CapacityRun& add_run(CapacityReport& r, const CapacityRun& run, 
   o.set_j_per_output_token(run.j_per_output_token);
   o.set_priced(run.priced);
   o.set_usd_per_m_output_tokens(run.usd_per_m_output_tokens);
+  o.set_tbt_s(run.tbt_s);
   return o;
 }
 
@@ -112,6 +114,7 @@ void set_answer(CapacityReport& r, const CapacityRun& run, uint32_t chips, uint3
   a.set_usd_per_m_output_tokens(run.usd_per_m_output_tokens);
   a.set_energy_modelled(run.energy_modelled);
   a.set_j_per_output_token(run.j_per_output_token);
+  a.set_tbt_s(run.tbt_s);
 }
 
 void set_none(CapacityReport& r, std::string reason) {
