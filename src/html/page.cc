@@ -30,14 +30,17 @@ ul.files { font-size: 13px; }
 
 std::string render_page(const ReportInputs& in) {
   std::string body;
+  // The pictures first, then the tables of inputs they were drawn from.
   for (const report::CsvDocument& results : in.results) {
     body += breakdown_section(results);
     body += sweep_section(results);
-    body += inputs_section(results);
   }
   body += frontier_section(in.frontiers);
   body += serve_section(in);
   body += capacity_section(in.capacity);
+  for (const report::CsvDocument& results : in.results) {
+    body += inputs_section(results);
+  }
   if (body.empty()) {
     throw ReportInputError(
         "nothing to draw: the inputs hold no result rows, serve outputs, "

@@ -18,8 +18,8 @@
 namespace podsim::html {
 
 // The page: the inputs list, then for each table of results the step-time
-// breakdown, the sweep plot and the inputs table, then the search frontier,
-// the serving section and the capacity search. Throws ReportInputError when
+// breakdown and the sweep plot, then the search frontier, the serving
+// section and the capacity search, and last each table's inputs. Throws ReportInputError when
 // a cell it draws is unusable, or when the inputs hold nothing to draw.
 std::string render_page(const ReportInputs& inputs);
 

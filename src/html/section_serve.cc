@@ -139,7 +139,7 @@ std::string cdf_chart(const std::vector<report::CsvDocument>& requests,
     chart.series.push_back(std::move(s));
   }
   chart.refs = slo_lines(summaries, latency.column);
-  return render_line_chart(chart, 420, 280);
+  return render_line_chart(chart, 400, 260);
 }
 
 // One time series over every file's replicas, a line each.
@@ -165,7 +165,7 @@ std::string series_chart(const std::vector<report::CsvDocument>& timeseries,
                                                    number(doc, r, column.column));
     }
   }
-  return render_line_chart(chart, 420, 240);
+  return render_line_chart(chart, 400, 220);
 }
 
 }  // namespace

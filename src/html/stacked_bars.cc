@@ -10,8 +10,8 @@ namespace podsim::html {
 namespace {
 
 constexpr double kTopPx = 30;
-constexpr double kRowPx = 22;
-constexpr double kBarPx = 15;
+constexpr double kRowPx = 18;
+constexpr double kBarPx = 13;
 constexpr double kAxisPx = 40;
 constexpr double kLabelFontPx = 10;
 constexpr double kMaxLabelPx = 380;

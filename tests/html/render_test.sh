@@ -24,13 +24,13 @@ fail() {
   exit 1
 }
 
-# chromium_run NAME ARGS...: runs headless Chromium with a profile of its own.
+# chromium_run PROFILE ARGS...: runs headless Chromium with a profile of its own.
 chromium_run() {
-  name=$1
+  profile=$1
   shift
   # --no-sandbox: Chromium refuses to run as root with its sandbox.
   timeout 120 "$chromium" --headless=new --no-sandbox --disable-gpu --enable-logging=stderr \
-    --v=0 --user-data-dir="$work/profile-$name" --no-first-run --disable-extensions \
+    --v=0 --user-data-dir="$work/profile-$profile" --no-first-run --disable-extensions \
     --host-resolver-rules="MAP * ~NOTFOUND" --window-size=1280,2000 "$@"
 }
 
