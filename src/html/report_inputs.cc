@@ -105,6 +105,17 @@ report::CsvDocument rows_of(const std::vector<podsim::Result>& results, const st
   return doc;
 }
 
+void add_results(report::CsvDocument doc, ReportInputs& out) {
+  for (report::CsvDocument& t : out.results) {
+    if (t.header == doc.header) {
+      t.source += ", " + doc.source;
+      std::move(doc.rows.begin(), doc.rows.end(), std::back_inserter(t.rows));
+      return;
+    }
+  }
+  out.results.push_back(std::move(doc));
+}
+
 enum class JsonKind { kResult, kServeSummary, kOther };
 
 JsonKind json_kind(const google::protobuf::Struct& s) {
@@ -178,7 +189,7 @@ void read_json(const std::string& text, const std::string& path, ReportInputs& o
     }
   }
   if (!results.empty()) {
-    out.results.push_back(rows_of(results, path));
+    add_results(rows_of(results, path), out);
   }
 }
 
@@ -189,18 +200,7 @@ void read_binpb(const std::string& bytes, const std::string& path, ReportInputs&
                            ": binary, but not a podsim.Result (podsim run --format binpb); "
                            "none of the outputs podsim report reads");
   }
-  out.results.push_back(rows_of({r}, path));
-}
-
-void add_results(report::CsvDocument doc, ReportInputs& out) {
-  for (report::CsvDocument& t : out.results) {
-    if (t.header == doc.header) {
-      t.source += ", " + doc.source;
-      std::move(doc.rows.begin(), doc.rows.end(), std::back_inserter(t.rows));
-      return;
-    }
-  }
-  out.results.push_back(std::move(doc));
+  add_results(rows_of({r}, path), out);
 }
 
 }  // namespace

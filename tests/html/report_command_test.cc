@@ -64,6 +64,17 @@ TEST_F(ReportCommand, WritesThePageOrPrintsIt) {
   EXPECT_EQ(again.out, page);  // stdout and the file: the same bytes
 }
 
+TEST_F(ReportCommand, ResultJsonAndBinpbReadAsTheRowsOfOneTable) {
+  const std::string json = (dir_ / "r.json").string();
+  const std::string binpb = (dir_ / "r.binpb").string();
+  ASSERT_EQ(podsim({"run", "--format", "json", "--out", json}).code, 0);
+  ASSERT_EQ(podsim({"run", "--format", "binpb", "--out", binpb}).code, 0);
+  const Ran r = podsim({"report", json, binpb});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(json + ", " + binpb + " (2 rows)"), std::string::npos);
+  EXPECT_NE(r.out.find("Step-time breakdown"), std::string::npos);
+}
+
 TEST_F(ReportCommand, BadInputExits2AndWritesNothing) {
   const fs::path out = dir_ / "report.html";
   std::ofstream(dir_ / "bad.csv") << "a,b\n1,2\n";
