@@ -44,6 +44,23 @@ std::string shortened(const std::string& label, double room_px) {
 
 }  // namespace
 
+void sort_by_x(Series& series) {
+  std::vector<size_t> order(series.points.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    order[k] = k;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return series.points[a].first < series.points[b].first;
+  });
+  const Series unsorted = series;
+  for (size_t k = 0; k < order.size(); ++k) {
+    series.points[k] = unsorted.points[order[k]];
+    if (order[k] < unsorted.point_labels.size() && k < series.point_labels.size()) {
+      series.point_labels[k] = unsorted.point_labels[order[k]];
+    }
+  }
+}
+
 std::string render_line_chart(const LineChart& chart, double width, double height) {
   Range xr;
   Range yr;

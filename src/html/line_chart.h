@@ -39,6 +39,10 @@ struct LineChart {
   bool x_from_zero = false;
 };
 
+// Reorders the series' points (and their labels) by x, ties in their order:
+// a line drawn through rows that came in another order.
+void sort_by_x(Series& series);
+
 // The chart as an <svg> element; `width` and `height` in pixels, the
 // legend's rows added below.
 std::string render_line_chart(const LineChart& chart, double width = 560, double height = 300);

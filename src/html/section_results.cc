@@ -204,19 +204,7 @@ std::string sweep_section(const report::CsvDocument& doc) {
       s.point_labels.push_back(std::move(tip));
     }
     for (Series& s : c.series) {
-      // Draw each line in x order; ties keep the rows' order.
-      std::vector<size_t> order(s.points.size());
-      for (size_t k = 0; k < order.size(); ++k) {
-        order[k] = k;
-      }
-      std::stable_sort(order.begin(), order.end(),
-                       [&](size_t a, size_t b) { return s.points[a].first < s.points[b].first; });
-      Series sorted = s;
-      for (size_t k = 0; k < order.size(); ++k) {
-        sorted.points[k] = s.points[order[k]];
-        sorted.point_labels[k] = s.point_labels[order[k]];
-      }
-      s = std::move(sorted);
+      sort_by_x(s);
     }
     return render_line_chart(c);
   };

@@ -49,19 +49,7 @@ std::string frontier_section(const std::vector<report::CsvDocument>& frontiers) 
       s.point_labels.push_back(std::move(tip));
     }
     for (Series& s : chart.series) {
-      // The staircase in latency order.
-      std::vector<size_t> order(s.points.size());
-      for (size_t k = 0; k < order.size(); ++k) {
-        order[k] = k;
-      }
-      std::stable_sort(order.begin(), order.end(),
-                       [&](size_t a, size_t b) { return s.points[a].first < s.points[b].first; });
-      Series sorted = s;
-      for (size_t k = 0; k < order.size(); ++k) {
-        sorted.points[k] = s.points[order[k]];
-        sorted.point_labels[k] = s.point_labels[order[k]];
-      }
-      s = std::move(sorted);
+      sort_by_x(s);
     }
     out += render_line_chart(chart);
   }

@@ -84,6 +84,20 @@ TEST_F(PageTest, SweepGivesBreakdownSweepPlotAndInputs) {
   EXPECT_EQ(page.find("https://"), std::string::npos);
 }
 
+TEST_F(PageTest, NonNumericSweptValuesAreCategories) {
+  const std::string sweep =
+      "schema_version,status,inputs.workload.overrides,serving.step_time_us,"
+      "serving.compute_us,serving.memory_us,serving.collective_exposed_us,serving.idle_us\n"
+      "14,ok,w.layout=by_heads,10,4,3,2,1\n"
+      "14,ok,w.layout=by_batch,12,5,3,2,2\n";
+  const std::string page = render_page(load_report_inputs({file("cat.csv", sweep)}));
+  EXPECT_NE(page.find(">by_heads</text>"), std::string::npos);  // an x tick label
+  EXPECT_NE(page.find(">by_batch</text>"), std::string::npos);
+  // Before the unit breakdown: the parts by op class.
+  EXPECT_NE(page.find("memory-bound (HBM)"), std::string::npos);
+  EXPECT_EQ(page.find("Throughput"), std::string::npos);  // no tokens/s column
+}
+
 TEST_F(PageTest, SweptParametersGroupPathsThatVaryTogether) {
   const std::string path = file("sweep.csv", kSweep);
   const ReportInputs in = load_report_inputs({path});

@@ -152,5 +152,12 @@ TEST(LineChart, SameChartSameBytes) {
   EXPECT_NE(a.find("<title>b</title>"), std::string::npos);
 }
 
+TEST(LineChart, SortByXKeepsLabelsWithTheirPoints) {
+  Series s{"s", {{3, 30}, {1, 10}, {2, 20}, {1, 11}}, false, true, true, {"c", "a", "b", "a2"}};
+  sort_by_x(s);
+  EXPECT_EQ(s.points, (std::vector<std::pair<double, double>>{{1, 10}, {1, 11}, {2, 20}, {3, 30}}));
+  EXPECT_EQ(s.point_labels, (std::vector<std::string>{"a", "a2", "b", "c"}));
+}
+
 }  // namespace
 }  // namespace podsim::html
