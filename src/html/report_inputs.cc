@@ -217,6 +217,12 @@ InputKind csv_kind_of(const std::vector<std::string>& header, const std::string&
       has(header, "running") && has(header, "kv_utilisation")) {
     return InputKind::kTimeseries;
   }
+  if (has(header, "rate_per_s") && (has(header, "config") || has(header, "copies"))) {
+    throw ReportInputError(source +
+                           ": a `podsim capacity --target-rate` table (a row per configuration "
+                           "or copy count), not a capacity search (a row per rate), which is "
+                           "what podsim report draws");
+  }
   if (has(header, "rate_per_s") && has(header, "meets_slo") &&
       has_prefixed(header, "ttft_p", "_s")) {
     return InputKind::kCapacity;

@@ -129,6 +129,24 @@ TEST_F(PageTest, ServeOutputsGiveCdfsWithSloLinesAndTimeSeries) {
   EXPECT_EQ(page.find("Step-time breakdown"), std::string::npos);
 }
 
+TEST_F(PageTest, CapacitySearchAndFrontier) {
+  const std::string capacity =
+      "rate_per_s,ttft_p99_s,tpot_p99_s,completed,rejected,meets_slo\n"
+      "10,0.14,0.016,598,0,yes\n40,7.1,0.034,2391,0,no\n30.625,0.41,0.034,1838,0,yes\n";
+  const std::string frontier =
+      "topology,mesh,batch,tokens_per_s_per_chip,tpot_us\n"
+      "v5e,tensor=x+y,8,181.9,2748.8\nv5e,tensor=x+y,1,30.2,2069.9\n";
+  const ReportInputs in =
+      load_report_inputs({file("cap.csv", capacity), file("front.csv", frontier)});
+  ASSERT_EQ(in.capacity.size(), 1u);
+  ASSERT_EQ(in.frontiers.size(), 1u);
+  const std::string page = render_page(in);
+  EXPECT_NE(page.find("highest rate that met the objectives: 30.62 /s"), std::string::npos);
+  EXPECT_NE(page.find("p99 TTFT, missed"), std::string::npos);
+  EXPECT_NE(page.find("batch 8, mesh tensor=x+y: 181.9 tokens/s per chip at 2.749 ms"),
+            std::string::npos);
+}
+
 TEST_F(PageTest, SameInputsSameBytes) {
   const std::vector<std::string> files = {file("sweep.csv", kSweep), file("s.json", kSummary),
                                           file("r.csv", kRequests), file("t.csv", kTimeseries)};
@@ -172,6 +190,8 @@ TEST_F(PageTest, BadInputsAreNamed) {
   expect_refused({file("summary.csv", "name,ttft_s.p99\nx,1\n")}, "--summary-json");
   expect_refused({file("nan.csv", std::string(kRequests) + "3,1,r0,1,1,ok,0,1,1,nan,,1\n")},
                  "nan.csv:5: column 'ttft_s' is not a finite number");
+  expect_refused({file("copies.csv", "copies,rate_per_s,ttft_p99_s,meets_slo\n1,2,3,yes\n")},
+                 "copies.csv: a `podsim capacity --target-rate` table");
   expect_refused({}, "no input files");
 }
 
