@@ -37,7 +37,7 @@ int cmd_report(Context& ctx, const std::vector<std::string>& args) {
       vm.count("out") != 0 ? std::optional(vm["out"].as<std::string>()) : std::nullopt;
   std::vector<NamedFile> inputs;
   for (const std::string& f : files) {
-    inputs.push_back({"an input file", f});
+    inputs.push_back({"FILE", f});
   }
   refuse_clobbering(inputs, {{"--out", out.value_or("")}});
   std::string page;

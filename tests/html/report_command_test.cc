@@ -90,6 +90,8 @@ TEST_F(ReportCommand, RefusesToWriteOverAnInput) {
   const std::string before = slurp(copy);
   const Ran r = podsim({"report", copy.string(), "-o", copy.string()});
   EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--out " + copy.string() + " is also the FILE input"), std::string::npos)
+      << r.err;
   EXPECT_EQ(slurp(copy), before);
 }
 
