@@ -35,6 +35,8 @@ const std::map<std::string, Command>& commands() {
        {"compare two result CSVs; exit 1 when a value moved beyond tolerance", cmd_compare}},
       {"search",
        {"search shardings and batches; print the throughput/latency frontier", cmd_search}},
+      {"report",
+       {"draw result, sweep, search, serve and capacity outputs as one HTML page", cmd_report}},
       {"serve", {"simulate serving requests on replicas: latency percentiles, goodput", cmd_serve}},
       {"sweep",
        {"run every point of a sweep file (threads, or MPI ranks); a row per point", cmd_sweep}},

@@ -20,5 +20,6 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args);
 int cmd_serve(Context& ctx, const std::vector<std::string>& args);
 int cmd_capacity(Context& ctx, const std::vector<std::string>& args);
 int cmd_calibrate(Context& ctx, const std::vector<std::string>& args);
+int cmd_report(Context& ctx, const std::vector<std::string>& args);
 
 }  // namespace podsim::cli
