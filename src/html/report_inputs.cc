@@ -217,6 +217,12 @@ InputKind csv_kind_of(const std::vector<std::string>& header, const std::string&
       has(header, "running") && has(header, "kv_utilisation")) {
     return InputKind::kTimeseries;
   }
+  // podsim.output.CapacityReport's CSV (`capacity --format csv`): a row per
+  // serve run, the answer in each; a rate search's runs are drawn.
+  if (has(header, "mode") && has(header, "runs.rate_per_s") && has(header, "runs.meets_slo") &&
+      has(header, "runs.ttft_s")) {
+    return InputKind::kCapacity;
+  }
   if (has(header, "rate_per_s") && (has(header, "config") || has(header, "copies"))) {
     throw ReportInputError(source +
                            ": a `podsim capacity --target-rate` table (a row per configuration "

@@ -64,7 +64,13 @@ std::string capacity_section(const std::vector<report::CsvDocument>& capacity) {
   std::string out = "<section>\n<h2>Capacity search</h2>\n<div class=\"row\">\n";
   static const std::regex kTtft("ttft_p([0-9]+)_s");
   for (const report::CsvDocument& doc : capacity) {
+    // The CapacityReport CSV (runs.* columns, the percentile in a column of
+    // its own) or the table's CSV of earlier versions (ttft_pNN_s).
+    const bool report = doc.column("runs.rate_per_s") >= 0;
     std::string percentile;
+    if (report && !doc.rows.empty()) {
+      percentile = cell(doc, doc.rows.front(), "objectives.percentile");
+    }
     for (const std::string& c : doc.header) {
       std::smatch m;
       if (std::regex_match(c, m, kTtft)) {
@@ -72,8 +78,10 @@ std::string capacity_section(const std::vector<report::CsvDocument>& capacity) {
         break;
       }
     }
-    const std::string ttft = "ttft_p" + percentile + "_s";
-    const std::string tpot = "tpot_p" + percentile + "_s";
+    const std::string rate_column = report ? "runs.rate_per_s" : "rate_per_s";
+    const std::string met_column = report ? "runs.meets_slo" : "meets_slo";
+    const std::string ttft = report ? "runs.ttft_s" : "ttft_p" + percentile + "_s";
+    const std::string tpot = report ? "runs.tpot_s" : "tpot_p" + percentile + "_s";
     LineChart chart;
     chart.title = "Capacity search: " + doc.source;
     chart.x_label = "arrival rate (requests/s)";
@@ -89,8 +97,11 @@ std::string capacity_section(const std::vector<report::CsvDocument>& capacity) {
     }
     double best = -1;
     for (const report::CsvRecord& r : doc.rows) {
-      const double rate = number(doc, r, "rate_per_s");
-      const std::string& met_text = cell(doc, r, "meets_slo");
+      if (report && cell(doc, r, rate_column).empty()) {
+        continue;  // no run: an unattainable target's one row
+      }
+      const double rate = number(doc, r, rate_column);
+      const std::string& met_text = cell(doc, r, met_column);
       const bool met = met_text == "yes" || met_text == "true";
       if (met) {
         best = std::max(best, rate);

@@ -36,6 +36,8 @@ std::vector<RefLine> slo_lines(const std::vector<ServeSummary>& summaries,
       ms = s.report.slo_ttft_ms();
     } else if (column == "tpot_s") {
       ms = s.report.slo_tpot_ms();
+    } else if (column == "max_tbt_s") {
+      ms = s.report.slo_tbt_ms();
     }
     if (ms <= 0) {
       continue;
@@ -182,6 +184,15 @@ std::string serve_section(const ReportInputs& in) {
     out += "<h3>Latency distributions</h3>\n<div class=\"row\">\n";
     for (const Latency& l : kLatencies) {
       out += cdf_chart(in.requests, in.summaries, l);
+    }
+    // Each request's longest gap between tokens, where the CSV has it
+    // (docs/serving.md, "Time between tokens").
+    const bool tbt =
+        std::all_of(in.requests.begin(), in.requests.end(),
+                    [](const report::CsvDocument& d) { return d.column("max_tbt_s") >= 0; });
+    if (tbt) {
+      out +=
+          cdf_chart(in.requests, in.summaries, Latency{"max_tbt_s", "longest gap between tokens"});
     }
     out += "</div>\n";
   }

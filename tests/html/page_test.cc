@@ -129,6 +129,24 @@ TEST_F(PageTest, ServeOutputsGiveCdfsWithSloLinesAndTimeSeries) {
   EXPECT_EQ(page.find("Step-time breakdown"), std::string::npos);
 }
 
+// A per-request CSV with max_tbt_s (docs/serving.md, "Time between
+// tokens") gives a fourth distribution with the TBT objective's line.
+TEST_F(PageTest, LongestGapBetweenTokensWithItsObjective) {
+  const std::string requests =
+      "request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,first_token_s,"
+      "finish_s,ttft_s,tpot_s,e2e_s,max_tbt_s,tbt_over_slo\n"
+      "0,0,r0,10,5,ok,0,0.05,0.3,0.05,0.0625,0.3,0.125,1\n";
+  const std::string summary = R"({"name": "demo", "slo_tbt_ms": 100})";
+  const std::string page =
+      render_page(load_report_inputs({file("s.json", summary), file("r.csv", requests)}));
+  EXPECT_NE(page.find("longest gap between tokens: distribution over requests"), std::string::npos);
+  EXPECT_NE(page.find("SLO 100 ms"), std::string::npos);
+  // Without the column (kRequests), no such chart.
+  EXPECT_EQ(render_page(load_report_inputs({file("r2.csv", kRequests)}))
+                .find("longest gap between tokens"),
+            std::string::npos);
+}
+
 TEST_F(PageTest, CapacitySearchAndFrontier) {
   const std::string capacity =
       "rate_per_s,ttft_p99_s,tpot_p99_s,completed,rejected,meets_slo\n"
@@ -145,6 +163,30 @@ TEST_F(PageTest, CapacitySearchAndFrontier) {
   EXPECT_NE(page.find("p99 TTFT, missed"), std::string::npos);
   EXPECT_NE(page.find("batch 8, mesh tensor=x+y: 181.9 tokens/s per chip at 2.749 ms"),
             std::string::npos);
+}
+
+// podsim capacity --format csv: podsim.output.CapacityReport's columns, a
+// row per serve run; an unattainable target's one row has no run.
+TEST_F(PageTest, CapacityReportCsv) {
+  const std::string capacity =
+      "mode,status,objectives.percentile,answer.rate_per_s,runs.index,runs.rate_per_s,"
+      "runs.ttft_s,runs.tpot_s,runs.meets_slo\n"
+      "rate_search,ok,99,30.625,1,10,0.14,0.016,true\n"
+      "rate_search,ok,99,30.625,2,40,7.1,0.034,false\n"
+      "rate_search,ok,99,30.625,3,30.625,0.41,0.034,true\n";
+  const ReportInputs in = load_report_inputs({file("cap.csv", capacity)});
+  ASSERT_EQ(in.capacity.size(), 1u);
+  const std::string page = render_page(in);
+  EXPECT_NE(page.find("highest rate that met the objectives: 30.62 /s"), std::string::npos);
+  EXPECT_NE(page.find("p99 TTFT, missed"), std::string::npos);
+  EXPECT_NE(page.find("40 requests/s: TTFT 7100 ms"), std::string::npos);
+
+  const std::string none =
+      "mode,status,objectives.percentile,answer.rate_per_s,runs.index,runs.rate_per_s,"
+      "runs.ttft_s,runs.tpot_s,runs.meets_slo\n"
+      "rate_search,unattainable,99,0,,,,,\n";
+  const std::string empty = render_page(load_report_inputs({file("none.csv", none)}));
+  EXPECT_EQ(empty.find("highest rate that met"), std::string::npos);
 }
 
 TEST_F(PageTest, SameInputsSameBytes) {
