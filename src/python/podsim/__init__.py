@@ -12,6 +12,7 @@ result_pb2`). The simulations run in C++ (the extension podsim._podsim) with the
 GIL released, so Python threads run them side by side.
 """
 
+import importlib
 import io
 import os
 
@@ -26,7 +27,7 @@ from podsim._errors import (  # noqa: F401 (the package's API)
 from podsim import result_pb2, serve_report_pb2  # noqa: F401
 
 try:
-    from podsim import _podsim
+    _podsim = importlib.import_module("podsim._podsim")
 except ImportError as e:  # the build found no pybind11: the messages alone
     _podsim = None
     _import_error = e
