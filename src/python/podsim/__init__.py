@@ -109,8 +109,8 @@ def run(
     topology=None,
     workload=None,
     set=None,
-    network="flow",
-    compute="roofline",
+    network=None,
+    compute=None,
     calibration=None,
     pricing=None,
     allow_oom=False,
@@ -134,7 +134,8 @@ def run(
     16x16 and LLaMA-3-70B decode), as the command line. set: overrides, a
     dict {path: value} or a list of "path=value" strings (--set). The other
     arguments are the command's options of the same names (podsim run
-    --help); None leaves the command's default.
+    --help); None leaves the command's default (network "flow", compute
+    "roofline").
 
     Returns the podsim.Result (result_pb2.Result): the bytes `podsim run
     --format binpb` prints for the same inputs. Its status is ok, or oom for
@@ -147,10 +148,10 @@ def run(
         topology=_path(topology, "topology"),
         workload=_path(workload, "workload"),
         set=_overrides(set),
-        network=network,
+        network="flow" if network is None else str(network),
         packet_bytes=packet_bytes,
         switching=switching,
-        compute=compute,
+        compute="roofline" if compute is None else str(compute),
         op_table=_path(op_table, "op_table"),
         calibration=_path(calibration, "calibration"),
         pricing=_path(pricing, "pricing"),
