@@ -23,6 +23,10 @@ packages=(
   libclang-rt-14-dev  # clang's AddressSanitizer, UBSan and libFuzzer runtimes
   lld                 # ld.lld: links the sanitizer tree's ~70 programs in a fraction of ld's time
   ninja-build         # the generator build-sanitize.sh prefers (make works too)
+  pybind11-dev        # the podsim Python module (src/python, docs/python.md); optional at build time
+  python3-dev         # its Python headers (CMake's Development.Module)
+  python3-pandas      # podsim.to_dataframe() and the module's tests (tests/python)
+  python3-pytest      # runs tests/python (CTest python.api)
 )
 
 sudo_cmd=()

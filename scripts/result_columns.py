@@ -3,10 +3,10 @@
 descriptor of podsim.Result, so the documentation cannot go stale.
 
 Usage:
-  scripts/result_columns.py --module-dir build/proto/python          # print the table
+  scripts/result_columns.py --module-dir build/python                # print the table
   scripts/result_columns.py --module-dir DIR --check docs/outputs.md # exit 1 unless the
                                                                      # file holds it verbatim
-The module is the one the build generates (build/proto/python/podsim/result_pb2.py).
+The module is the one the build generates (build/python/podsim/result_pb2.py).
 A column without a meaning below fails: document every new field here.
 """
 import argparse

@@ -16,25 +16,9 @@ void add_set_option(po::options_description& opts) {
 }
 
 config::Overrides set_overrides(const po::variables_map& vm) {
-  config::Overrides overrides;
   if (vm.count("set") == 0)
-    return overrides;
-  std::vector<config::Diagnostic> bad;
-  for (const std::string& text : vm["set"].as<std::vector<std::string>>()) {
-    try {
-      overrides.push_back(config::parse_override(text));
-    } catch (const config::InputError& e) {
-      bad.insert(bad.end(), e.diagnostics().begin(), e.diagnostics().end());
-    }
-  }
-  try {
-    config::check_override_roots(overrides);
-  } catch (const config::InputError& e) {
-    bad.insert(bad.end(), e.diagnostics().begin(), e.diagnostics().end());
-  }
-  if (!bad.empty())
-    throw config::InputError(std::move(bad));
-  return overrides;
+    return {};
+  return config::parse_overrides(vm["set"].as<std::vector<std::string>>());
 }
 
 }  // namespace podsim::cli

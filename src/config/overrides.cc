@@ -62,4 +62,24 @@ void check_override_roots(const Overrides& overrides) {
     throw InputError(std::move(bad));
 }
 
+Overrides parse_overrides(const std::vector<std::string>& texts) {
+  Overrides overrides;
+  std::vector<Diagnostic> bad;
+  for (const std::string& text : texts) {
+    try {
+      overrides.push_back(parse_override(text));
+    } catch (const InputError& e) {
+      bad.insert(bad.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  try {
+    check_override_roots(overrides);
+  } catch (const InputError& e) {
+    bad.insert(bad.end(), e.diagnostics().begin(), e.diagnostics().end());
+  }
+  if (!bad.empty())
+    throw InputError(std::move(bad));
+  return overrides;
+}
+
 }  // namespace podsim::config

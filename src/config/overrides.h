@@ -46,4 +46,10 @@ std::string to_string(const Override& o);
 // override whose path does not start with "topology." or "workload.".
 void check_override_roots(const Overrides& overrides);
 
+// Every "PATH=VALUE" of `texts` parsed and its root checked, in order: what
+// `--set` given several times means (the CLI's run and sweep, the Python
+// module's `set=`). Throws one InputError (file "--set") with a diagnostic
+// per bad override, all of them at once.
+Overrides parse_overrides(const std::vector<std::string>& texts);
+
 }  // namespace podsim::config

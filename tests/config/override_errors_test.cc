@@ -252,3 +252,27 @@ TEST(OverrideErrors, PathsMustStartWithARoot) {
 
 }  // namespace
 }  // namespace podsim::config
+
+namespace podsim::config {
+namespace {
+
+// Several --set arguments (the CLI's, the Python module's set=): every bad
+// one reported at once, the malformed and the unrooted alike, in order.
+TEST(OverrideErrors, ParseOverridesReportsEveryBadOneAtOnce) {
+  EXPECT_THAT(parse_overrides({"workload.scenario.batch=64", " topology.x = 1 "}),
+              ElementsAre(Override{"workload.scenario.batch", "64"}, Override{"topology.x", "1"}));
+  EXPECT_TRUE(parse_overrides({}).empty());
+  try {
+    parse_overrides({"no-equals-sign", "workload.scenario.batch=8", "scenario.batch=8"});
+    ADD_FAILURE() << "expected an InputError";
+  } catch (const InputError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 2u);
+    EXPECT_EQ(e.diagnostics()[0].file, "--set");
+    EXPECT_THAT(e.diagnostics()[0].message, HasSubstr("expected PATH=VALUE"));
+    EXPECT_EQ(e.diagnostics()[1].file, "--set");
+    EXPECT_THAT(e.diagnostics()[1].message, HasSubstr("topology.\" or \"workload."));
+  }
+}
+
+}  // namespace
+}  // namespace podsim::config

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """podsim's JSON outputs load into the Python modules generated from their
-schemas (build/proto/podsim/*_pb2.py), as docs/outputs.md tells users to load
+schemas (build/python/podsim/*_pb2.py), as docs/outputs.md tells users to load
 them. json_format.Parse rejects any key the schema lacks, so this also checks
 that the JSON and the schema agree. Exits 77 (skipped) without google.protobuf.
 
