@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs podsim's build and test dependencies from Debian's packages.
 # Non-interactive and safe to run twice: apt-get install is idempotent.
+# Usage: scripts/install-deps.sh [--optional]
 set -euo pipefail
 
 packages=(
@@ -28,6 +29,21 @@ packages=(
   python3-pandas      # podsim.to_dataframe() and the module's tests (tests/python)
   python3-pytest      # runs tests/python (CTest python.api)
 )
+
+# --optional: also what the tests that need a browser or a spreadsheet use
+# (CTest html.render_in_chromium and cli.e2e.spreadsheet_round_trip); without
+# them those tests are reported as skipped. Large (about 540 MB installed), so
+# not installed by default and not in CI (chromium 348 MB,
+# libreoffice 193 MB, measured with du).
+if [ "${1:-}" = "--optional" ]; then
+  packages+=(
+    chromium                # podsim report's page rendered headless (tests/html/render_test.sh)
+    libreoffice-calc-nogui  # a sweep CSV through .xlsx and back (tests/cli/spreadsheet_round_trip_test.sh)
+  )
+elif [ $# -gt 0 ]; then
+  echo "usage: scripts/install-deps.sh [--optional]" >&2
+  exit 2
+fi
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then

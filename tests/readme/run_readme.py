@@ -3,7 +3,7 @@
 
 Every ```sh block of the README is run by bash (`set -e -o pipefail`, so any
 failing command fails its block) in a scratch directory that holds links to
-the repository's build/, scripts/, topologies/ and workloads/ and an empty
+the repository's build/, examples/, scripts/, topologies/ and workloads/ and an empty
 docs/, so the commands' outputs (sweep.csv, docs/capacity.png, ...) land in
 the scratch directory and never in the repository. A block is left out only
 when the line before its fence says why:
@@ -30,7 +30,7 @@ import sys
 import tempfile
 import time
 
-LINKED = ("build", "scripts", "topologies", "workloads")
+LINKED = ("build", "examples", "scripts", "topologies", "workloads")
 SKIP = re.compile(r"<!--\s*readme-test:\s*skip:\s*(.+?)\s*-->")
 
 
