@@ -34,6 +34,11 @@ struct Override {
 // In command-line order: when two overrides set the same field, the later wins.
 using Overrides = std::vector<Override>;
 
+// The roots whose overrides one input takes, without the '.': a run's
+// topology takes {"topology"}; replica 1 of a serve file
+// {"topology", "replicas[1].topology"} (config/serve_overrides.h).
+using OverrideRoots = std::vector<std::string>;
+
 // "PATH=VALUE" -> Override, split at the first '='; spaces around the path and
 // the value are dropped. The value may be empty (an empty string). Throws
 // InputError (file "--set") when there is no '=' or the path is empty.
