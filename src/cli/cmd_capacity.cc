@@ -1,5 +1,6 @@
 // podsim capacity SERVE_FILE [--ttft-ms X] [--tpot-ms Y] [--percentile P]
 //   [--tolerance T] [--jobs N] [--format table|csv|json|textproto|binpb] [-q]
+//   [--set PATH=VALUE ...]
 // podsim capacity SERVE_FILE... --target-rate R [--minimise chips|cost|energy]
 //   [--pricing FILE [--commitment C]]: the fewest chips, lowest cost or energy
 // podsim capacity SERVE_FILE --target-rate R --fewest-replicas [--max-replicas N]
@@ -24,6 +25,7 @@
 #include "cli/pricing_option.h"
 #include "cli/progress.h"
 #include "cli/rank_timeout_option.h"
+#include "cli/set_option.h"
 #include "cli/unsigned_option.h"
 #include "config/serve_loader.h"
 #include "fleet/capacity.h"
@@ -247,6 +249,7 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
       "quiet,q",
       "no progress on stderr (a line redrawn on a terminal, else a line every 10 s of a long "
       "search)");
+  add_serve_set_option(opts);
   add_pricing_options(opts);
   add_limit_options(opts);
   add_rank_timeout_option(opts);
@@ -290,8 +293,9 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   if (!(options.relative_tolerance >= 1e-4 && options.relative_tolerance < 1))
     throw UsageError("--tolerance: expected a fraction in [0.0001, 1)");
   std::vector<config::ServeSpec> specs;
+  const config::Overrides overrides = serve_set_overrides(vm);  // to every file alike
   for (const std::string& f : files)
-    specs.push_back(config::load_serve_file(f));
+    specs.push_back(config::load_serve_file(f, overrides));
   const config::ServeSpec& spec = specs.front();
   // Given on the command line an objective must be one: a finite time > 0
   // (0 would drop it, leaving a search no rate may end; the file's slo keeps

@@ -1,7 +1,7 @@
 // podsim serve SERVE_FILE [--format table|json|csv|textproto|binpb] [--requests FILE]
 //   [--timeseries FILE] [--summary-json FILE] [--summary-csv FILE]
 //   [--seed N] [--no-bucket-error] [--compare-no-prefix-cache | --no-prefix-cache]
-//   [--pricing FILE [--commitment C]]
+//   [--pricing FILE [--commitment C]] [--set PATH=VALUE ...]
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <limits>
@@ -16,6 +16,7 @@
 #include "cli/positional_files.h"
 #include "cli/pricing_option.h"
 #include "cli/progress.h"
+#include "cli/set_option.h"
 #include "cli/unsigned_option.h"
 #include "config/serve_loader.h"
 #include "fleet/engine_oracle.h"
@@ -73,6 +74,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
       "quiet,q",
       "no progress on stderr (a line redrawn on a terminal, else a line every 10 s of a long "
       "run)");
+  add_serve_set_option(opts);
   add_pricing_options(opts);
   add_limit_options(opts);
   po::variables_map vm;
@@ -100,7 +102,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
                     serve_outputs(vm));
 
   const std::shared_ptr<const config::PricingSpec> pricing = pricing_spec(vm);
-  config::ServeSpec spec = config::load_serve_file(files[0]);
+  config::ServeSpec spec = config::load_serve_file(files[0], serve_set_overrides(vm));
   refuse_clobbering(named_inputs(config::files_named_by(spec)), serve_outputs(vm));
   if (pricing)
     fleet::require_pricing(spec, *pricing);  // a chip with no price: exit 2 before the run

@@ -15,6 +15,7 @@
 #include "cli/rank_timeout_option.h"
 #include "cli/set_option.h"
 #include "config/sweep_loader.h"
+#include "fleet/serve_sweep.h"
 #include "report/output_file.h"
 #include "sweep/held_rows.h"
 #include "sweep/point_run.h"
@@ -126,19 +127,33 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
 
   config::SweepSpec spec;
   sweep::PointOptions point_options;
+  std::vector<config::NamedInputFile> named;
   try {
     spec = config::load_sweep_file(files[0]);
     point_options.calibration = calibration_profile(vm);
     point_options.pricing = pricing_spec(vm);
+    if (spec.serve_file && point_options.calibration)
+      throw UsageError(
+          "--calibration applies to run sweeps; a sweep of a serve file takes its "
+          "replicas' calibration from their topology files");
+    if (spec.serve_file && *format != sweep::RowFormat::kCsv)
+      throw UsageError("a sweep of a serve file writes CSV rows (--format csv)");
+    named = config::files_named_by(spec);
+    for (const config::Override& o : spec.serve_file ? serve_set_overrides(vm) : set_overrides(vm))
+      spec.set.push_back(config::to_string(o));
+    // Every point's serve file loaded (the rules, no simulation) before any
+    // runs: a bad path or value is exit 2 with nothing written.
+    if (spec.serve_file) {
+      for (config::NamedInputFile& f : fleet::check_serve_points(spec, point_options.pricing.get()))
+        named.push_back(std::move(f));
+    }
   } catch (const config::InputError&) {
     if (!transport->writes_output())
       return kExitBadInput;  // rank 0 reports it, once
     throw;
   }
-  refuse_clobbering(named_inputs(config::files_named_by(spec)),
+  refuse_clobbering(named_inputs(named),
                     {{"--out", vm.count("out") != 0 ? vm["out"].as<std::string>() : ""}});
-  for (const config::Override& o : set_overrides(vm))
-    spec.set.push_back(config::to_string(o));
   point_options.allow_oom = spec.allow_oom;
   point_options.generation.every_step = spec.every_step;
   point_options.generation.tolerance = spec.step_tolerance;
@@ -167,6 +182,12 @@ int cmd_sweep(Context& ctx, const std::vector<std::string>& args) {
   const sweep::RowFormat row_format = *format;
   auto work = [&spec, &point_options, &bases, &budget, row_format](uint64_t i) {
     const sweep::Point point = sweep::point_at(spec, i);
+    if (spec.serve_file) {
+      const sweep::RenderedPoint r =
+          fleet::run_serve_point(spec, point, budget.for_point(i), point_options.pricing.get());
+      budget.spend(i, r.events);
+      return sweep::encode(r);
+    }
     const podsim::Result result = budget.run(i, [&](const sim::WorkLimits& left) {
       return sweep::run_point(point, point_options, bases, left);
     });

@@ -17,4 +17,13 @@ void add_set_option(boost::program_options::options_description& opts);
 // schema, by the loaders that apply them.
 config::Overrides set_overrides(const boost::program_options::variables_map& vm);
 
+// --set on the commands that load a serve file (serve, capacity), whose
+// paths start with serve., topology., workload. or replicas[i].
+// (config/serve_overrides.h).
+void add_serve_set_option(boost::program_options::options_description& opts);
+
+// Their --set values in command-line order; the same errors as
+// set_overrides() for the serve roots.
+config::Overrides serve_set_overrides(const boost::program_options::variables_map& vm);
+
 }  // namespace podsim::cli

@@ -18,6 +18,8 @@ std::vector<NamedInputFile> files_named_by(const SweepSpec& spec) {
     add(out, "sweep's topology", *spec.topology_file);
   if (spec.workload_file)
     add(out, "sweep's workload", *spec.workload_file);
+  if (spec.serve_file)
+    add(out, "sweep's serve file", *spec.serve_file);
   for (const SweepParameter& p : spec.parameters) {
     if (p.path != "topology" && p.path != "workload")
       continue;

@@ -62,7 +62,8 @@ void check_override_roots(const Overrides& overrides) {
     throw InputError(std::move(bad));
 }
 
-Overrides parse_overrides(const std::vector<std::string>& texts) {
+Overrides parse_overrides(const std::vector<std::string>& texts,
+                          void (*check_roots)(const Overrides&)) {
   Overrides overrides;
   std::vector<Diagnostic> bad;
   for (const std::string& text : texts) {
@@ -73,7 +74,7 @@ Overrides parse_overrides(const std::vector<std::string>& texts) {
     }
   }
   try {
-    check_override_roots(overrides);
+    check_roots(overrides);
   } catch (const InputError& e) {
     bad.insert(bad.end(), e.diagnostics().begin(), e.diagnostics().end());
   }

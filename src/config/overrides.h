@@ -34,6 +34,11 @@ struct Override {
 // In command-line order: when two overrides set the same field, the later wins.
 using Overrides = std::vector<Override>;
 
+// The roots whose overrides one input takes, without the '.': a run's
+// topology takes {"topology"}; replica 1 of a serve file
+// {"topology", "replicas[1].topology"} (config/serve_overrides.h).
+using OverrideRoots = std::vector<std::string>;
+
 // "PATH=VALUE" -> Override, split at the first '='; spaces around the path and
 // the value are dropped. The value may be empty (an empty string). Throws
 // InputError (file "--set") when there is no '=' or the path is empty.
@@ -49,7 +54,10 @@ void check_override_roots(const Overrides& overrides);
 // Every "PATH=VALUE" of `texts` parsed and its root checked, in order: what
 // `--set` given several times means (the CLI's run and sweep, the Python
 // module's `set=`). Throws one InputError (file "--set") with a diagnostic
-// per bad override, all of them at once.
-Overrides parse_overrides(const std::vector<std::string>& texts);
+// per bad override, all of them at once. `check_roots` checks the roots
+// (check_override_roots for a run's topology and workload;
+// check_serve_override_roots of config/serve_overrides.h for a serve file).
+Overrides parse_overrides(const std::vector<std::string>& texts,
+                          void (*check_roots)(const Overrides&) = check_override_roots);
 
 }  // namespace podsim::config

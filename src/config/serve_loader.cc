@@ -7,6 +7,7 @@
 #include "config/internal/serve_validator.h"
 #include "config/internal/topology_validator.h"
 #include "config/sha256.h"
+#include "config/serve_overrides.h"
 #include "config/topology_loader.h"
 #include "config/trace_loader.h"
 #include "config/workload_loader.h"
@@ -196,17 +197,24 @@ void resolve_slo_classes(ServeSpec& spec, const internal::ParsedInput& parsed) {
 }
 
 ServeSpec parse_serve(internal::InputFormat format, std::string_view contents,
-                      std::string source_name, const std::filesystem::path& base_dir) {
+                      std::string source_name, const std::filesystem::path& base_dir,
+                      const Overrides& overrides) {
+  check_serve_override_roots(overrides);
   ServeConfig message;
-  const internal::ParsedInput parsed =
+  internal::ParsedInput parsed =
       internal::ParsedInput::parse(format, contents, std::move(source_name), message);
+  parsed.apply_overrides(overrides, kServeRoot, message);
   parsed.throw_if_invalid(internal::validate_serve(message, base_dir));
   internal::ServeFiles files = internal::to_serve_spec(message, base_dir, parsed.source());
   ServeSpec& spec = files.spec;
+  check_replica_indexes(overrides, spec.replicas.size(), parsed.source());
+  for (const Override& o : overrides)
+    spec.overrides.push_back(to_string(o));
   for (size_t i = 0; i < spec.replicas.size(); ++i) {
     ServeReplicaSpec& r = spec.replicas[i];
-    r.pod = load_topology_file(files.topology[i]);
-    r.workload = load_workload_file(files.workload[i], r.pod);
+    r.pod = load_topology_file(files.topology[i], overrides, replica_roots("topology", i));
+    r.workload =
+        load_workload_file(files.workload[i], r.pod, overrides, replica_roots("workload", i));
     const internal::FieldPath at = internal::FieldPath()("replicas", static_cast<int>(i));
     check_serving(r.workload, parsed, at("workload"));
     load_draft(r, files.draft_workload[i], files.draft_topology[i], parsed, at("speculative"));
@@ -224,14 +232,15 @@ ServeSpec parse_serve(internal::InputFormat format, std::string_view contents,
 
 }  // namespace
 
-ServeSpec load_serve_file(const std::filesystem::path& path) {
+ServeSpec load_serve_file(const std::filesystem::path& path, const Overrides& overrides) {
   return parse_serve(internal::format_of(path), read_file_to_string(path), path.string(),
-                     path.parent_path());
+                     path.parent_path(), overrides);
 }
 
 ServeSpec parse_serve_text(std::string_view text, std::string source_name,
-                           const std::filesystem::path& base_dir) {
-  return parse_serve(internal::InputFormat::kText, text, std::move(source_name), base_dir);
+                           const std::filesystem::path& base_dir, const Overrides& overrides) {
+  return parse_serve(internal::InputFormat::kText, text, std::move(source_name), base_dir,
+                     overrides);
 }
 
 }  // namespace podsim::config

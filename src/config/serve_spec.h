@@ -205,6 +205,9 @@ struct ServeSpec {
   std::string network = "analytical";
   sim::Time sample_interval = sim::Time::s(1);
   KvTransferSpec kv_transfer;
+  // The --set overrides it was loaded with ("path=value", every root, in
+  // command-line order; config/serve_overrides.h).
+  std::vector<std::string> overrides;
 };
 
 }  // namespace podsim::config

@@ -43,6 +43,10 @@ struct SweepSpec {
   bool every_step = false;       // generations: every decode step simulated
   double step_tolerance = 1e-3;  // generations: the bisection's bound
   uint64_t points = 1;           // how many points the parameters make (checked <= kMaxSweepPoints)
+  // A sweep of a serve file (resolved against the sweep file's directory):
+  // each point is a `podsim serve` of it with the point's overrides
+  // (config/serve_overrides.h); nullopt: each point is a `podsim run`.
+  std::optional<std::string> serve_file;
 
   friend bool operator==(const SweepSpec&, const SweepSpec&) = default;
 };

@@ -22,16 +22,17 @@ constexpr std::string_view kEmbeddedTopologyName = "<embedded:v5e-16x16>";
 
 constexpr std::string_view kTopologyRoot = "topology";  // of the --set paths this loader applies
 
-PodSpec load_parsed(const internal::ParsedSource<Topology>& p, const Overrides& overrides) {
+PodSpec load_parsed(const internal::ParsedSource<Topology>& p, const Overrides& overrides,
+                    const OverrideRoots& roots = {std::string(kTopologyRoot)}) {
   if (p.error) {
     throw *p.error;
   }
   Topology message = p.message;
   ParsedInput parsed = *p.input;
-  parsed.apply_overrides(overrides, kTopologyRoot, message);
+  parsed.apply_overrides(overrides, roots, message);
   parsed.throw_if_invalid(internal::validate_topology(message));
   PodSpec spec = internal::to_pod_spec(message, parsed.source());
-  spec.overrides = internal::override_texts(overrides, kTopologyRoot);
+  spec.overrides = internal::override_texts(overrides, roots);
   spec.source_sha256 = p.sha256;
   return spec;
 }
@@ -58,9 +59,14 @@ PodSpec load_topology_file(const std::filesystem::path& path, const Overrides& o
   return parse(internal::format_of(path), read_file_to_string(path), path.string(), overrides);
 }
 
+PodSpec load_topology_file(const std::filesystem::path& path, const Overrides& overrides,
+                           const OverrideRoots& roots) {
+  return load_parsed(internal::ParsedSource<Topology>::read(path), overrides, roots);
+}
+
 PodSpec default_topology(const Overrides& overrides) {
-  return parse_topology_text(internal::embedded_default_topology_text(), std::string(kEmbeddedTopologyName),
-                             overrides);
+  return parse_topology_text(internal::embedded_default_topology_text(),
+                             std::string(kEmbeddedTopologyName), overrides);
 }
 
 std::string default_topology_text() {

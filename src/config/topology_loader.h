@@ -31,6 +31,11 @@ namespace podsim::config {
 // anything else is read as text. source_file and diagnostics name the file as
 // `path` spells it.
 PodSpec load_topology_file(const std::filesystem::path& path, const Overrides& overrides = {});
+// The same applying the overrides of `roots` ("topology" and, for a serve
+// file's replica i, "replicas[i].topology": config/serve_overrides.h), each
+// path reported under its own root.
+PodSpec load_topology_file(const std::filesystem::path& path, const Overrides& overrides,
+                           const OverrideRoots& roots);
 
 // Protobuf text format. `source_name` names the input in diagnostics and
 // becomes PodSpec::source_file.

@@ -23,16 +23,17 @@ constexpr std::string_view kEmbeddedWorkloadName = "<embedded:llama3-70b-decode-
 constexpr std::string_view kWorkloadRoot = "workload";  // of the --set paths this loader applies
 
 WorkloadSpec load_parsed(const internal::ParsedSource<Workload>& p, const PodSpec& pod,
-                         const Overrides& overrides) {
+                         const Overrides& overrides,
+                         const OverrideRoots& roots = {std::string(kWorkloadRoot)}) {
   if (p.error) {
     throw *p.error;
   }
   Workload message = p.message;
   ParsedInput parsed = *p.input;
-  parsed.apply_overrides(overrides, kWorkloadRoot, message);
+  parsed.apply_overrides(overrides, roots, message);
   parsed.throw_if_invalid(internal::validate_workload(message, pod));
   WorkloadSpec spec = internal::to_workload_spec(message, pod, parsed.source());
-  spec.overrides = internal::override_texts(overrides, kWorkloadRoot);
+  spec.overrides = internal::override_texts(overrides, roots);
   spec.source_sha256 = p.sha256;
   return spec;
 }
@@ -61,9 +62,14 @@ WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec
   return parse(internal::format_of(path), read_file_to_string(path), path.string(), pod, overrides);
 }
 
+WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec& pod,
+                                const Overrides& overrides, const OverrideRoots& roots) {
+  return load_parsed(internal::ParsedSource<Workload>::read(path), pod, overrides, roots);
+}
+
 WorkloadSpec default_workload(const PodSpec& pod, const Overrides& overrides) {
-  return parse_workload_text(internal::embedded_default_workload_text(), std::string(kEmbeddedWorkloadName),
-                             pod, overrides);
+  return parse_workload_text(internal::embedded_default_workload_text(),
+                             std::string(kEmbeddedWorkloadName), pod, overrides);
 }
 
 std::string default_workload_text() {

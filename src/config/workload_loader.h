@@ -36,6 +36,10 @@ namespace podsim::config {
 // spells it.
 WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec& pod,
                                 const Overrides& overrides = {});
+// The same applying the overrides of `roots` ("workload" and, for a serve
+// file's replica i, "replicas[i].workload": config/serve_overrides.h).
+WorkloadSpec load_workload_file(const std::filesystem::path& path, const PodSpec& pod,
+                                const Overrides& overrides, const OverrideRoots& roots);
 
 // Protobuf text format. `source_name` names the input in diagnostics and
 // becomes WorkloadSpec::source_file.

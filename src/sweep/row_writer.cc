@@ -71,12 +71,14 @@ RenderedPoint render(RowFormat format, const podsim::Result& result) {
 
 std::string encode(const RenderedPoint& point) {
   std::string out;
-  out.reserve(point.text.size() + point.reason.size() + point.kind.size() + 32);
+  out.reserve(point.text.size() + point.reason.size() + point.kind.size() + point.header.size() +
+              40);
   put(out, std::to_string(static_cast<int>(point.status)));
   put(out, std::to_string(point.events));
   put(out, point.reason);
   put(out, point.kind);
   put(out, point.text);
+  put(out, point.header);
   return out;
 }
 
@@ -90,6 +92,7 @@ RenderedPoint decode(std::string_view bytes) {
   p.reason = take(bytes);
   p.kind = take(bytes);
   p.text = take(bytes);
+  p.header = take(bytes);
   if (!bytes.empty())
     throw std::runtime_error("sweep point: bytes after the frame");
   return p;
@@ -101,8 +104,12 @@ std::string RowWriter::rows(const RenderedPoint& point) {
   std::string out;
   if (kind_.empty()) {
     kind_ = point.kind;
-    out += report::csv_line(report::csv_columns(point.kind));
-  } else if (point.kind != kind_) {
+    header_ = point.header;
+    out += point.header.empty() ? report::csv_line(report::csv_columns(point.kind)) : point.header;
+  } else if (point.kind != kind_ || point.header != header_) {
+    if (!header_.empty() || !point.header.empty())
+      throw std::invalid_argument(
+          "the points' serve summaries have different CSV columns; sweep them in separate files");
     throw std::invalid_argument(
         "the points mix serving and operation-list workloads, whose CSV columns differ; use "
         "--format jsonl");

@@ -30,6 +30,10 @@ struct RenderedPoint {
   std::string reason;   // the result's reason, kept for an invalid point only
   std::string kind;     // the result's CSV kind (report::csv_kind); empty for JSON Lines
   std::string text;     // its rows (CSV, without the header) or its JSON line
+  // The CSV header line of rows that are not a podsim.Result's (a serve
+  // file's point, fleet/serve_sweep.h, whose kind is "serve"); empty: the
+  // columns of `kind` (report::csv_columns).
+  std::string header = {};
 };
 
 // The point's rows in `format`.
@@ -41,7 +45,7 @@ std::string encode(const RenderedPoint& point);
 RenderedPoint decode(std::string_view bytes);
 
 // The output text of each point in turn: for CSV the first point also brings
-// the header; a point whose CSV kind differs from the first one's is an
+// the header; a point whose CSV kind (or header) differs from the first one's is an
 // error (std::invalid_argument: the columns of serving and operation-list
 // results differ; use jsonl).
 class RowWriter {
@@ -52,6 +56,7 @@ class RowWriter {
  private:
   RowFormat format_;
   std::string kind_;  // the CSV kind of the header written; empty before the first
+  std::string header_;
 };
 
 }  // namespace podsim::sweep

@@ -147,11 +147,11 @@ TEST(SetOption, BadOverridesExit2WithTheNearestPaths) {
       << unknown.err;
   EXPECT_TRUE(has(unknown.err, "nearest valid paths: topology.chip.matrix_units.rows"));
 
-  const Result index = run({"run", "--set", "topology.torus.dims[2].size=4"});
+  const Result index = run({"run", "--set", "topology.torus.dims[3].size=4"});
   EXPECT_EQ(index.code, kExitBadInput);
   EXPECT_TRUE(has(index.err,
-                  "index 2 is out of range: topology.torus.dims has 2 elements in "
-                  "<embedded:v5e-16x16>"))
+                  "index 3 is out of range: topology.torus.dims has 2 elements in "
+                  "<embedded:v5e-16x16> (index 2 appends one)"))
       << index.err;
 
   const Result malformed = run({"run", "--set", "workload.scenario.batch"});

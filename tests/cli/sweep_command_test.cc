@@ -228,6 +228,10 @@ TEST(SweepCommand, EveryShippedExampleRunsWithoutAnInvalidPoint) {
     ASSERT_EQ(r.code, kExitOk) << r.err;
     const report::CsvDocument d = csv(r.out);
     EXPECT_GE(d.rows.size(), 3U);
+    if (d.column("status") < 0) {  // a sweep of a serve file: serve summary rows
+      EXPECT_EQ(d.header.back(), "overrides");
+      continue;
+    }
     for (size_t i = 0; i < d.rows.size(); ++i)
       EXPECT_EQ(cell(d, i, "status"), "ok") << cell(d, i, "reason");
   }

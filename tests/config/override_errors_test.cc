@@ -87,19 +87,20 @@ TEST(OverrideErrors, SuggestionsIncludeIndexesTheInputHas) {
 }
 
 TEST(OverrideErrors, IndexPastTheEndNamesTheSize) {
-  EXPECT_THAT(pod_error("topology.torus.dims[3].size", "4"),
-              IsSetError("topology.torus.dims[3].size",
-                         "index 3 is out of range: topology.torus.dims has 3 elements in "
-                         "pod.textproto; nearest valid paths: topology.torus.dims[0].size, "));
-  // An empty list: no element to set (an override never appends).
-  EXPECT_THAT(pod_error("topology.torus.twists[0].offset", "1"),
-              IsSetError("topology.torus.twists[0].offset",
+  EXPECT_THAT(pod_error("topology.torus.dims[4].size", "4"),
+              IsSetError("topology.torus.dims[4].size",
+                         "index 4 is out of range: topology.torus.dims has 3 elements in "
+                         "pod.textproto (index 3 appends one); nearest valid paths: "
+                         "topology.torus.dims[0].size, "));
+  // An empty list: index 0 appends, index 1 is past it.
+  EXPECT_THAT(pod_error("topology.torus.twists[1].offset", "1"),
+              IsSetError("topology.torus.twists[1].offset",
                          "topology.torus.twists has 0 elements in pod.textproto"));
 }
 
 TEST(OverrideErrors, IndexPastTheEndOfAScalarList) {
-  const auto errors = workload_errors({{"workload.sharding.tensor_axes[1]", "data"}});
-  EXPECT_THAT(errors, ElementsAre(IsSetError("workload.sharding.tensor_axes[1]",
+  const auto errors = workload_errors({{"workload.sharding.tensor_axes[2]", "data"}});
+  EXPECT_THAT(errors, ElementsAre(IsSetError("workload.sharding.tensor_axes[2]",
                                              "workload.sharding.tensor_axes has 1 element in")));
 }
 

@@ -25,7 +25,7 @@ TEST(ShippedSweepsTest, EveryFileHasTheHeadersAndLoads) {
     EXPECT_EQ(s.name + ".textproto", path.filename().string());
     EXPECT_GE(s.points, 3U);
   }
-  EXPECT_EQ(files, 8U);
+  EXPECT_EQ(files, 9U);
 }
 
 }  // namespace

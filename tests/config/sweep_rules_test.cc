@@ -185,3 +185,44 @@ TEST(SweepRulesTest, TextErrorsCarryLineAndColumn) {
 
 }  // namespace
 }  // namespace podsim::config
+
+namespace podsim::config {
+namespace {
+
+// A sweep of a serve file (docs/sweeps.md, "Sweeps of serve files"): its
+// paths are serve paths; the run's own inputs and options are refused.
+TEST(SweepRulesTest, ASweepOfAServeFile) {
+  const SweepSpec s = parse(R"(
+    serve: "workloads/serve/llama3-8b-poisson.serve.textproto"
+    set: "serve.duration_s=5"
+    parameters { path: "serve.replicas[0].max_batch" values: ["8", "16"] }
+    parameters { path: "replicas[0].topology.torus.dims[0].link_bandwidth_gbps" values: ["25"]
+                 also: "topology.torus.dims[1].link_bandwidth_gbps" }
+  )");
+  EXPECT_EQ(*s.serve_file, (source_dir() / "workloads/serve/llama3-8b-poisson.serve.textproto")
+                               .lexically_normal()
+                               .string());
+  EXPECT_EQ(s.points, 2U);
+  EXPECT_THAT(errors(R"(
+    serve: "workloads/serve/llama3-8b-poisson.serve.textproto"
+    network: "flow"
+    allow_oom: true
+    set: "workload.scenario.batch=8"
+    set: "scenario.batch=8"
+    parameters { path: "compute" values: ["systolic"] }
+  )"),
+              ElementsAre(IsDiagnostic("network", "not with serve: "),
+                          IsDiagnostic("allow_oom", "not with serve: "),
+                          IsDiagnostic("set[1]", "the path must start with serve., topology."),
+                          IsDiagnostic("parameters[0].path",
+                                       "a sweep of a serve file varies --set paths")));
+  EXPECT_THAT(errors(R"(serve: "no/such.serve.textproto"
+                        parameters { path: "serve.seed" values: ["1"] })"),
+              ElementsAre(IsDiagnostic("serve", "")));
+  EXPECT_THAT(
+      errors(R"(parameters { path: "serve.seed" values: ["1"] })"),
+      ElementsAre(IsDiagnostic("parameters[0].path", "(serve paths need the sweep's serve file)")));
+}
+
+}  // namespace
+}  // namespace podsim::config

@@ -35,7 +35,9 @@ TEST(RenderedPoint, RoundTripsAnyText) {
   p.kind = "serving";
   p.text = "1:2:3\n\"x,y\"\n:\n";
   p.events = 123456789012345ULL;
+  p.header = "a,b:c\n";
   const RenderedPoint q = decode(encode(p));
+  EXPECT_EQ(q.header, p.header);
   EXPECT_EQ(q.status, p.status);
   EXPECT_EQ(q.events, p.events);
   EXPECT_EQ(q.reason, p.reason);
@@ -86,6 +88,21 @@ TEST(RowWriter, JsonLinesHaveNoHeader) {
   const RenderedPoint b = render(RowFormat::kJsonLines, op_list_result());
   EXPECT_EQ(w.rows(a), a.text);
   EXPECT_EQ(w.rows(b), b.text);  // kinds may mix in JSON Lines
+}
+
+// Rows that are not a podsim.Result's (a serve file's points) bring their
+// own header line; a point with another header is refused.
+TEST(RowWriter, ARowsOwnHeader) {
+  RenderedPoint p;
+  p.kind = "serve";
+  p.header = "name,requests,overrides\n";
+  p.text = "a,3,serve.seed=1\n";
+  RowWriter w(RowFormat::kCsv);
+  EXPECT_EQ(w.rows(p), "name,requests,overrides\na,3,serve.seed=1\n");
+  p.text = "a,4,serve.seed=2\n";
+  EXPECT_EQ(w.rows(p), "a,4,serve.seed=2\n");
+  p.header = "name,overrides\n";
+  EXPECT_THROW(w.rows(p), std::invalid_argument);
 }
 
 }  // namespace

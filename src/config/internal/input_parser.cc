@@ -50,8 +50,13 @@ ParsedInput ParsedInput::parse(InputFormat format, std::string_view contents, st
 
 void ParsedInput::apply_overrides(const Overrides& overrides, std::string_view root,
                                   google::protobuf::Message& out) {
+  apply_overrides(overrides, OverrideRoots{std::string(root)}, out);
+}
+
+void ParsedInput::apply_overrides(const Overrides& overrides, const OverrideRoots& roots,
+                                  google::protobuf::Message& out) {
   try {
-    overrides_ = internal::apply_overrides(overrides, root, source_, out);
+    overrides_ = internal::apply_overrides(overrides, roots, source_, out);
   } catch (const InputError& e) {
     std::vector<Diagnostic> diagnostics = problems_;
     diagnostics.insert(diagnostics.end(), e.diagnostics().begin(), e.diagnostics().end());

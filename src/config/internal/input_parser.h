@@ -54,6 +54,9 @@ class ParsedInput {
   // the parse problems and every override that cannot be applied.
   void apply_overrides(const Overrides& overrides, std::string_view root,
                        google::protobuf::Message& out);
+  // The same for the overrides of any of `roots` (override_applier.h).
+  void apply_overrides(const Overrides& overrides, const OverrideRoots& roots,
+                       google::protobuf::Message& out);
 
   // Throws InputError listing the parse problems and then `issues` (each with
   // the line:column where its field was written, for text input), if there

@@ -30,19 +30,13 @@ std::string element_count(int n) {
   return plural(static_cast<uint64_t>(n), "element");
 }
 
-// The lists an override may append to (index == size): the topology's faults.
-bool appendable(const pb::FieldDescriptor& f) {
-  if (!f.is_repeated() || f.cpp_type() != pb::FieldDescriptor::CPPTYPE_MESSAGE ||
-      f.containing_type()->full_name() != "podsim.Topology")
-    return false;
-  const std::string& n = f.name();
-  return n == "failed_links" || n == "dead_chips" || n == "degraded_links" || n == "stragglers";
-}
-
 class Applier {
  public:
   Applier(std::string_view root, const std::string& source, pb::Message& message)
       : root_(root), source_(source), message_(message) {}
+
+  // The root the next override's paths are reported under.
+  void set_root(std::string_view root) { root_ = root; }
 
   // Applies one override with its root removed; nullopt on success.
   std::optional<Failure> apply(const Override& o, std::string_view path_text,
@@ -68,17 +62,23 @@ class Applier {
       const bool is_message = f->cpp_type() == pb::FieldDescriptor::CPPTYPE_MESSAGE;
       if (s.index >= 0 && !f->is_repeated())
         return Failure{here + " is not a list: no [" + std::to_string(s.index) + "]", true};
-      // A fault list grows by one when its next index is named, so a what-if
-      // can add a failed link, dead chip, degraded link or straggler from the
-      // command line (--set 'topology.stragglers[0].coords=[2,1]').
-      if (s.index >= 0 && s.index == r.FieldSize(*m, f) && appendable(*f)) {
+      // Naming a list at its length appends an element there (every field
+      // at its default, as `dims { }` in a file), so a what-if can add a
+      // torus dimension, a mesh axis or a fault from the command line, and
+      // further overrides of that index set its fields in order
+      // (--set topology.torus.dims[2].size=4 --set
+      // topology.torus.dims[2].link_bandwidth_gbps=50).
+      const int size = f->is_repeated() ? r.FieldSize(*m, f) : 0;
+      if (s.index >= 0 && s.index == size && is_message) {
         r.AddMessage(m, f);
         if (!applied.created)
           applied.created = done(s.name, s.index);
       }
-      if (s.index >= 0 && s.index >= r.FieldSize(*m, f)) {
+      // A scalar list's element at its length is appended by set_value().
+      if (s.index >= 0 && s.index >= (is_message ? r.FieldSize(*m, f) : size + 1)) {
         return Failure{"index " + std::to_string(s.index) + " is out of range: " + here + " has " +
-                           element_count(r.FieldSize(*m, f)) + " in " + source_,
+                           element_count(size) + " in " + source_ + " (index " +
+                           std::to_string(size) + " appends one)",
                        true};
       }
       if (!is_message && !last) {
@@ -184,18 +184,33 @@ bool sets(const AppliedOverride& o, const FieldPath& path) {
   return true;
 }
 
+// The root of `roots` that `o`'s path starts with (followed by '.'), if any.
+std::optional<std::string_view> root_of(const Override& o, const OverrideRoots& roots) {
+  for (const std::string& root : roots) {
+    if (o.path.size() > root.size() && o.path.starts_with(root) && o.path[root.size()] == '.')
+      return std::string_view(root);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<AppliedOverride> apply_overrides(const Overrides& overrides, std::string_view root,
                                              const std::string& source, pb::Message& message) {
-  const std::string prefix = std::string(root) + ".";
-  Applier applier(root, source, message);
+  return apply_overrides(overrides, OverrideRoots{std::string(root)}, source, message);
+}
+
+std::vector<AppliedOverride> apply_overrides(const Overrides& overrides, const OverrideRoots& roots,
+                                             const std::string& source, pb::Message& message) {
+  Applier applier("", source, message);
   std::vector<AppliedOverride> applied;
   std::vector<Diagnostic> failures;
   for (const Override& o : overrides) {
-    if (!o.path.starts_with(prefix))
+    const std::optional<std::string_view> root = root_of(o, roots);
+    if (!root)
       continue;
-    const std::string_view path = std::string_view(o.path).substr(prefix.size());
+    applier.set_root(*root);
+    const std::string_view path = std::string_view(o.path).substr(root->size() + 1);
     AppliedOverride a;
     a.text = to_string(o);
     if (const std::optional<Failure> failure = applier.apply(o, path, a)) {
@@ -214,10 +229,13 @@ std::vector<AppliedOverride> apply_overrides(const Overrides& overrides, std::st
 }
 
 std::vector<std::string> override_texts(const Overrides& overrides, std::string_view root) {
-  const std::string prefix = std::string(root) + ".";
+  return override_texts(overrides, OverrideRoots{std::string(root)});
+}
+
+std::vector<std::string> override_texts(const Overrides& overrides, const OverrideRoots& roots) {
   std::vector<std::string> out;
   for (const Override& o : overrides) {
-    if (o.path.starts_with(prefix))
+    if (root_of(o, roots))
       out.push_back(to_string(o));
   }
   return out;

@@ -8,12 +8,13 @@
 //    inside it are the only ones it has); in a oneof, that selects the
 //    member and drops the member the input had;
 //  - `name[i]` on the way indexes a repeated message, which must hold
-//    element i; the topology's fault lists (failed_links, dead_chips,
-//    degraded_links, stragglers) alone grow by one when i is their size,
-//    so overrides in index order add faults;
+//    element i or have length i: then an element (every field at its
+//    default) is appended, so overrides in index order add torus
+//    dimensions, mesh axes, faults or replicas, and later overrides of
+//    that index set the new element's fields;
 //  - the last segment is a scalar, enum or string field: `name=v` sets a
 //    singular one, `name=[a, b]` replaces a whole repeated one, `name[i]=v`
-//    one element of it.
+//    one element of it (i equal to the list's length appends one).
 #pragma once
 
 #include <google/protobuf/message.h>
@@ -49,10 +50,17 @@ struct AppliedOverride {
 std::vector<AppliedOverride> apply_overrides(const Overrides& overrides, std::string_view root,
                                              const std::string& source,
                                              google::protobuf::Message& message);
+// The same for the overrides of any of `roots` (a serve file's replica 1
+// takes "topology" and "replicas[1].topology"), in command-line order, each
+// reported under its own root.
+std::vector<AppliedOverride> apply_overrides(const Overrides& overrides, const OverrideRoots& roots,
+                                             const std::string& source,
+                                             google::protobuf::Message& message);
 
 // The overrides of `overrides` (any root) whose path starts with `root` + ".",
 // as "path=value" (to_string), in order.
 std::vector<std::string> override_texts(const Overrides& overrides, std::string_view root);
+std::vector<std::string> override_texts(const Overrides& overrides, const OverrideRoots& roots);
 
 // What a diagnostic about `path` says of the overrides behind it.
 struct OverrideNote {

@@ -245,7 +245,9 @@ std::string set_value(pb::Message& message, const pb::FieldDescriptor& field, in
   Converted c = convert(field, text);
   if (!c.value)
     return c.error;
-  store(message, field, index, false, *c.value);
+  // Element `size` of a list appends one (docs/inputs.md, "Overrides").
+  const bool add = index >= 0 && index == message.GetReflection()->FieldSize(message, &field);
+  store(message, field, index, add, *c.value);
   return {};
 }
 

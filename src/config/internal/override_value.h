@@ -19,9 +19,9 @@
 namespace podsim::config::internal {
 
 // Sets the scalar, enum or string `field` of `message` to `text`: the singular
-// field when `index` < 0, element `index` of a repeated field (which must
-// exist) otherwise. Returns "" when set, else why not (and leaves `message`
-// as it was).
+// field when `index` < 0, element `index` of a repeated field otherwise
+// (which must exist, or be the list's length: then the value is appended). Returns "" when set,
+// else why not (and leaves `message` as it was).
 std::string set_value(google::protobuf::Message& message,
                       const google::protobuf::FieldDescriptor& field, int index,
                       std::string_view text);

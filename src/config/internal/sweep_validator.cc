@@ -8,6 +8,7 @@
 #include "config/diagnostics.h"
 #include "config/internal/enum_values.h"
 #include "config/internal/sweep_ranges.h"
+#include "config/serve_overrides.h"
 #include "podsim/sweep.pb.h"
 
 namespace podsim::config::internal {
@@ -33,6 +34,18 @@ std::string listed(const std::array<std::string_view, N>& names) {
 
 bool rooted(std::string_view path) {
   return path.starts_with("topology.") || path.starts_with("workload.");
+}
+
+// The paths a sweep's points may set: of its topology and workload, or of
+// its serve file (config/serve_overrides.h).
+bool rooted(std::string_view path, bool serve) {
+  return serve ? serve_rooted(path) : rooted(path);
+}
+
+// What the paths of a sweep may start with, for messages.
+std::string roots_text(bool serve) {
+  return serve ? "serve., topology., workload. or replicas[i].topology. / replicas[i].workload."
+               : "topology. or workload.";
 }
 
 bool run_option(std::string_view path) {
@@ -66,11 +79,14 @@ NumericRange range_of(const Parameter& p) {
 class SweepValidator {
  public:
   SweepValidator(const Sweep& s, const std::filesystem::path& base_dir)
-      : s_(s), base_dir_(base_dir) {}
+      : s_(s), base_dir_(base_dir), serve_(!s.serve().empty()) {}
 
   std::vector<FieldIssue> run() {
     check_base("topology", s_.topology());
     check_base("workload", s_.workload());
+    check_base("serve", s_.serve());
+    if (serve_)
+      check_serve_fields();
     if (!s_.network().empty() && !one_of(kNetworks, s_.network()))
       issues_.add(root_("network"),
                   "must be one of " + listed(kNetworks) + ", got \"" + s_.network() + "\"");
@@ -111,13 +127,36 @@ class SweepValidator {
       issues_.add(at, why);
   }
 
+  // A sweep of a serve file runs `podsim serve`: the run's inputs and
+  // options come from the serve file, so the sweep sets none of its own.
+  void check_serve_fields() {
+    const auto unused = [&](const char* field, bool set, const std::string& instead) {
+      if (set)
+        issues_.add(root_(field), std::string("not with serve: ") + instead);
+    };
+    unused("topology", !s_.topology().empty(),
+           "the serve file names each replica's topology (vary it with serve.replicas[i].topology, "
+           "or its fields with topology....)");
+    unused("workload", !s_.workload().empty(),
+           "the serve file names each replica's workload (vary it with serve.replicas[i].workload, "
+           "or its fields with workload....)");
+    unused("network", !s_.network().empty(),
+           "the serve file's network sets the step simulations' "
+           "(serve.network)");
+    unused("compute", !s_.compute().empty(), "a serve run times steps with the roofline model");
+    unused("allow_oom", s_.allow_oom(), "a replica that does not fit is bad input in podsim serve");
+    unused("every_step", s_.every_step(), "it applies to runs of a GENERATION scenario");
+    unused("step_tolerance", s_.has_step_tolerance(),
+           "it applies to runs of a GENERATION scenario");
+  }
+
   void check_set(int i) {
     const std::string& s = s_.set(i);
     const size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0) {
       issues_.add(root_("set", i), "expected PATH=VALUE, got \"" + s + "\"");
-    } else if (!rooted(std::string_view(s).substr(0, eq))) {
-      issues_.add(root_("set", i), "the path must start with topology. or workload., got \"" +
+    } else if (!rooted(std::string_view(s).substr(0, eq), serve_)) {
+      issues_.add(root_("set", i), "the path must start with " + roots_text(serve_) + ", got \"" +
                                        s.substr(0, eq) + "\"");
     }
   }
@@ -127,18 +166,24 @@ class SweepValidator {
     const Parameter& p = s_.parameters(i);
     const FieldPath at = root_("parameters", i);
     if (p.path().empty()) {
-      issues_.add(at("path"), "must name a --set path, network, compute, topology or workload");
-    } else if (!run_option(p.path()) && !input_file(p.path()) && !rooted(p.path())) {
+      issues_.add(at("path"), serve_ ? "must name a --set path (" + roots_text(true) + ")"
+                                     : "must name a --set path, network, compute, topology or "
+                                       "workload");
+    } else if (serve_ && !rooted(p.path(), true)) {
+      issues_.add(at("path"), "a sweep of a serve file varies --set paths: must start with " +
+                                  roots_text(true) + "; got \"" + p.path() + "\"");
+    } else if (!serve_ && !run_option(p.path()) && !input_file(p.path()) && !rooted(p.path())) {
       issues_.add(at("path"),
                   "must start with topology. or workload., or be network, compute, "
                   "topology or workload; got \"" +
-                      p.path() + "\"");
+                      p.path() + "\"" +
+                      (serve_rooted(p.path()) ? " (serve paths need the sweep's serve file)" : ""));
     }
     for (int k = 0; k < p.also_size(); ++k) {
-      if (!rooted(p.also(k))) {
-        issues_.add(at("also", k), "must be a --set path (topology.... or workload....), got \"" +
-                                       p.also(k) + "\"");
-      } else if (!rooted(p.path())) {
+      if (!rooted(p.also(k), serve_)) {
+        issues_.add(at("also", k),
+                    "must be a --set path (" + roots_text(serve_) + "), got \"" + p.also(k) + "\"");
+      } else if (!rooted(p.path(), serve_)) {
         issues_.add(at("also", k), "only a --set path can set further paths, not " + p.path());
       }
     }
@@ -237,6 +282,7 @@ class SweepValidator {
 
   const Sweep& s_;
   const std::filesystem::path& base_dir_;
+  const bool serve_;  // a sweep of a serve file
   const FieldPath root_;
   IssueList issues_;
 };
@@ -269,6 +315,8 @@ SweepSpec to_sweep_spec(const Sweep& sweep, const std::filesystem::path& base_di
     spec.topology_file = resolve(base_dir, sweep.topology()).lexically_normal().string();
   if (!sweep.workload().empty())
     spec.workload_file = resolve(base_dir, sweep.workload()).lexically_normal().string();
+  if (!sweep.serve().empty())
+    spec.serve_file = resolve(base_dir, sweep.serve()).lexically_normal().string();
   spec.combine = sweep.combine() == ZIP ? SweepCombine::kZip : SweepCombine::kGrid;
   spec.set.assign(sweep.set().begin(), sweep.set().end());
   if (!sweep.network().empty())
