@@ -148,6 +148,8 @@ void fill_serve_inputs(const config::ServeSpec& spec, podsim::output::ServeInput
   out.set_slo_ttft_ms(spec.slo.ttft_ms);
   out.set_slo_tpot_ms(spec.slo.tpot_ms);
   out.set_slo_tbt_ms(spec.slo.tbt_ms);
+  for (const std::string& o : spec.overrides)
+    out.add_overrides(o);
   out.set_slo_classes(static_cast<uint32_t>(spec.slo_classes.size()));
   out.set_duration_s(spec.duration < sim::Time::max() ? spec.duration.to_s() : 0.0);
   out.set_max_requests(spec.max_requests < config::kMaxServeRequests ? spec.max_requests : 0);
