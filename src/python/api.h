@@ -79,6 +79,7 @@ std::string run_result(const RunRequest& request);
 // `podsim serve`'s options (src/cli/cmd_serve.cc).
 struct ServeRequest {
   std::string serve_file;
+  std::vector<std::string> set;  // "path=value", as --set on serve (serve., topology., ...)
   std::optional<uint64_t> seed;  // in place of the file's
   bool no_bucket_error = false;
   bool no_prefix_cache = false;

@@ -139,13 +139,14 @@ py::bytes run(std::optional<std::string> topology, std::optional<std::string> wo
   return py::bytes(bytes);
 }
 
-py::tuple serve(std::string serve_file, std::optional<int64_t> seed, bool no_bucket_error,
-                bool no_prefix_cache, bool compare_no_prefix_cache,
+py::tuple serve(std::string serve_file, std::vector<std::string> set, std::optional<int64_t> seed,
+                bool no_bucket_error, bool no_prefix_cache, bool compare_no_prefix_cache,
                 std::optional<std::string> pricing, bool requests, bool timeseries,
                 std::optional<double> max_events, std::optional<double> max_memory_mb,
                 std::optional<double> max_wall_seconds) {
   ServeRequest r;
   r.serve_file = std::move(serve_file);
+  r.set = std::move(set);
   r.seed = unsigned_of("seed", seed);
   r.no_bucket_error = no_bucket_error;
   r.no_prefix_cache = no_prefix_cache;
@@ -229,10 +230,10 @@ PYBIND11_MODULE(_podsim, m) {
         py::arg("vs_healthy"), py::arg("fold"), py::arg("symmetry"), py::arg("every_step"),
         py::arg("step_tolerance"), py::arg("link_stats"), py::arg("max_events"),
         py::arg("max_memory_mb"), py::arg("max_wall_seconds"));
-  m.def("serve", &pp::serve, py::arg("serve_file"), py::arg("seed"), py::arg("no_bucket_error"),
-        py::arg("no_prefix_cache"), py::arg("compare_no_prefix_cache"), py::arg("pricing"),
-        py::arg("requests"), py::arg("timeseries"), py::arg("max_events"), py::arg("max_memory_mb"),
-        py::arg("max_wall_seconds"));
+  m.def("serve", &pp::serve, py::arg("serve_file"), py::arg("set"), py::arg("seed"),
+        py::arg("no_bucket_error"), py::arg("no_prefix_cache"), py::arg("compare_no_prefix_cache"),
+        py::arg("pricing"), py::arg("requests"), py::arg("timeseries"), py::arg("max_events"),
+        py::arg("max_memory_mb"), py::arg("max_wall_seconds"));
   m.def(
       "results_csv",
       [](const std::vector<std::string>& results) {

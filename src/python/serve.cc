@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <memory>
 
+#include "config/overrides.h"
 #include "config/pricing_loader.h"
 #include "config/serve_loader.h"
+#include "config/serve_overrides.h"
 #include "fleet/engine_oracle.h"
 #include "fleet/serve_cost.h"
 #include "fleet/serve_output.h"
@@ -19,7 +21,8 @@ ServeResult serve_report(const ServeRequest& request) {
   if (request.pricing_file)
     pricing = std::make_shared<const config::PricingSpec>(
         config::load_pricing_file(*request.pricing_file));
-  config::ServeSpec spec = config::load_serve_file(request.serve_file);
+  config::ServeSpec spec = config::load_serve_file(
+      request.serve_file, config::parse_overrides(request.set, config::check_serve_override_roots));
   if (pricing)
     fleet::require_pricing(spec, *pricing);
   if (request.seed)

@@ -279,6 +279,22 @@ def test_serve_is_the_cli_json():
     assert report.completed > 0
 
 
+def test_serve_set_is_the_cli_set():
+    overrides = {"serve.replicas[0].max_batch": 8, "serve.slo.ttft_ms": 500}
+    report = podsim.serve(SERVE, set=overrides)
+    want = json_format.Parse(
+        cli("serve", SERVE, "--format", "json", "--set", "serve.replicas[0].max_batch=8",
+            "--set", "serve.slo.ttft_ms=500"),
+        serve_report_pb2.ServeReport())
+    assert report == want
+    assert list(report.inputs.overrides) == ["serve.replicas[0].max_batch=8",
+                                             "serve.slo.ttft_ms=500"]
+    assert report.inputs.replicas[0].max_batch == 8
+    assert report.slo_ttft_ms == 500
+    with pytest.raises(podsim.InputError, match="max_bach"):
+        podsim.serve(SERVE, set={"serve.replicas[0].max_bach": 8})
+
+
 def test_serve_seed_requests_and_csv(tmp_path):
     requests_file = tmp_path / "requests.csv"
     report, requests, timeseries = podsim.serve(SERVE, seed=11, requests=True)

@@ -216,6 +216,7 @@ def serve(
     serve_file,
     seed=None,
     pricing=None,
+    set=None,
     *,
     requests=False,
     timeseries=False,
@@ -230,13 +231,17 @@ def serve(
 
     Returns the summary, a podsim.output.ServeReport (serve_report_pb2):
     the message `podsim serve --format json` prints. seed: the seed of
-    arrivals and lengths in place of the file's (--seed). With
+    arrivals and lengths in place of the file's (--seed). set: overrides as
+    `podsim serve --set` takes them (a dict or "path=value" strings):
+    serve.* paths change the serve file, topology.* and workload.* every
+    replica's inputs, replicas[i].topology.* one entry's. With
     requests=True and/or timeseries=True, returns a tuple (report,
     requests DataFrame, timeseries DataFrame), the frames read from the CSVs
     --requests and --timeseries write (None for one not asked for).
     """
     report_bytes, requests_csv, timeseries_csv = _extension().serve(
         serve_file=_path(serve_file, "serve_file"),
+        set=_overrides(set),
         seed=None if seed is None else int(seed),
         no_bucket_error=bool(no_bucket_error),
         no_prefix_cache=bool(no_prefix_cache),
