@@ -23,6 +23,7 @@
 #include "fleet/serve.h"
 #include "fleet/serve_cost.h"
 #include "fleet/serve_output.h"
+#include "fleet/serve_run.h"
 #include "fleet/serve_trace.h"
 #include "report/output_file.h"
 #include "report/result_print.h"
@@ -119,29 +120,22 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   if (compare && std::none_of(spec.replicas.begin(), spec.replicas.end(),
                               [](const config::ServeReplicaSpec& r) { return r.prefix_caching; }))
     throw UsageError("--compare-no-prefix-cache needs a replica with prefix_caching");
-  fleet::ServeOutput out;
-  fleet::ServeOutput without;
-  try {
-    // One wiring, two runs: the second reuses the step times the first
-    // simulated (the first run's figures are those of a run alone).
-    fleet::Server server(spec, limit_options(vm));
+  fleet::ServeRuns runs;
+  {
+    // The progress line ends (and is cleared) with the run, before any output.
     ProgressLine progress(ctx.err, vm.count("quiet") == 0, "serving", "events");
     if (!ctx.err_is_terminal)
       progress.every(kProgressLogSeconds);
-    server.set_progress([&progress](uint64_t events) { progress.count(events); });
-    out = server.run(spec, vm.count("trace") != 0);
-    if (compare) {
-      config::ServeSpec off = spec;
-      for (config::ServeReplicaSpec& r : off.replicas)
-        r.prefix_caching = false;
-      without = server.run(off);
-    }
-  } catch (const fleet::StepError& e) {
-    throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
+    fleet::ServeRunOptions run_options;
+    run_options.limits = limit_options(vm);
+    run_options.compare_no_prefix_cache = compare;
+    run_options.record_steps = vm.count("trace") != 0;
+    run_options.pricing = pricing.get();
+    run_options.progress = [&progress](uint64_t events) { progress.count(events); };
+    runs = fleet::run_and_report(spec, run_options);
   }
-  podsim::output::ServeReport report = fleet::make_report(spec, out, pricing.get());
-  if (compare)
-    fleet::add_without_prefix_cache(report, without);
+  const fleet::ServeOutput& out = runs.out;
+  const podsim::output::ServeReport& report = runs.report;
   // Every output is written to its temporary before any is put in place,
   // and all are put in place together. The per-request CSV (about 170 bytes
   // a request) is streamed into its temporary file rather than held whole.

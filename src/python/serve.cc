@@ -12,6 +12,7 @@
 #include "fleet/engine_oracle.h"
 #include "fleet/serve_cost.h"
 #include "fleet/serve_output.h"
+#include "fleet/serve_run.h"
 #include "python/api.h"
 
 namespace podsim::python {
@@ -38,29 +39,17 @@ ServeResult serve_report(const ServeRequest& request) {
   if (compare && std::none_of(spec.replicas.begin(), spec.replicas.end(),
                               [](const config::ServeReplicaSpec& r) { return r.prefix_caching; }))
     throw UsageError("compare_no_prefix_cache needs a replica with prefix_caching");
-  fleet::ServeOutput out;
-  fleet::ServeOutput without;
-  try {
-    fleet::Server server(spec, request.limits);
-    out = server.run(spec);
-    if (compare) {
-      config::ServeSpec off = spec;
-      for (config::ServeReplicaSpec& r : off.replicas)
-        r.prefix_caching = false;
-      without = server.run(off);
-    }
-  } catch (const fleet::StepError& e) {
-    throw config::InputError(config::Diagnostic{spec.source_file, e.field(), 0, 0, e.what()});
-  }
-  podsim::output::ServeReport report = fleet::make_report(spec, out, pricing.get());
-  if (compare)
-    fleet::add_without_prefix_cache(report, without);
+  fleet::ServeRunOptions options;
+  options.limits = request.limits;
+  options.compare_no_prefix_cache = compare;
+  options.pricing = pricing.get();
+  const fleet::ServeRuns runs = fleet::run_and_report(spec, options);
   ServeResult result;
-  report.SerializeToString(&result.report_binpb);
+  runs.report.SerializeToString(&result.report_binpb);
   if (request.requests)
-    result.requests_csv = fleet::requests_csv(out);
+    result.requests_csv = fleet::requests_csv(runs.out);
   if (request.timeseries)
-    result.timeseries_csv = fleet::timeseries_csv(out);
+    result.timeseries_csv = fleet::timeseries_csv(runs.out);
   return result;
 }
 
