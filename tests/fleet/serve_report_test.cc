@@ -103,7 +103,10 @@ TEST(ServeReport, TheCsvKeepsTheEarlierColumnsFirstAndAppendsTheInputs) {
   const auto at = [&](const std::string& name) {
     return std::find(header.begin(), header.end(), name) - header.begin();
   };
-  EXPECT_EQ(at("podsim_version"), at("kv_transfer_bytes") + 1) << "appended after the last";
+  // Issue 32's time between tokens (tbt_s ... tbt_relative_error) follows the
+  // last earlier column, then the inputs.
+  EXPECT_EQ(at("tbt_s.mean"), at("kv_transfer_bytes") + 1) << "appended after the last";
+  EXPECT_EQ(at("podsim_version"), at("tbt_relative_error") + 1) << "appended after the TBT";
   for (const char* c :
        {"inputs.sha256", "inputs.arrivals.trace_sha256", "inputs.arrivals.rate_per_s",
         "inputs.replicas.scheduler", "inputs.replicas.max_batch",

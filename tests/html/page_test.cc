@@ -136,7 +136,9 @@ TEST_F(PageTest, LongestGapBetweenTokensWithItsObjective) {
       "request,arrival_s,replica,prompt_tokens,output_tokens,status,queue_delay_s,first_token_s,"
       "finish_s,ttft_s,tpot_s,e2e_s,max_tbt_s,tbt_over_slo\n"
       "0,0,r0,10,5,ok,0,0.05,0.3,0.05,0.0625,0.3,0.125,1\n";
-  const std::string summary = R"({"name": "demo", "slo_tbt_ms": 100})";
+  const std::string summary =
+      R"({"name": "demo", "requests": "1", "completed": "1", "ttft_s": {"p50": 0.05},
+          "slo_tbt_ms": 100})";
   const std::string page =
       render_page(load_report_inputs({file("s.json", summary), file("r.csv", requests)}));
   EXPECT_NE(page.find("longest gap between tokens: distribution over requests"), std::string::npos);
