@@ -39,7 +39,7 @@ check_page() {
   name=$1
   page=$2
   chromium_run "$name-shot" --screenshot="$work/$name.png" "file://$page" \
-    2> "$work/$name.log" > /dev/null || { echo "chromium failed on $page"; return 1; }
+    2> "$work/$name.log" > "$work/$name.out" || { echo "chromium failed on $page"; return 1; }
   if grep -E ':CONSOLE[:(]' "$work/$name.log"; then
     echo "console messages while rendering $page (above)"
     return 1
@@ -64,7 +64,7 @@ cd "$root"
 "$podsim" sweep workloads/sweeps/llama3-70b-decode-link-bandwidth-x-batch.textproto \
   --out "$work/sweep.csv" 2> "$work/sweep.err" || fail "podsim sweep: $(cat "$work/sweep.err")"
 "$podsim" serve workloads/serve/llama3-8b-poisson.serve.textproto --requests "$work/requests.csv" \
-  --timeseries "$work/timeseries.csv" --summary-json "$work/summary.json" > /dev/null \
+  --timeseries "$work/timeseries.csv" --summary-json "$work/summary.json" > "$work/serve.out" \
   2> "$work/serve.err" || fail "podsim serve: $(cat "$work/serve.err")"
 "$podsim" report "$work/sweep.csv" "$work/summary.json" "$work/requests.csv" \
   "$work/timeseries.csv" -o "$work/report.html" || fail "podsim report exited $?"
