@@ -1,5 +1,7 @@
 #include "cli/calibration_option.h"
 
+#include <spdlog/logger.h>
+
 #include <string>
 
 #include "config/calibration_loader.h"

@@ -2,6 +2,8 @@
 //
 // Option parsing, loading, study::evaluate_in_detail() and printing; the
 // evaluation itself (and everything a sweep shares with run) is src/study/.
+#include <spdlog/logger.h>
+
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <sstream>

@@ -1,4 +1,6 @@
 // podsim sweep SWEEP [--jobs N] [--format csv|jsonl] [--out FILE] [--set PATH=VALUE ...]
+#include <spdlog/logger.h>
+
 #include <boost/program_options.hpp>
 #include <optional>
 #include <thread>

@@ -1,4 +1,6 @@
 // podsim topo [FILE] [--format table|json|csv] [--out FILE] [--set PATH=VALUE]...
+#include <spdlog/logger.h>
+
 #include <boost/program_options.hpp>
 #include <sstream>
 

@@ -2,7 +2,9 @@
 // Results go to `out` (or a file), logs and errors to `err`, never mixed.
 #pragma once
 
-#include <spdlog/logger.h>
+// The logger is only declared here: <spdlog/logger.h> costs about 4 s of
+// parsing, and every CLI test includes this header. Files that log include it.
+#include <spdlog/fwd.h>
 
 #include <memory>
 #include <ostream>

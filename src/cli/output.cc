@@ -1,5 +1,7 @@
 #include "cli/output.h"
 
+#include <spdlog/logger.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>

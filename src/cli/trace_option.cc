@@ -1,5 +1,7 @@
 #include "cli/trace_option.h"
 
+#include <spdlog/logger.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
