@@ -54,11 +54,23 @@ ExecutorOptions executor_options(const topo::Pod& pod) {
 
 CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, Plan plan,
                              ExecutorOptions options, std::span<const topo::ChipId> joiners)
+    : CollectiveRun(pod, network, plan, nullptr, options, joiners, std::move(plan)) {}
+
+CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, const Plan& plan,
+                             std::shared_ptr<RouteTables> routes, ExecutorOptions options,
+                             std::span<const topo::ChipId> joiners)
+    : CollectiveRun(pod, network, plan, std::move(routes), options, joiners, std::nullopt) {}
+
+CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, const Plan& plan,
+                             std::shared_ptr<RouteTables> routes, ExecutorOptions options,
+                             std::span<const topo::ChipId> joiners, std::optional<Plan> owned)
     : pod_(pod),
       network_(network),
-      plan_(std::move(plan)),
+      owned_plan_(std::move(owned)),
+      plan_(owned_plan_ ? &*owned_plan_ : &plan),
       options_(options),
-      chip_count_(pod.chip_count()) {
+      chip_count_(pod.chip_count()),
+      routes_(routes ? std::move(routes) : std::make_shared<RouteTables>()) {
   if (chip_count_ > (uint32_t{1} << kChipBits)) {
     throw std::invalid_argument("CollectiveRun: pod too large for 20-bit chip ids");
   }
@@ -82,9 +94,9 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, Plan p
   }
   build_lanes();
   states_.resize(lanes_.size() * chip_count_);
-  phase_at_.assign(plan_.shares.size() * chip_count_, 0);
-  lanes_left_.assign(plan_.shares.size() * chip_count_, 0);
-  shares_left_.assign(chip_count_, static_cast<uint16_t>(plan_.shares.size()));
+  phase_at_.assign(plan_->shares.size() * chip_count_, 0);
+  lanes_left_.assign(plan_->shares.size() * chip_count_, 0);
+  shares_left_.assign(chip_count_, static_cast<uint16_t>(plan_->shares.size()));
   joined_.assign(chip_count_, 0);
   chip_end_.assign(chip_count_, sim::Time::zero());
   link_bytes_.assign(pod.links().size(), 0);
@@ -94,10 +106,10 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, Plan p
 }
 
 void CollectiveRun::build_lanes() {
-  lane_index_.resize(plan_.shares.size());
-  for (uint32_t s = 0; s < plan_.shares.size(); ++s) {
-    for (uint32_t p = 0; p < plan_.shares[s].phases.size(); ++p) {
-      const Phase& ph = plan_.shares[s].phases[p];
+  lane_index_.resize(plan_->shares.size());
+  for (uint32_t s = 0; s < plan_->shares.size(); ++s) {
+    for (uint32_t p = 0; p < plan_->shares[s].phases.size(); ++p) {
+      const Phase& ph = plan_->shares[s].phases[p];
       lane_index_[s].push_back(static_cast<uint32_t>(lanes_.size()));
       for (uint32_t l = 0; l < ph.lanes.size(); ++l) {
         const Lane& lane = ph.lanes[l];
@@ -147,18 +159,18 @@ void CollectiveRun::join(sim::Simulation& sim, topo::ChipId chip) {
     started_ = true;
     start_ = sim.now();
   }
-  if (plan_.shares.empty()) {
+  if (plan_->shares.empty()) {
     chip_finished(sim, chip);
     return;
   }
-  for (uint32_t s = 0; s < plan_.shares.size(); ++s) {
+  for (uint32_t s = 0; s < plan_->shares.size(); ++s) {
     enter_phase(sim, chip, s);
   }
 }
 
 void CollectiveRun::enter_phase(sim::Simulation& sim, topo::ChipId chip, uint32_t share) {
   const size_t sc = static_cast<size_t>(share) * chip_count_ + chip;
-  const Phase& ph = plan_.shares[share].phases[phase_at_[sc]];
+  const Phase& ph = plan_->shares[share].phases[phase_at_[sc]];
   const uint32_t first = lane_index_[share][phase_at_[sc]];
   const auto nlanes = static_cast<uint32_t>(ph.lanes.size());
   lanes_left_[sc] = static_cast<uint16_t>(nlanes);
@@ -206,7 +218,7 @@ void CollectiveRun::try_send(sim::Simulation& sim, uint32_t lane, topo::ChipId c
     }
     const uint32_t step = st.next_step++;
     if (li.peers != kNoPeers) {
-      const Peer& peer = peers_[static_cast<size_t>(li.peers) * chip_count_ + chip];
+      const Peer& peer = routes_->peers[static_cast<size_t>(li.peers) * chip_count_ + chip];
       send(sim, lane, chip, peer.chip, step == li.short_step ? kShort : kWhole, peer_route(peer));
       continue;
     }
@@ -219,10 +231,10 @@ void CollectiveRun::try_send(sim::Simulation& sim, uint32_t lane, topo::ChipId c
     const topo::ChipId dst = group[to];
     const DirectRoutes& r = direct_routes(lane, chip, to);
     if (r.minus != 0) {
-      send(sim, lane, chip, dst, kPlusHalf, direct_routes_[r.plus - 1]);
-      send(sim, lane, chip, dst, kMinusHalf, direct_routes_[r.minus - 1]);
+      send(sim, lane, chip, dst, kPlusHalf, routes_->direct_routes[r.plus - 1]);
+      send(sim, lane, chip, dst, kMinusHalf, routes_->direct_routes[r.minus - 1]);
     } else {
-      send(sim, lane, chip, dst, kWhole, direct_routes_[r.plus - 1]);
+      send(sim, lane, chip, dst, kWhole, routes_->direct_routes[r.plus - 1]);
     }
   }
 }
@@ -331,7 +343,7 @@ void CollectiveRun::check_lane_done(sim::Simulation& sim, uint32_t lane, topo::C
     return;
   }
   ++phase_at_[sc];
-  if (phase_at_[sc] < plan_.shares[ref.share].phases.size()) {
+  if (phase_at_[sc] < plan_->shares[ref.share].phases.size()) {
     enter_phase(sim, chip, ref.share);
     return;
   }

@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -68,6 +70,49 @@ struct ExecutorOptions {
 // its calibration's step synchronisation.
 ExecutorOptions executor_options(const topo::Pod& pod);
 
+// The routes a run works out for its joiners: where each member of a lane
+// sends and the links there (peer tables), and an all-to-all's routes as
+// they are first needed. They depend on the plan, the joiners and the
+// classes only, so the runs of one plan over the same joiners and options
+// may share them (the engine keeps one per plan and stage: a step runs each
+// collective once per layer). Built and read by CollectiveRun only.
+struct RouteTables {
+  // Where a chip sends in a pattern whose every step goes to one chip (all
+  // but kDirect): that chip and the route there, a slice of peer_links.
+  struct Peer {
+    topo::ChipId chip = 0;
+    uint32_t route_begin = 0;
+    uint32_t route_size = 0;
+  };
+  struct PeerKey {
+    uint32_t group_set = 0;
+    int64_t offset = 0;
+    bool wraps = false;
+    int32_t walk_dim = kNoWalk;
+    friend bool operator==(const PeerKey&, const PeerKey&) = default;
+  };
+  // An all-to-all member's routes to the member at one position of its group.
+  struct DirectRoutes {
+    uint32_t plus = 0;   // 1 + index into direct_routes; 0: not worked out yet
+    uint32_t minus = 0;  // the other half's, when the route has a tie; else 0
+  };
+  // Peer tables are built in the first run's constructor and never grow
+  // after it (the network holds spans into peer_links).
+  std::vector<PeerKey> peer_keys;  // one per table
+  std::vector<Peer> peers;         // table x chip
+  std::vector<topo::LinkId> peer_links;
+  // Moving the outer vector moves each route's buffer, not its elements, so
+  // spans handed out stay valid as routes are added.
+  std::vector<std::vector<topo::LinkId>> direct_routes;
+  // Per group set of an all-to-all: (joiner slot x group position) ->
+  // routes; empty until a lane of the set sends. Slots number the chips
+  // that may join (every chip when any may).
+  std::vector<std::vector<DirectRoutes>> direct_table;
+  std::vector<uint32_t> direct_width;  // per group set: its largest group
+  std::vector<uint32_t> slot_of;       // chip -> joiner slot
+  uint32_t slots = 0;
+};
+
 class CollectiveRun final : public Run, public net::TransferSink, public sim::EventHandler {
  public:
   // `pod`, `network` and the simulation must outlive the run.
@@ -76,6 +121,14 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   // pod), and any other chip that joins is a logic_error.
   CollectiveRun(const topo::Pod& pod, net::Network& network, Plan plan,
                 ExecutorOptions options = {}, std::span<const topo::ChipId> joiners = {});
+  // The same over a plan it does not copy (`plan` must outlive the run),
+  // with `routes` shared with the plan's other runs over the same joiners
+  // and options: filled by the first, read by the others. O(lanes x chips)
+  // of state per run still; the routes' O(tables x chips x hops) once.
+  CollectiveRun(const topo::Pod& pod, net::Network& network, const Plan& plan,
+                std::shared_ptr<RouteTables> routes, ExecutorOptions options = {},
+                std::span<const topo::ChipId> joiners = {});
+
   CollectiveRun(const CollectiveRun&) = delete;
   CollectiveRun& operator=(const CollectiveRun&) = delete;
 
@@ -114,6 +167,10 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   void handle(sim::Simulation& sim, uint64_t payload) override;
 
  private:
+  CollectiveRun(const topo::Pod& pod, net::Network& network, const Plan& plan,
+                std::shared_ptr<RouteTables> routes, ExecutorOptions options,
+                std::span<const topo::ChipId> joiners, std::optional<Plan> owned);
+
   static constexpr uint32_t kNoPeers = std::numeric_limits<uint32_t>::max();
   // What the hot path needs of a lane, flattened out of the plan (share ->
   // phase -> lane) into one record per lane id.
@@ -135,13 +192,8 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
     std::vector<uint32_t> order;     // path indices grouped by source chip
     std::vector<uint32_t> incoming;  // chip -> paths ending there
   };
-  // Where a chip sends in a pattern whose every step goes to one chip (all but
-  // kDirect): that chip and the route there, a slice of peer_links_.
-  struct Peer {
-    topo::ChipId chip = 0;
-    uint32_t route_begin = 0;
-    uint32_t route_size = 0;
-  };
+  using Peer = RouteTables::Peer;
+  using DirectRoutes = RouteTables::DirectRoutes;
   // Counters of one chip in one lane. The expectations are filled in when the
   // chip enters the phase; receipts may be counted before that.
   struct MemberState {
@@ -169,7 +221,7 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   uint32_t peer_table(uint32_t group_set, int64_t offset, bool wraps, int32_t walk_dim);
   uint32_t send_table(const Phase& ph);
   std::span<const topo::LinkId> peer_route(const Peer& p) const {
-    return {peer_links_.data() + p.route_begin, p.route_size};
+    return {routes_->peer_links.data() + p.route_begin, p.route_size};
   }
   Role role(uint32_t lane, topo::ChipId chip) const;
   uint32_t needed_receipts(uint32_t lane, topo::ChipId chip, uint32_t step) const;
@@ -186,10 +238,6 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   void chip_finished(sim::Simulation& sim, topo::ChipId chip);
   // An all-to-all member's routes to the member at position `to` of its
   // group: worked out on first use, then looked up by index.
-  struct DirectRoutes {
-    uint32_t plus = 0;   // 1 + index into direct_routes_; 0: not worked out yet
-    uint32_t minus = 0;  // the other half's, when the route has a tie; else 0
-  };
   const DirectRoutes& direct_routes(uint32_t lane, topo::ChipId src, uint32_t to);
   // part: the whole chunk, or one half of a block split between the two
   // ways round (see executor.cc).
@@ -201,10 +249,10 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
     return states_[static_cast<size_t>(lane) * chip_count_ + chip];
   }
   const Phase& phase_of(uint32_t lane) const {
-    return plan_.shares[lanes_[lane].share].phases[lanes_[lane].phase];
+    return plan_->shares[lanes_[lane].share].phases[lanes_[lane].phase];
   }
   const GroupSet& group_set_of(uint32_t lane) const {
-    return plan_.group_sets[lane_of(lane).group_set];
+    return plan_->group_sets[lane_of(lane).group_set];
   }
   const Lane& lane_of(uint32_t lane) const { return phase_of(lane).lanes[lanes_[lane].lane]; }
 
@@ -218,7 +266,8 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
 
   const topo::Pod& pod_;
   net::Network& network_;
-  Plan plan_;
+  std::optional<Plan> owned_plan_;  // the plan, when the run was given a copy
+  const Plan* plan_ = nullptr;
   ExecutorOptions options_;
   uint32_t chip_count_ = 0;
   uint64_t per_class_ = 1;  // chips each simulated chip stands for
@@ -237,28 +286,10 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   uint32_t expected_chips() const { return participants_ != 0 ? participants_ : chip_count_; }
   std::function<void(sim::Simulation&, topo::ChipId)> on_chip_done_;
 
-  // Routes, kept for the whole run because the network holds spans into them.
-  // Peer tables are built once, in the constructor (so peer_links_ never
-  // reallocates); all-to-all looks routes up by (tie, src, dst) as it goes.
-  struct PeerKey {
-    uint32_t group_set = 0;
-    int64_t offset = 0;
-    bool wraps = false;
-    int32_t walk_dim = kNoWalk;
-    friend bool operator==(const PeerKey&, const PeerKey&) = default;
-  };
-  std::vector<PeerKey> peer_keys_;  // one per table
-  std::vector<Peer> peers_;         // table x chip
-  std::vector<topo::LinkId> peer_links_;
+  // Routes, kept for the whole run because the network holds spans into
+  // them (executor_tables.cc); possibly shared with the plan's other runs.
+  std::shared_ptr<RouteTables> routes_;
   std::vector<SendTable> send_tables_;
-  std::vector<std::vector<topo::LinkId>> direct_routes_;
-  // Per group set of an all-to-all: (joiner slot x group position) ->
-  // routes; empty until a lane of the set sends. Slots number the chips
-  // that may join (every chip when any may).
-  std::vector<std::vector<DirectRoutes>> direct_table_;
-  std::vector<uint32_t> direct_width_;  // per group set: its largest group
-  std::vector<uint32_t> slot_of_;       // chip -> joiner slot
-  uint32_t slots_ = 0;
 
   std::vector<uint64_t> link_bytes_;
   uint64_t transfers_started_ = 0;

@@ -22,7 +22,7 @@ CollectiveRun::Role CollectiveRun::role(uint32_t lane, topo::ChipId chip) const 
     return r;
   }
   const Lane& ln = lane_of(lane);
-  const GroupSet& gs = plan_.group_sets[ln.group_set];
+  const GroupSet& gs = plan_->group_sets[ln.group_set];
   const auto& group = gs.groups[gs.group_of[chip]];
   const auto n = static_cast<uint32_t>(group.size());
   const uint32_t p = gs.position[chip];

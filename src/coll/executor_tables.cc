@@ -17,13 +17,14 @@ using internal::mod;
 
 uint32_t CollectiveRun::peer_table(uint32_t group_set, int64_t offset, bool wraps,
                                    int32_t walk_dim) {
-  const PeerKey key{group_set, offset, wraps, walk_dim};
-  for (uint32_t t = 0; t < peer_keys_.size(); ++t) {
-    if (peer_keys_[t] == key) {
-      return t;
+  RouteTables& r = *routes_;
+  const RouteTables::PeerKey key{group_set, offset, wraps, walk_dim};
+  for (uint32_t t = 0; t < r.peer_keys.size(); ++t) {
+    if (r.peer_keys[t] == key) {
+      return t;  // built by this run or by an earlier run sharing the tables
     }
   }
-  const GroupSet& gs = plan_.group_sets[group_set];
+  const GroupSet& gs = plan_->group_sets[group_set];
   std::vector<topo::LinkId> route;
   for (topo::ChipId c = 0; c < chip_count_; ++c) {
     const auto& group = gs.groups[gs.group_of[c]];
@@ -32,7 +33,7 @@ uint32_t CollectiveRun::peer_table(uint32_t group_set, int64_t offset, bool wrap
     if ((!wraps && (to < 0 || to >= n)) || (!may_join_.empty() && may_join_[c] == 0)) {
       // Off the end of a line: role() gives such a member no step that way;
       // a chip that will not join sends nothing.
-      peers_.push_back(Peer{c, 0, 0});
+      r.peers.push_back(Peer{c, 0, 0});
       continue;
     }
     const topo::ChipId peer = group[mod(to, n)];
@@ -50,12 +51,12 @@ uint32_t CollectiveRun::peer_table(uint32_t group_set, int64_t offset, bool wrap
       topo::route_into(pod_, c, peer, route);
     }
     to_classes(route);
-    peers_.push_back(
-        Peer{peer, static_cast<uint32_t>(peer_links_.size()), static_cast<uint32_t>(route.size())});
-    peer_links_.insert(peer_links_.end(), route.begin(), route.end());
+    r.peers.push_back(Peer{peer, static_cast<uint32_t>(r.peer_links.size()),
+                           static_cast<uint32_t>(route.size())});
+    r.peer_links.insert(r.peer_links.end(), route.begin(), route.end());
   }
-  peer_keys_.push_back(key);
-  return static_cast<uint32_t>(peer_keys_.size() - 1);
+  r.peer_keys.push_back(key);
+  return static_cast<uint32_t>(r.peer_keys.size() - 1);
 }
 
 uint32_t CollectiveRun::send_table(const Phase& ph) {
@@ -86,40 +87,40 @@ uint32_t CollectiveRun::send_table(const Phase& ph) {
 
 const CollectiveRun::DirectRoutes& CollectiveRun::direct_routes(uint32_t lane, topo::ChipId src,
                                                                 uint32_t to) {
+  RouteTables& rt = *routes_;
   const uint32_t set = lane_of(lane).group_set;
-  if (direct_table_.size() <= set) {
-    direct_table_.resize(plan_.group_sets.size());
-    direct_width_.assign(plan_.group_sets.size(), 0);
+  if (rt.direct_table.size() <= set) {
+    rt.direct_table.resize(plan_->group_sets.size());
+    rt.direct_width.assign(plan_->group_sets.size(), 0);
   }
-  std::vector<DirectRoutes>& table = direct_table_[set];
+  std::vector<DirectRoutes>& table = rt.direct_table[set];
   if (table.empty()) {
-    const GroupSet& gs = plan_.group_sets[set];
+    const GroupSet& gs = plan_->group_sets[set];
     uint32_t width = 1;
     for (const auto& group : gs.groups) {
       width = std::max(width, static_cast<uint32_t>(group.size()));
     }
-    direct_width_[set] = width;
-    if (slot_of_.empty()) {
-      slot_of_.assign(chip_count_, 0);
+    rt.direct_width[set] = width;
+    if (rt.slot_of.empty()) {
+      rt.slot_of.assign(chip_count_, 0);
       for (topo::ChipId c = 0; c < chip_count_; ++c) {
         if (may_join_.empty() || may_join_[c] != 0) {
-          slot_of_[c] = slots_++;
+          rt.slot_of[c] = rt.slots++;
         }
       }
     }
-    table.resize(static_cast<size_t>(slots_) * width);
+    table.resize(static_cast<size_t>(rt.slots) * width);
   }
-  DirectRoutes& r = table[static_cast<size_t>(slot_of_[src]) * direct_width_[set] + to];
+  DirectRoutes& r = table[static_cast<size_t>(rt.slot_of[src]) * rt.direct_width[set] + to];
   if (r.plus == 0) {
-    const GroupSet& gs = plan_.group_sets[set];
+    const GroupSet& gs = plan_->group_sets[set];
     const topo::ChipId dst = gs.groups[gs.group_of[src]][to];
-    // Moving the outer vector moves each route's buffer, not its elements, so
-    // spans handed out earlier stay valid. A block to a chip exactly opposite
-    // on an even ring goes half each way round.
+    // A block to a chip exactly opposite on an even ring goes half each way
+    // round.
     auto add = [&](topo::TieBreak tie) {
-      direct_routes_.push_back(topo::route(pod_, src, dst, tie));
-      to_classes(direct_routes_.back());
-      return static_cast<uint32_t>(direct_routes_.size());
+      rt.direct_routes.push_back(topo::route(pod_, src, dst, tie));
+      to_classes(rt.direct_routes.back());
+      return static_cast<uint32_t>(rt.direct_routes.size());
     };
     r.plus = add(topo::TieBreak::kPlus);
     if (topo::route_has_tie(pod_, src, dst)) {

@@ -128,6 +128,7 @@ class OpListRun {
     uint64_t min_transfers = 0;            // coll::min_transfers(plan)
     std::optional<chip::OpTiming> timing;  // compute operations: one run
     std::unique_ptr<coll::CollectiveRun> current;
+    std::shared_ptr<coll::RouteTables> routes;  // shared by its runs
     uint32_t runs_done = 0;
     uint64_t transfers = 0;
     std::vector<uint64_t> link_bytes;
@@ -218,9 +219,12 @@ class OpListRun {
     const auto& c = std::get<config::CollectiveSpec>(workload_.operations[i].op);
     coll::ExecutorOptions eo = exec_options_;
     eo.compute_reduction = c.compute_reduction;
-    // The plan is reused by every run; the executor takes its own copy. The
+    // The plan and its routes are shared by every run of the operation. The
     // previous run, if any, finished in an earlier event and can go.
-    st.current = std::make_unique<coll::CollectiveRun>(pod_, *network_, st.plan, eo);
+    if (!st.routes) {
+      st.routes = std::make_shared<coll::RouteTables>();
+    }
+    st.current = std::make_unique<coll::CollectiveRun>(pod_, *network_, st.plan, st.routes, eo);
     st.current->set_on_done([this, i](sim::Simulation& s2) { run_done(s2, i); });
     st.current->start(s);
   }

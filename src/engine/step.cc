@@ -269,6 +269,12 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       }
       symmetry_ = choose_symmetry(pod_, plans, network_options_, movable);
     }
+    if (symmetry_.classes) {
+      // The representatives play every collective over link classes; a
+      // replay (coll/replay.h) records and lays whole-pod bookings instead.
+      analytical_ = nullptr;
+      replays_.reset();
+    }
     played_.clear();
     for (uint32_t i = 0; i < chips_.size(); ++i) {
       if (!symmetry_.classes || symmetry_.classes->rep(chips_[i].chip) == chips_[i].chip) {
@@ -446,8 +452,13 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
                                                     exec_options_, *replays_,
                                                     stages_[stage].chip_ids);
         } else {
-          run = std::make_unique<coll::CollectiveRun>(pod_, *network_, plans_[plan], exec_options_,
-                                                      stages_[stage].chip_ids);
+          // The plan's runs in this stage share their routes (one per layer).
+          auto& routes = route_tables_[{plan, stage}];
+          if (!routes) {
+            routes = std::make_shared<coll::RouteTables>();
+          }
+          run = std::make_unique<coll::CollectiveRun>(pod_, *network_, plans_[plan], routes,
+                                                      exec_options_, stages_[stage].chip_ids);
         }
         run->set_participants(stages_[stage].chips);
         run->set_on_chip_done(
@@ -622,6 +633,8 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   std::vector<ChipState> chips_;
   std::vector<StageInfo> stages_;
   std::vector<coll::Plan> plans_;
+  // Routes worked out once per (plan, stage) and shared by its runs.
+  std::map<std::pair<uint32_t, uint32_t>, std::shared_ptr<coll::RouteTables>> route_tables_;
   std::vector<std::vector<std::unique_ptr<coll::Run>>> runs_;
   net::AnalyticalNetwork* analytical_ = nullptr;  // set when collectives are replayed
   std::optional<coll::ReplayCache> replays_;

@@ -65,7 +65,9 @@ struct StepOptions {
   // result is the same either way; only the event count differs.
   bool lockstep = true;
   // Play one chip per class where the pod and every collective allow it
-  // (engine/symmetry.h): no straggler, the flow network; with pipeline
+  // (engine/symmetry.h): no straggler, the flow or analytical network (a
+  // symmetric analytical run plays its collectives rather than replaying
+  // them: see replay_collectives); with pipeline
   // stages, translations only along the dimensions the pipeline axis leaves
   // out. The result is the same either way; only the event count differs.
   bool symmetry = true;

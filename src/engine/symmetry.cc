@@ -8,8 +8,8 @@
 namespace podsim::engine {
 
 std::optional<std::string> why_never_symmetric(const topo::Pod& pod, const net::Options& network) {
-  if (network.model != net::Model::kFlow) {
-    return "symmetric runs need the flow network model";
+  if (network.model == net::Model::kPacket) {
+    return "symmetric runs need the flow or the analytical network model";
   }
   if (pod.slice_count() != 1) {
     return "the pod has several slices";

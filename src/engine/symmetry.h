@@ -1,7 +1,8 @@
 // Symmetric simulation: one chip per class where the pod and the program
 // look the same from every chip of the class.
 //
-// A run qualifies when it is on the flow network model, the pod is one
+// A run qualifies when it is on the flow or the analytical network model
+// (not packet), the pod is one
 // slice with no fault, and some translation of the torus (topo/symmetry.h)
 // keeps every collective of the run (coll/symmetry.h); the engine's callers
 // add their own conditions (no straggler; no translation along the
@@ -16,6 +17,11 @@
 // sharing gives every flow of an orbit the same rate (the allocation is
 // unique, hence as symmetric as the problem), so the result is that of the
 // full simulation: tests/engine/symmetry_test.cc compares them bit for bit.
+// The analytical model books each link's transfers of an instant by size
+// (net/analytical_network.h): the representative link of a class books one
+// copy of a transfer per link of that class its route crosses, which are the
+// copies of the full run on that link, and equal transfers booked together
+// end together in any order, so its bookings are the full run's too.
 // Where it does not qualify the run is played in full, and why is said.
 #pragma once
 

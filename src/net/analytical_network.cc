@@ -26,7 +26,14 @@ AnalyticalNetwork::AnalyticalNetwork(const topo::Pod& pod, const Options& option
 
 void AnalyticalNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& sink,
                               uint64_t tag) {
-  const auto route = links_.resolve(t, route_scratch_);
+  // Over link classes (a symmetric run) the route names each class's
+  // representative once per link of that class it crosses, and books it that
+  // many times: on the full run's representative link those are the copies of
+  // this transfer that cross it, all of its size, all started now. Equal
+  // transfers started together end together however the batch orders them
+  // (book_batch), so the representative link's bookings, and this transfer's
+  // end, are the full run's exactly.
+  const auto route = t.over_classes ? links_.class_route(t) : links_.resolve(t, route_scratch_);
   const uint32_t slot = pending_.acquire();
   pending_[slot] = Pending{&sink, tag};
   if (batch_.empty()) {

@@ -54,16 +54,8 @@ sim::EventId FlowNetwork::schedule(sim::Simulation& sim, sim::Time at, uint32_t 
 }
 
 std::span<const topo::LinkId> FlowNetwork::resolve_route(const Transfer& t) {
-  if (t.over_classes) {
-    if (t.route.empty())
-      throw std::invalid_argument("FlowNetwork: a transfer over link classes has no route");
-    for (const topo::LinkId id : t.route) {
-      if (id >= links_.size())
-        throw std::invalid_argument("FlowNetwork: route names link " + std::to_string(id) +
-                                    ", not a link of the pod");
-    }
-    return t.route;
-  }
+  if (t.over_classes)
+    return table_.class_route(t);
   if (t.route.empty())
     return table_.resolve(t, route_scratch_);  // the pod's default route
   // An explicit route is checked against the links' own records, which

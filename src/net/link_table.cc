@@ -65,7 +65,8 @@ std::span<const topo::LinkId> LinkTable::resolve(const Transfer& t,
                                                  std::vector<topo::LinkId>& scratch) const {
   if (t.over_classes) {
     throw std::invalid_argument(
-        "a transfer over link classes (a symmetric run) needs the flow network model");
+        "a transfer over link classes (a symmetric run) needs the flow or the analytical network "
+        "model");
   }
   scratch.clear();
   if (t.route.empty()) {
@@ -85,6 +86,17 @@ std::span<const topo::LinkId> LinkTable::resolve(const Transfer& t,
   }
   if (at != t.dst)
     bad_route(t, "ends at vertex " + std::to_string(at));
+  return t.route;
+}
+
+std::span<const topo::LinkId> LinkTable::class_route(const Transfer& t) const {
+  if (t.route.empty())
+    throw std::invalid_argument("a transfer over link classes has no route");
+  for (const topo::LinkId id : t.route) {
+    if (id >= size())
+      throw std::invalid_argument("a route over link classes names link " + std::to_string(id) +
+                                  ", not a link of the pod");
+  }
   return t.route;
 }
 

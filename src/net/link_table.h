@@ -44,9 +44,16 @@ class LinkTable {
   // links. The span is valid until `scratch` changes. Throws
   // std::invalid_argument on a bad explicit route, and what topo::route_into
   // throws on bad chips or a disconnected pod.
+  // A transfer over link classes (t.over_classes, a symmetric run) is refused
+  // here: the models that take one call class_route() instead.
   std::span<const topo::LinkId> resolve(const Transfer& t,
                                         std::vector<topo::LinkId>& scratch) const;
 
+  // t.route of a transfer over link classes (t.over_classes), taken as given:
+  // each entry the representative of a class, so it need not be a walk and
+  // may repeat a link. Throws std::invalid_argument on an empty route or a
+  // LinkId the pod lacks. O(hops).
+  std::span<const topo::LinkId> class_route(const Transfer& t) const;
   // Sum of the route's link latencies.
   sim::Time route_latency(std::span<const topo::LinkId> route) const;
   // The smallest effective bandwidth on a non-empty route.

@@ -68,7 +68,7 @@ struct Transfer {
   // need not be a walk and may name a link more than once (the transfer then
   // loads it that many times, as its copies load the class's links). It is
   // taken as given, never checked as a walk nor replaced by a default route.
-  // The flow model only; the others refuse it.
+  // The flow and analytical models; the packet model refuses it.
   bool over_classes = false;
 };
 
