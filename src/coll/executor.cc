@@ -86,19 +86,28 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, const 
     }
     participants_ = static_cast<uint32_t>(joiners.size());
   }
-  if (!joiners.empty()) {
-    may_join_.assign(chip_count_, 0);
+  if (!joiners.empty() && routes_->slot_of.empty()) {
+    // The first run over these joiners numbers them (shared tables keep it).
+    routes_->slot_of.assign(chip_count_, RouteTables::kNoSlot);
     for (const topo::ChipId c : joiners) {
-      may_join_.at(c) = 1;
+      routes_->slot_of.at(c) = 0;
     }
+    for (topo::ChipId c = 0; c < chip_count_; ++c) {
+      if (routes_->slot_of[c] != RouteTables::kNoSlot) {
+        routes_->slot_of[c] = routes_->slots++;
+      }
+    }
+  } else if (joiners.empty() && routes_->slots == 0) {
+    routes_->slots = chip_count_;
   }
+  slots_ = routes_->slots;
   build_lanes();
-  states_.resize(lanes_.size() * chip_count_);
-  phase_at_.assign(plan_->shares.size() * chip_count_, 0);
-  lanes_left_.assign(plan_->shares.size() * chip_count_, 0);
-  shares_left_.assign(chip_count_, static_cast<uint16_t>(plan_->shares.size()));
-  joined_.assign(chip_count_, 0);
-  chip_end_.assign(chip_count_, sim::Time::zero());
+  states_.resize(lanes_.size() * slots_);
+  phase_at_.assign(plan_->shares.size() * slots_, 0);
+  lanes_left_.assign(plan_->shares.size() * slots_, 0);
+  shares_left_.assign(slots_, static_cast<uint16_t>(plan_->shares.size()));
+  joined_.assign(slots_, 0);
+  chip_end_.assign(slots_, sim::Time::zero());
   link_bytes_.assign(pod.links().size(), 0);
   if (options_.compute_reduction && options_.reduce_bandwidth.is_zero()) {
     throw std::invalid_argument("CollectiveRun: compute_reduction needs a reduce bandwidth");
@@ -140,21 +149,21 @@ void CollectiveRun::build_lanes() {
 
 void CollectiveRun::start(sim::Simulation& sim) {
   for (topo::ChipId c = 0; c < chip_count_; ++c) {
-    if (may_join_.empty() || may_join_[c] != 0) {
+    if (may_join(c)) {
       join(sim, c);
     }
   }
 }
 
 void CollectiveRun::join(sim::Simulation& sim, topo::ChipId chip) {
-  if (!may_join_.empty() && may_join_[chip] == 0) {
+  if (!may_join(chip)) {
     throw std::logic_error("CollectiveRun: chip " + std::to_string(chip) +
                            " joined but was not among the joiners named at construction");
   }
-  if (joined_[chip] != 0) {
+  if (joined_[slot(chip)] != 0) {
     throw std::logic_error("CollectiveRun: chip " + std::to_string(chip) + " joined twice");
   }
-  joined_[chip] = 1;
+  joined_[slot(chip)] = 1;
   if (!started_) {
     started_ = true;
     start_ = sim.now();
@@ -169,7 +178,7 @@ void CollectiveRun::join(sim::Simulation& sim, topo::ChipId chip) {
 }
 
 void CollectiveRun::enter_phase(sim::Simulation& sim, topo::ChipId chip, uint32_t share) {
-  const size_t sc = static_cast<size_t>(share) * chip_count_ + chip;
+  const size_t sc = share_slot(share, chip);
   const Phase& ph = plan_->shares[share].phases[phase_at_[sc]];
   const uint32_t first = lane_index_[share][phase_at_[sc]];
   const auto nlanes = static_cast<uint32_t>(ph.lanes.size());
@@ -196,8 +205,8 @@ void CollectiveRun::enter_phase(sim::Simulation& sim, topo::ChipId chip, uint32_
 
 void CollectiveRun::try_send(sim::Simulation& sim, uint32_t lane, topo::ChipId chip) {
   const LaneInfo& li = lanes_[lane];
-  const size_t sc = static_cast<size_t>(li.share) * chip_count_ + chip;
-  if (joined_[chip] == 0 || phase_at_[sc] != li.phase) {
+  const size_t sc = share_slot(li.share, chip);
+  if (joined_[slot(chip)] == 0 || phase_at_[sc] != li.phase) {
     return;  // not in this phase yet: receipts wait in the counters
   }
   MemberState& st = state(lane, chip);
@@ -218,7 +227,7 @@ void CollectiveRun::try_send(sim::Simulation& sim, uint32_t lane, topo::ChipId c
     }
     const uint32_t step = st.next_step++;
     if (li.peers != kNoPeers) {
-      const Peer& peer = routes_->peers[static_cast<size_t>(li.peers) * chip_count_ + chip];
+      const Peer& peer = routes_->peers[static_cast<size_t>(li.peers) * slots_ + slot(chip)];
       send(sim, lane, chip, peer.chip, step == li.short_step ? kShort : kWhole, peer_route(peer));
       continue;
     }
@@ -309,6 +318,9 @@ void CollectiveRun::handle(sim::Simulation& sim, uint64_t payload) {
 }
 
 void CollectiveRun::receipt(sim::Simulation& sim, uint32_t lane, topo::ChipId chip) {
+  if (!may_join(chip)) {
+    return;  // a chip that never joins: nothing reads its counters
+  }
   ++state(lane, chip).received;
   if (lanes_[lane].pattern == Pattern::kChain) {
     // The piece may go on along every chain this chip roots. A lane that
@@ -329,8 +341,8 @@ void CollectiveRun::receipt(sim::Simulation& sim, uint32_t lane, topo::ChipId ch
 
 void CollectiveRun::check_lane_done(sim::Simulation& sim, uint32_t lane, topo::ChipId chip) {
   const LaneInfo& ref = lanes_[lane];
-  const size_t sc = static_cast<size_t>(ref.share) * chip_count_ + chip;
-  if (joined_[chip] == 0 || phase_at_[sc] != ref.phase) {
+  const size_t sc = share_slot(ref.share, chip);
+  if (joined_[slot(chip)] == 0 || phase_at_[sc] != ref.phase) {
     return;
   }
   MemberState& st = state(lane, chip);
@@ -347,13 +359,13 @@ void CollectiveRun::check_lane_done(sim::Simulation& sim, uint32_t lane, topo::C
     enter_phase(sim, chip, ref.share);
     return;
   }
-  if (--shares_left_[chip] == 0) {
+  if (--shares_left_[slot(chip)] == 0) {
     chip_finished(sim, chip);
   }
 }
 
 void CollectiveRun::chip_finished(sim::Simulation& sim, topo::ChipId chip) {
-  chip_end_[chip] = sim.now();
+  chip_end_[slot(chip)] = sim.now();
   ++chips_done_;
   if (on_chip_done_) {
     on_chip_done_(sim, chip);

@@ -109,8 +109,11 @@ struct RouteTables {
   // that may join (every chip when any may).
   std::vector<std::vector<DirectRoutes>> direct_table;
   std::vector<uint32_t> direct_width;  // per group set: its largest group
-  std::vector<uint32_t> slot_of;       // chip -> joiner slot
-  uint32_t slots = 0;
+  // chip -> its slot among the joiners (in chip order), kNoSlot for a chip
+  // that will not join; empty when every chip may join (slot = chip).
+  static constexpr uint32_t kNoSlot = std::numeric_limits<uint32_t>::max();
+  std::vector<uint32_t> slot_of;
+  uint32_t slots = 0;  // joiners: the chips with a slot
 };
 
 class CollectiveRun final : public Run, public net::TransferSink, public sim::EventHandler {
@@ -152,7 +155,7 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   bool done() const { return chips_done_ == expected_chips(); }
   sim::Time start_time() const { return start_; }
   sim::Time end_time() const { return end_; }
-  sim::Time chip_done_time(topo::ChipId chip) const { return chip_end_[class_of(chip)]; }
+  sim::Time chip_done_time(topo::ChipId chip) const { return chip_end_[slot(class_of(chip))]; }
 
   // Of the whole pod, in a symmetric run too.
   uint64_t transfers_started() const { return transfers_started_ * per_class_; }
@@ -245,8 +248,23 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
             std::span<const topo::LinkId> route);
   void send_path(sim::Simulation& sim, uint32_t lane, uint32_t path);
 
+  // A joiner's index into the per-member state: state is kept for the chips
+  // that may join only (one replica of a folded step, one chip per class of
+  // a symmetric run), not for the whole pod.
+  uint32_t slot(topo::ChipId chip) const {
+    return routes_->slot_of.empty() ? chip : routes_->slot_of[chip];
+  }
+  bool may_join(topo::ChipId chip) const {
+    return chip < chip_count_ && slot(chip) != RouteTables::kNoSlot;
+  }
   MemberState& state(uint32_t lane, topo::ChipId chip) {
-    return states_[static_cast<size_t>(lane) * chip_count_ + chip];
+    return states_[static_cast<size_t>(lane) * slots_ + slot(chip)];
+  }
+  const MemberState& state(uint32_t lane, topo::ChipId chip) const {
+    return states_[static_cast<size_t>(lane) * slots_ + slot(chip)];
+  }
+  size_t share_slot(uint32_t share, topo::ChipId chip) const {
+    return static_cast<size_t>(share) * slots_ + slot(chip);
   }
   const Phase& phase_of(uint32_t lane) const {
     return plan_->shares[lanes_[lane].share].phases[lanes_[lane].phase];
@@ -274,13 +292,13 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
 
   std::vector<LaneInfo> lanes_;                    // every (share, phase, lane)
   std::vector<std::vector<uint32_t>> lane_index_;  // [share][phase] -> first lane id
-  std::vector<MemberState> states_;                // lane x chip
-  std::vector<uint16_t> phase_at_;                 // share x chip: current phase
-  std::vector<uint16_t> lanes_left_;               // share x chip: lanes of it not done
-  std::vector<uint16_t> shares_left_;              // chip
-  std::vector<uint8_t> joined_;
-  std::vector<uint8_t> may_join_;  // chip -> 1 when it may join; empty: every chip
-  std::vector<sim::Time> chip_end_;
+  uint32_t slots_ = 0;                             // joiners (RouteTables::slots)
+  std::vector<MemberState> states_;                // lane x slot
+  std::vector<uint16_t> phase_at_;                 // share x slot: current phase
+  std::vector<uint16_t> lanes_left_;               // share x slot: lanes of it not done
+  std::vector<uint16_t> shares_left_;              // slot
+  std::vector<uint8_t> joined_;                    // slot
+  std::vector<sim::Time> chip_end_;                // slot
   uint32_t chips_done_ = 0;
   uint32_t participants_ = 0;  // 0: every chip
   uint32_t expected_chips() const { return participants_ != 0 ? participants_ : chip_count_; }

@@ -132,7 +132,7 @@ uint32_t CollectiveRun::needed_receipts(uint32_t lane, topo::ChipId chip, uint32
       const auto [first, end] = phase_lanes(lane);
       uint32_t expected = 0;
       for (uint32_t l = first; l < end; ++l) {
-        expected += states_[static_cast<size_t>(l) * chip_count_ + chip].expect_recv;
+        expected += state(l, chip).expect_recv;
       }
       return expected == 0 ? 0 : step + 1;
     }
@@ -146,13 +146,13 @@ uint32_t CollectiveRun::needed_receipts(uint32_t lane, topo::ChipId chip, uint32
 
 uint32_t CollectiveRun::received(uint32_t lane, topo::ChipId chip) const {
   if (lanes_[lane].pattern != Pattern::kChain) {
-    return states_[static_cast<size_t>(lane) * chip_count_ + chip].received;
+    return state(lane, chip).received;
   }
   // A broadcast piece counts whichever lane of the phase brought it.
   const auto [first, end] = phase_lanes(lane);
   uint32_t total = 0;
   for (uint32_t l = first; l < end; ++l) {
-    total += states_[static_cast<size_t>(l) * chip_count_ + chip].received;
+    total += state(l, chip).received;
   }
   return total;
 }

@@ -27,12 +27,14 @@ uint32_t CollectiveRun::peer_table(uint32_t group_set, int64_t offset, bool wrap
   const GroupSet& gs = plan_->group_sets[group_set];
   std::vector<topo::LinkId> route;
   for (topo::ChipId c = 0; c < chip_count_; ++c) {
+    if (!may_join(c)) {
+      continue;  // no slot: a chip that will not join has no table entry
+    }
     const auto& group = gs.groups[gs.group_of[c]];
     const auto n = static_cast<uint32_t>(group.size());
     const int64_t to = static_cast<int64_t>(gs.position[c]) + offset;
-    if ((!wraps && (to < 0 || to >= n)) || (!may_join_.empty() && may_join_[c] == 0)) {
-      // Off the end of a line: role() gives such a member no step that way;
-      // a chip that will not join sends nothing.
+    if (!wraps && (to < 0 || to >= n)) {
+      // Off the end of a line: role() gives such a member no step that way.
       r.peers.push_back(Peer{c, 0, 0});
       continue;
     }
@@ -101,17 +103,9 @@ const CollectiveRun::DirectRoutes& CollectiveRun::direct_routes(uint32_t lane, t
       width = std::max(width, static_cast<uint32_t>(group.size()));
     }
     rt.direct_width[set] = width;
-    if (rt.slot_of.empty()) {
-      rt.slot_of.assign(chip_count_, 0);
-      for (topo::ChipId c = 0; c < chip_count_; ++c) {
-        if (may_join_.empty() || may_join_[c] != 0) {
-          rt.slot_of[c] = rt.slots++;
-        }
-      }
-    }
-    table.resize(static_cast<size_t>(rt.slots) * width);
+    table.resize(static_cast<size_t>(slots_) * width);
   }
-  DirectRoutes& r = table[static_cast<size_t>(rt.slot_of[src]) * rt.direct_width[set] + to];
+  DirectRoutes& r = table[static_cast<size_t>(slot(src)) * rt.direct_width[set] + to];
   if (r.plus == 0) {
     const GroupSet& gs = plan_->group_sets[set];
     const topo::ChipId dst = gs.groups[gs.group_of[src]][to];
