@@ -111,7 +111,9 @@ StepEnergy priced_step(const topo::Pod& pod, const config::PowerSpec& power,
   }
   // Each chip's own link bytes (replicas unfolded): ICI links it sends on,
   // and its up link into the DCN.
-  const net::LinkStats links = unfold_replicas(pod, step.chips, step.link_stats);
+  const std::vector<topo::ChipId> rep =
+      step.represented_by.empty() ? replica_representatives(pod, step.chips) : step.represented_by;
+  const net::LinkStats links = unfold_by(pod, rep, step.link_stats);
   std::vector<uint64_t> ici(pod.chip_count(), 0);
   std::vector<uint64_t> dcn(pod.chip_count(), 0);
   const auto all = pod.links();
@@ -128,7 +130,6 @@ StepEnergy priced_step(const topo::Pod& pod, const config::PowerSpec& power,
   for (uint32_t i = 0; i < step.chips.size(); ++i) {
     index[step.chips[i]] = static_cast<int32_t>(i);
   }
-  const std::vector<topo::ChipId> rep = replica_representatives(pod, step.chips);
   out.chips.resize(step.chips.size());
   for (topo::ChipId c = 0; c < pod.chip_count(); ++c) {
     if (pod.is_dead(c)) {

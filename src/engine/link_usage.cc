@@ -63,7 +63,14 @@ net::LinkStats unfold_replicas(const topo::Pod& pod, std::span<const topo::ChipI
   if (simulated.empty() || simulated.size() == pod.chip_count()) {
     return stats;
   }
-  const std::vector<topo::ChipId> rep_of = replica_representatives(pod, simulated);
+  return unfold_by(pod, replica_representatives(pod, simulated), stats);
+}
+
+net::LinkStats unfold_by(const topo::Pod& pod, std::span<const topo::ChipId> rep_of,
+                         const net::LinkStats& stats) {
+  if (rep_of.empty()) {
+    return stats;
+  }
   const auto links = pod.links();
   net::LinkStats out;
   out.bytes.assign(links.size(), 0);

@@ -52,6 +52,13 @@ net::LinkStats unfold_replicas(const topo::Pod& pod, std::span<const topo::ChipI
 std::vector<topo::ChipId> replica_representatives(const topo::Pod& pod,
                                                   std::span<const topo::ChipId> simulated);
 
+// `stats` as if every chip had been simulated, each chip's links taking the
+// figures of the same (dim, direction) link of `rep_of[chip]` (a step's
+// StepResult::represented_by; a chip standing for itself keeps its own).
+// Empty `rep_of`: `stats` unchanged. O(links).
+net::LinkStats unfold_by(const topo::Pod& pod, std::span<const topo::ChipId> rep_of,
+                         const net::LinkStats& stats);
+
 // One entry per link of the pod, in LinkId order (ICI, then DCN). Efficiencies
 // are the network's calibration (net::Options); `window` is the time the
 // figures are averaged over. Precondition: stats has one entry per link.

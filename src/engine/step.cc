@@ -12,6 +12,7 @@
 #include "coll/plan.h"
 #include "coll/replay.h"
 #include "engine/breakdown.h"
+#include "engine/fold.h"
 #include "engine/fusion.h"
 #include "engine/reachable.h"
 #include "engine/symmetry.h"
@@ -95,7 +96,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       analytical_ = dynamic_cast<net::AnalyticalNetwork*>(network_.get());
       replays_.emplace(pod, options.network, exec_options_);
     }
-    choose_chips(options.fold_replicas);
+    choose_chips(options);
     prepare_stages(compute);
     time_stragglers(options.stragglers);
     choose_classes(options);
@@ -154,6 +155,11 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     }
     r.symmetric = symmetry_.classes.has_value();
     r.simulation = describe(pod_, symmetry_);
+    if (fold_.faulty_replicas > 0) {
+      r.simulation += "; replicas: " + std::to_string(fold_.faulty_replicas) +
+                      " reached by faults played chip by chip, one healthy replica for the others";
+    }
+    r.represented_by = std::move(fold_.represented_by);
     r.played_chips = lockstep_ ? 1 : static_cast<uint32_t>(played_.size());
     return r;
   }
@@ -189,36 +195,35 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   }
 
  private:
-  void choose_chips(bool fold) {
+  // Replica folding (engine/fold.h): the chips to simulate, and which
+  // simulated chip stands for each chip left out.
+  void choose_chips(const StepOptions& options) {
     std::set<uint32_t> spanned;
+    bool named_sends = false;
     for (const auto& stage : program_.stages) {
       for (const auto& ins : stage.instructions) {
         if (const auto* c = std::get_if<config::CollectiveSpec>(&ins.body)) {
           add_axis_dims(mesh_, c->axes, spanned);
+          named_sends = named_sends || c->kind == config::CollectiveKind::kSend;
         }
       }
     }
     if (!program_.pipeline_axis.empty()) {
       add_axis_dims(mesh_, {program_.pipeline_axis}, spanned);
     }
-    const bool symmetric = !pod_.has_twists() && !pod_.has_faults();
-    for (topo::ChipId c = 0; c < pod_.chip_count(); ++c) {
-      bool keep = true;
-      if (fold && symmetric) {
-        for (uint32_t d = 0; d < pod_.dim_count() && keep; ++d) {
-          keep = spanned.count(d) != 0 || pod_.coord(c, d) == 0;
-        }
-        keep = keep && (spanned.count(topo::kSliceDim) != 0 || pod_.slice_of(c) == 0);
-      }
-      if (keep) {
-        sim_index_[c] = static_cast<int32_t>(chips_.size());
-        ChipState s;
-        s.chip = c;
-        s.stage = program_.pipeline_axis.empty()
-                      ? 0
-                      : mesh_.index_in_group(c, std::vector<std::string>{program_.pipeline_axis});
-        chips_.push_back(std::move(s));
-      }
+    std::vector<topo::ChipId> slower;
+    for (const auto& [chip, model] : options.stragglers) {
+      slower.push_back(chip);
+    }
+    fold_ = choose_fold(pod_, spanned, options.fold_replicas, slower, named_sends);
+    for (const topo::ChipId c : fold_.chips) {
+      sim_index_[c] = static_cast<int32_t>(chips_.size());
+      ChipState s;
+      s.chip = c;
+      s.stage = program_.pipeline_axis.empty()
+                    ? 0
+                    : mesh_.index_in_group(c, std::vector<std::string>{program_.pipeline_axis});
+      chips_.push_back(std::move(s));
     }
   }
 
@@ -639,6 +644,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   net::AnalyticalNetwork* analytical_ = nullptr;  // set when collectives are replayed
   std::optional<coll::ReplayCache> replays_;
   SymmetryChoice symmetry_;
+  FoldChoice fold_;
   std::vector<uint32_t> played_;  // indices into chips_ of the chips that run
   // Stage transfers' routes over link classes, by (src, dst); a deque so
   // that spans handed to the network stay valid.
@@ -684,22 +690,52 @@ StepResult StepRun::summarize() {
   // Chips that end together (a last collective releases them all at once):
   // the critical one is the one that computed longest, whom the others
   // waited for (a straggler); on a tie, the first.
+  auto busy_of = [this](uint32_t i) {
+    sim::Time busy = sim::Time::zero();
+    for (const uint32_t k : stages_[chips_[i].stage].compute_order) {
+      busy = busy + (chips_[i].spans[k].end - chips_[i].spans[k].start);
+    }
+    return busy;
+  };
   sim::Time critical_busy = sim::Time::zero();
   bool first_tied = true;
   for (uint32_t i = 0; i < chips_.size(); ++i) {
     if (chip_end[i] != r.step_time) {
       continue;
     }
-    sim::Time busy = sim::Time::zero();
-    for (const uint32_t k : stages_[chips_[i].stage].compute_order) {
-      busy = busy + (chips_[i].spans[k].end - chips_[i].spans[k].start);
-    }
+    const sim::Time busy = busy_of(i);
     if (first_tied || busy > critical_busy) {
       critical_busy = busy;
       r.critical_chip = chips_[i].chip;
       r.critical_stage = chips_[i].stage;
       first_tied = false;
     }
+  }
+  // The simulated chip whose timeline the critical chip has.
+  topo::ChipId critical_sim = r.critical_chip;
+  if (fold_.faulty_replicas > 0) {
+    // Replicas stand for different numbers of chips: the mean and the first
+    // critical chip are taken over the whole pod in chip order, each chip
+    // with its stand-in's end, as the full run takes them (bit for bit).
+    double sum_ps = 0;
+    first_tied = true;
+    for (topo::ChipId c = 0; c < pod_.chip_count(); ++c) {
+      const auto i = static_cast<uint32_t>(sim_index_[fold_.represented_by[c]]);
+      sum_ps += static_cast<double>(chip_end[i].count_ps());
+      if (chip_end[i] != r.step_time) {
+        continue;
+      }
+      const sim::Time busy = busy_of(i);
+      if (first_tied || busy > critical_busy) {
+        critical_busy = busy;
+        r.critical_chip = c;
+        r.critical_stage = chips_[i].stage;
+        critical_sim = chips_[i].chip;
+        first_tied = false;
+      }
+    }
+    r.mean_chip_end =
+        sim::Time::ps(static_cast<int64_t>(sum_ps / static_cast<double>(pod_.chip_count())));
   }
 
   // Group keys of every instruction, once per stage (its chips share them).
@@ -758,7 +794,7 @@ StepResult StepRun::summarize() {
   std::vector<Swept> swept(program_.stages.size());
   // The critical chip's work: its stage's compute, the same on every chip of it.
   for (const ChipState& c : chips_) {
-    if (c.chip != r.critical_chip) {
+    if (c.chip != critical_sim) {
       continue;
     }
     const StageInfo& info = stages_[c.stage];
@@ -773,7 +809,7 @@ StepResult StepRun::summarize() {
     const ChipState& c = chips_[i];
     const auto& prog = program_.stages[c.stage].instructions;
     const StageGroups& g = groups[c.stage];
-    const bool critical = c.chip == r.critical_chip;
+    const bool critical = c.chip == critical_sim;
     Swept& last = swept[c.stage];
     // (In lock step every chip was given chip 0's spans: no need to compare.)
     if (last.chip >= 0 &&

@@ -8,13 +8,14 @@
 // chip of the stage (coll::CollectiveRun); a chip continues past it as soon as
 // its own part is done.
 //
-// Replica folding. Chips that differ only in coordinates no collective and no
-// stage transfer ever spans (data-parallel replicas, and torus dimensions the
-// mesh leaves out) run identical programs on disjoint links; on a torus that
-// is the same along those dimensions (no twists or failed links) their
-// timelines are identical by symmetry. The engine then simulates one replica
-// and reports it for all, which is exact (tests compare folded and full
-// runs); `fold_replicas = false` simulates every chip.
+// Replica folding (engine/fold.h). Chips that differ only in coordinates no
+// collective and no stage transfer ever spans (data-parallel replicas, and
+// torus dimensions the mesh leaves out) run identical programs on disjoint
+// links; on a torus that is the same along those dimensions their timelines
+// are identical by symmetry. The engine then simulates one replica and
+// reports it for all; on a pod with faults, also every replica a fault
+// reaches, chip by chip. This is exact (tests compare folded and full runs);
+// `fold_replicas = false` simulates every chip.
 //
 // When the simulation ends with work left (a dependency cycle, a collective
 // some chip never joins) run_step() throws StuckError naming the stuck
@@ -130,6 +131,11 @@ struct StepResult {
   sim::Time mean_chip_end;
   uint32_t simulated_chips = 0;
   uint32_t represented_chips = 0;  // chips the simulated ones stand for
+  // For each chip of the pod, the simulated chip whose timeline it has
+  // (itself when simulated; engine/fold.h); empty when every chip was
+  // simulated. On a pod with faults the simulated replicas stand for
+  // different numbers of chips.
+  std::vector<topo::ChipId> represented_by;
   // Per-chip totals of the critical chip.
   double hbm_bytes = 0;  // HBM bytes its compute moved
   double flops = 0;      // FLOPs its compute did (padding excluded)

@@ -32,11 +32,12 @@ struct LinkReport {
 };
 
 // The report of a run whose network counted `stats` (one entry per link)
-// over `window`. `simulated` lists the chips the engine ran when it folded
-// replicas (StepResult::chips); their figures are copied to the replicas
-// (engine::unfold_replicas). Empty for a run that simulated every chip.
+// over `window`. `represented_by` names, for each chip, the simulated chip
+// standing for it when the engine folded replicas
+// (StepResult::represented_by); their figures are copied to the replicas
+// (engine::unfold_by). Empty for a run that simulated every chip.
 LinkReport make_link_report(const topo::Pod& pod, const net::LinkStats& stats,
-                            std::span<const topo::ChipId> simulated, const net::Options& network,
-                            sim::Time window);
+                            std::span<const topo::ChipId> represented_by,
+                            const net::Options& network, sim::Time window);
 
 }  // namespace podsim::report

@@ -33,14 +33,17 @@ topo::ChipId parse_id(std::string_view text, std::string_view item, uint32_t chi
   return static_cast<topo::ChipId>(v);
 }
 
-// Where replica folding left chips out: the torus dimensions (and the slice
-// index) along which every simulated chip sits at 0. The engine keeps
-// coordinate 0 along each dimension no collective spans, so a chip left out
-// is represented by the one with those coordinates set to 0.
+// Where replica folding left chips out: the engine's StepResult::represented_by
+// (engine/fold.h), or, for a result without it, the torus dimensions (and the
+// slice index) along which every simulated chip sits at 0: a healthy fold
+// keeps coordinate 0 along each dimension no collective spans, so a chip
+// left out is represented by the one with those coordinates set to 0.
 class Folding {
  public:
   Folding(const topo::Pod& pod, const engine::StepResult& step)
-      : pod_(pod), folded_(pod.dim_count(), pod.chip_count() > step.chips.size()) {
+      : pod_(pod),
+        represented_by_(step.represented_by),
+        folded_(pod.dim_count(), pod.chip_count() > step.chips.size()) {
     slice_folded_ = pod.slice_count() > 1 && pod.chip_count() > step.chips.size();
     for (const topo::ChipId c : step.chips) {
       for (uint32_t d = 0; d < pod.dim_count(); ++d) {
@@ -50,6 +53,9 @@ class Folding {
     }
   }
   topo::ChipId representative(topo::ChipId chip) const {
+    if (!represented_by_.empty()) {
+      return represented_by_[chip];  // the engine's own (engine/fold.h)
+    }
     std::vector<uint32_t> coords = pod_.coords(chip);
     for (uint32_t d = 0; d < coords.size(); ++d) {
       if (folded_[d]) {
@@ -61,15 +67,23 @@ class Folding {
 
  private:
   const topo::Pod& pod_;
+  const std::vector<topo::ChipId>& represented_by_;
   std::vector<bool> folded_;
   bool slice_folded_ = false;
 };
 
+// The simulated chip whose timeline the critical chip has (on a faulty pod's
+// fold the first critical chip may be one a healthy replica stands for).
+topo::ChipId critical_stand_in(const engine::StepResult& step) {
+  return step.represented_by.empty() ? step.critical_chip
+                                     : step.represented_by[step.critical_chip];
+}
+
 void pick_requested(const TraceChipRequest& request, const topo::Pod& pod,
                     const engine::StepResult& step, const std::vector<int32_t>& index_of,
                     std::set<uint32_t>& picked, TraceChipChoice& out) {
-  if (request.critical && index_of[step.critical_chip] >= 0) {
-    picked.insert(static_cast<uint32_t>(index_of[step.critical_chip]));
+  if (request.critical && index_of[critical_stand_in(step)] >= 0) {
+    picked.insert(static_cast<uint32_t>(index_of[critical_stand_in(step)]));
   }
   const Folding folding(pod, step);
   std::string examples;
@@ -168,8 +182,8 @@ TraceChipChoice choose_trace_chips(const TraceChipRequest& request, const topo::
       picked.insert(i);
     }
   } else {
-    if (index_of[step.critical_chip] >= 0) {
-      picked.insert(static_cast<uint32_t>(index_of[step.critical_chip]));
+    if (index_of[critical_stand_in(step)] >= 0) {
+      picked.insert(static_cast<uint32_t>(index_of[critical_stand_in(step)]));
     }
     std::set<uint32_t> stages_seen;
     for (uint32_t i = 0; i < simulated; ++i) {  // chips are in id order

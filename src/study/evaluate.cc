@@ -190,9 +190,10 @@ void evaluate_serving(const topo::Pod& pod, const config::WorkloadSpec& workload
   report::fill_simulation(run->step.symmetric, run->step.simulation, run->step.played_chips,
                           *ev.result.mutable_simulation());
   if (options.link_stats) {
-    report::fill_link_stats(report::make_link_report(pod, run->step.link_stats, run->step.chips,
-                                                     network, run->step.step_time),
-                            *ev.result.mutable_link_stats());
+    report::fill_link_stats(
+        report::make_link_report(pod, run->step.link_stats, run->step.represented_by, network,
+                                 run->step.step_time),
+        *ev.result.mutable_link_stats());
   }
   ev.serving = std::move(run);
 }
