@@ -232,6 +232,9 @@ TEST_P(FaultAgreement, EveryOperationAgreesWithinItsStatedBound) {
     expect_agreement(GetParam().label + " " + f.name + " (" + f.schedule + ")",
                      analytical.operations[i].per_run.to_s(), f.per_run.to_s(),
                      packet.operations[i].per_run.to_s(), b, hop);
+    std::cout << "  busiest link's utilisation: analytical "
+              << analytical.operations[i].link_util_max << ", flow " << f.link_util_max
+              << ", packet " << packet.operations[i].link_util_max << "\n";
     for (const OpListResult* r : {&analytical, &flow, &packet}) {
       EXPECT_LE(r->operations[i].link_util_max, 1.0 + 1e-9) << f.name;
     }
