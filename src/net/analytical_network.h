@@ -59,7 +59,7 @@
 //  may rank schedules differently from flow (tests/coll/choose_test.cc); that
 //  is why coll/choose.h chooses on the run's own model. On faulty pods the
 //  shares of such a collective fall out of step, and the same queueing puts
-//  it from 10.5% below to 19.0% above flow (docs/architecture.md, "The network
+//  it from 10.5% below to 24.3% above flow (docs/architecture.md, "The network
 //  models on faulty pods"; tests/engine/fault_agreement_test.cc).
 //
 // Link stats: bytes are counted when a transfer starts; busy is the union of
