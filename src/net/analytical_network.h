@@ -57,7 +57,10 @@
 //  flow on an all-reduce over the lines of a twisted v5p 4x4x8 (FIFO between
 //  instants) and 6% below on its x cycle (hops booked independently), so it
 //  may rank schedules differently from flow (tests/coll/choose_test.cc); that
-//  is why coll/choose.h chooses on the run's own model.
+//  is why coll/choose.h chooses on the run's own model. On faulty pods the
+//  shares of such a collective fall out of step, and the same queueing puts
+//  it from 10.5% below to 24.3% above flow (docs/architecture.md, "The network
+//  models on faulty pods"; tests/engine/fault_agreement_test.cc).
 //
 // Link stats: bytes are counted when a transfer starts; busy is the union of
 // the booked intervals clipped to now. Bookings on a link never overlap, so
