@@ -127,29 +127,22 @@ FoldChoice choose_fold(const topo::Pod& pod, const std::set<uint32_t>& spanned, 
     }
     // Every route a dirty replica's transfer may take, both ways round a tie;
     // a replica whose link one crosses is touched.
-    std::vector<topo::LinkId> route;
+    auto touch = [&](topo::ChipId, topo::LinkId id) {
+      const topo::Link& link = pod.link(id);
+      simulated[replicas.key(link.src)] = true;
+      simulated[replicas.key(link.dst)] = true;
+    };
     for (const topo::ChipId key : keys) {
       if (!dirty[key]) {
         continue;
       }
       simulated[key] = true;
       for (const topo::ChipId a : members[key]) {
-        for (const topo::ChipId b : members[key]) {
-          if (a == b) {
-            continue;
-          }
-          for (const topo::TieBreak tie : {topo::TieBreak::kPlus, topo::TieBreak::kMinus}) {
-            route.clear();
-            try {
-              topo::route_into(pod, a, b, route, tie);
-            } catch (const topo::NoRoute&) {
-              return every_chip(pod, "a fault cuts a replica apart");
-            }
-            for (const topo::LinkId id : route) {
-              const topo::Link& link = pod.link(id);
-              simulated[replicas.key(link.src)] = true;
-              simulated[replicas.key(link.dst)] = true;
-            }
+        for (const topo::TieBreak tie : {topo::TieBreak::kPlus, topo::TieBreak::kMinus}) {
+          try {
+            topo::visit_routes_from(pod, a, members[key], tie, touch);
+          } catch (const topo::NoRoute&) {
+            return every_chip(pod, "a fault cuts a replica apart");
           }
         }
       }

@@ -49,6 +49,49 @@ void route_into(const Pod& pod, ChipId src, ChipId dst, std::vector<LinkId>& out
   out.insert(out.end(), detour.begin(), detour.end());
 }
 
+void visit_routes_from(const Pod& pod, ChipId src, std::span<const ChipId> dsts, TieBreak tie,
+                       const std::function<void(ChipId, LinkId)>& visit) {
+  std::vector<LinkId> walk;
+  detail::BfsTree tree;  // searched on the first walk that meets a failed link
+  std::vector<LinkId> back;
+  for (const ChipId dst : dsts) {
+    check_chips(pod, src, dst);
+    if (src == dst) {
+      continue;
+    }
+    if (pod.slice_of(src) != pod.slice_of(dst)) {
+      throw std::invalid_argument("visit_routes_from: chip " + std::to_string(dst) +
+                                  " is not in the slice of chip " + std::to_string(src));
+    }
+    walk.clear();
+    const detail::DorChoice choice = detail::choose_plan(pod, src, dst);
+    if (detail::walk_plan_canonical(pod, pick(choice, tie), src, dst,
+                                    [&walk](LinkId id) { walk.push_back(id); })) {
+      for (const LinkId id : walk) {
+        visit(dst, id);
+      }
+      continue;
+    }
+    // As shortest_route(): the path to dst in the search tree from src.
+    if (tree.dist.empty()) {
+      detail::ici_bfs(pod, src, tree);
+    }
+    if (tree.dist[dst] == detail::kUnreached) {
+      throw NoRoute("no route from chip " + std::to_string(src) + " to chip " +
+                    std::to_string(dst) + ": failed links cut slice " +
+                    std::to_string(pod.slice_of(src)) + " in two");
+    }
+    back.clear();
+    for (VertexId v = dst; v != src;) {
+      back.push_back(tree.pred_link[v]);
+      v = pod.link(back.back()).src;
+    }
+    for (auto it = back.rbegin(); it != back.rend(); ++it) {
+      visit(dst, *it);
+    }
+  }
+}
+
 std::vector<LinkId> route(const Pod& pod, ChipId src, ChipId dst, TieBreak tie) {
   std::vector<LinkId> out;
   route_into(pod, src, dst, out, tie);

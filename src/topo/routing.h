@@ -31,7 +31,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <vector>
 
@@ -57,6 +59,14 @@ enum class TieBreak { kPlus, kMinus };
 void route_into(const Pod& pod, ChipId src, ChipId dst, std::vector<LinkId>& out,
                 TieBreak tie = TieBreak::kPlus);
 std::vector<LinkId> route(const Pod& pod, ChipId src, ChipId dst, TieBreak tie = TieBreak::kPlus);
+
+// route(pod, src, dst, tie) for every dst of `dsts` (chips of src's slice),
+// each link handed to visit(dst, link) in route order: the same routes, with
+// one breadth-first search from src shared by every destination whose
+// dimension-ordered walk meets a failed link (route() searches once per
+// destination). Throws what route() throws. O(dsts x hops + chips + links).
+void visit_routes_from(const Pod& pod, ChipId src, std::span<const ChipId> dsts, TieBreak tie,
+                       const std::function<void(ChipId, LinkId)>& visit);
 
 // True exactly when route(..., kMinus) differs from route(..., kPlus).
 // Traffic patterns that send to every chip split such transfers in half

@@ -119,6 +119,28 @@ TEST(RoutingTest, FailedLinkForcesADetour) {
   }
 }
 
+TEST(RoutingTest, RoutesFromOneChipAreRoutesOneByOne) {
+  // Two failed links on a 4x4x4 torus: some walks meet them and take the
+  // fewest-hops route, the others walk; both ways round a tie.
+  auto spec =
+      testing::with_failed_link(torus_spec({{4, true}, {4, true}, {4, true}}), {0, 0, 0}, 1, +1);
+  spec = testing::with_failed_link(spec, {2, 1, 3}, 0, -1);
+  const Pod pod(spec);
+  std::vector<ChipId> all(pod.chip_count());
+  for (ChipId c = 0; c < pod.chip_count(); ++c) {
+    all[c] = c;
+  }
+  for (const TieBreak tie : {TieBreak::kPlus, TieBreak::kMinus}) {
+    for (ChipId src = 0; src < pod.chip_count(); ++src) {
+      std::vector<std::vector<LinkId>> got(pod.chip_count());
+      visit_routes_from(pod, src, all, tie, [&](ChipId dst, LinkId id) { got[dst].push_back(id); });
+      for (ChipId dst = 0; dst < pod.chip_count(); ++dst) {
+        EXPECT_EQ(got[dst], route(pod, src, dst, tie)) << src << "->" << dst;
+      }
+    }
+  }
+}
+
 TEST(RoutingTest, FailedWrapLinkOnRingGoesTheLongWay) {
   const Pod ring(testing::with_failed_link(torus_spec({{8, true}}), {7}, 0, +1));
   const auto path = route(ring, 7, 0);
