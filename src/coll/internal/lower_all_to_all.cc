@@ -23,7 +23,9 @@
 // latency, so a latency-bound exchange costs the longest route's latency
 // (the sum of its segments'), a bandwidth-bound one its busiest link's load.
 // SEQUENTIAL_AXES runs one phase per dimension after another with the whole
-// buffer instead (store and forward at every turn).
+// buffer instead (store and forward at every turn). With failed links the
+// segments are the healthy (repaired) slice's, and one that meets a failed
+// link detours as a whole (docs/collectives.md gives the measured cost).
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -71,8 +73,7 @@ bool closed_under_twists(const topo::Pod& pod, const std::vector<uint32_t>& dims
 // twisted wrap link and never leaves the group, so the plain segments (the
 // twisted dimensions as lines) load the links as the routes do. O(n^2 x
 // hops) for groups of n chips (a few ms for 256).
-bool routes_stay_on_lines(Builder& b, uint32_t group_set) {
-  const topo::Pod& pod = b.pod();
+bool routes_stay_on_lines(Builder& b, const topo::Pod& pod, uint32_t group_set) {
   const GroupSet& gs = b.plan().group_sets[group_set];
   const std::vector<topo::ChipId>& group = gs.groups.front();
   const uint32_t index = gs.group_of[group.front()];
@@ -133,8 +134,7 @@ Segments plain_segments(const Builder& b, const std::vector<uint32_t>& dims, uin
 // Twisted: the routes of the group's first chip to every other member, cut
 // into runs along one dimension. nullopt when a route visits a dimension
 // twice or turns outside the group.
-std::optional<Segments> twisted_segments(Builder& b, uint32_t group_set) {
-  const topo::Pod& pod = b.pod();
+std::optional<Segments> twisted_segments(Builder& b, const topo::Pod& pod, uint32_t group_set) {
   const GroupSet& gs = b.plan().group_sets[group_set];
   const std::vector<topo::ChipId>& group = gs.groups.front();
   const topo::ChipId src = group.front();
@@ -248,18 +248,28 @@ void lower_all_to_all(Builder& b, bool direct) {
     return;
   }
   const bool twisted = pod.has_twists();
-  if (direct || (dims.size() <= 1 && !twisted) || (twisted && pod.has_failed_links())) {
+  if (direct || (dims.size() <= 1 && !twisted)) {
     lower_direct(b);
     return;
   }
+  // With failed links the segments are those of the routes the repaired
+  // slice takes, and a segment whose walk meets a failed link takes the
+  // pod's route around it (the executor falls back to topo::route), as
+  // every segment does on an untwisted slice with faults: no N^2 exchange.
+  std::optional<topo::Pod> repaired;
+  if (twisted && pod.has_failed_links()) {
+    repaired.emplace(pod.spec().without_faults());
+  }
+  const topo::Pod& routed = repaired ? *repaired : pod;
   // A group closed under the twists uses them (from one chip's shortest
   // routes). Another group's routes usually stay on its lines; when some do
   // not (crossing two twisted wraps whose shifts cancel), the exchange is
   // direct.
   std::optional<Segments> seg;
   if (twisted && closed_under_twists(pod, dims)) {
-    seg = pod.slice_count() > 1 ? std::nullopt : twisted_segments(b, b.axes_group_set(c.axes));
-  } else if (!twisted || routes_stay_on_lines(b, b.axes_group_set(c.axes))) {
+    seg = pod.slice_count() > 1 ? std::nullopt
+                                : twisted_segments(b, routed, b.axes_group_set(c.axes));
+  } else if (!twisted || routes_stay_on_lines(b, routed, b.axes_group_set(c.axes))) {
     seg = plain_segments(b, dims, n);
   }
   if (!seg) {
