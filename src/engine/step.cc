@@ -104,8 +104,10 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     for (const auto& c : chips_) {
       instructions_ += program_.stages[c.stage].instructions.size();
     }
+    // Replicas a fault reaches (engine/fold.h) do not run as the healthy one
+    // does: lock step would break at their first collective.
     lockstep_ = options.lockstep && program_.stages.size() == 1 && chips_.size() > 1 &&
-                options.stragglers.empty();
+                options.stragglers.empty() && fold_.faulty_replicas == 0;
     if (lockstep_) {
       first_done_.assign(program_.stages[0].instructions.size(), kNotDone);
     }
