@@ -81,12 +81,12 @@ std::vector<FoldCase> cases() {
   {  // A failed link inside replica z = 1, along a tensor dimension.
     config::PodSpec p = torus3(4, 4, 4);
     p.failed_links.push_back({0, {1, 2, 1}, 1, +1});
-    out.push_back({"failed_link_in_a_replica", p, {"x", "y"}, {}});
+    out.push_back({"failed_link_in_a_replica", p, {"x", "y"}, {}, true});
   }
   {  // The same on a 2D slice: replicas are the columns.
     config::PodSpec p = podsim::testing::v5e_torus({{"x", 4, true}, {"y", 8, true}});
     p.failed_links.push_back({0, {2, 3}, 0, -1});
-    out.push_back({"failed_link_2d", p, {"x"}, {}});
+    out.push_back({"failed_link_2d", p, {"x"}, {}, true});
   }
   {  // A degraded link along a tensor dimension.
     config::PodSpec p = torus3(4, 4, 4);
@@ -97,7 +97,7 @@ std::vector<FoldCase> cases() {
     g.bandwidth_factor = 0.25;
     g.extra_latency = sim::Time::us(2);
     p.degraded_links.push_back(g);
-    out.push_back({"degraded_link", p, {"x", "y"}, {}});
+    out.push_back({"degraded_link", p, {"x", "y"}, {}, true});
   }
   {  // A failed link along the data dimension: it carries no replica's traffic.
     config::PodSpec p = torus3(4, 4, 4);
@@ -109,11 +109,11 @@ std::vector<FoldCase> cases() {
      // chips, which are then played too.
     config::PodSpec p = torus3(4, 4, 4);
     p.failed_links.push_back({0, {2, 1, 1}, 1, +1});
-    out.push_back({"detours_cross_other_replicas", p, {"y", "z"}, {}});
+    out.push_back({"detours_cross_other_replicas", p, {"y", "z"}, {}, true});
   }
   {  // A straggler slows its replica only.
     config::PodSpec p = torus3(4, 4, 4);
-    out.push_back({"straggler", p, {"x", "y"}, {3, 1, 2}});
+    out.push_back({"straggler", p, {"x", "y"}, {3, 1, 2}, true});
   }
   {  // Two failed links in two replicas, one of them on a line (no wraparound
      // along x, so detours are longer).
@@ -121,7 +121,7 @@ std::vector<FoldCase> cases() {
         podsim::testing::v5e_torus({{"x", 4, false}, {"y", 4, true}, {"z", 4, true}});
     p.failed_links.push_back({0, {1, 0, 0}, 0, +1});
     p.failed_links.push_back({0, {2, 3, 2}, 1, -1});
-    out.push_back({"two_faults_on_a_mesh_dimension", p, {"x", "y"}, {}});
+    out.push_back({"two_faults_on_a_mesh_dimension", p, {"x", "y"}, {}, true});
   }
   return out;
 }
