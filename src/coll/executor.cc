@@ -108,7 +108,9 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, const 
   shares_left_.assign(slots_, static_cast<uint16_t>(plan_->shares.size()));
   joined_.assign(slots_, 0);
   chip_end_.assign(slots_, sim::Time::zero());
-  link_bytes_.assign(pod.links().size(), 0);
+  if (options_.count_link_bytes) {
+    link_bytes_.assign(pod.links().size(), 0);
+  }
   if (options_.compute_reduction && options_.reduce_bandwidth.is_zero()) {
     throw std::invalid_argument("CollectiveRun: compute_reduction needs a reduce bandwidth");
   }
@@ -252,8 +254,10 @@ void CollectiveRun::send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, 
                          int part, std::span<const topo::LinkId> route) {
   const auto p = static_cast<Part>(part);
   const uint64_t bytes = part_bytes(lanes_[lane].chunk_bytes, lanes_[lane].short_bytes, p);
-  for (const topo::LinkId id : route) {
-    link_bytes_[id] += bytes;
+  if (!link_bytes_.empty()) {
+    for (const topo::LinkId id : route) {
+      link_bytes_[id] += bytes;
+    }
   }
   ++state(lane, src).outstanding;
   ++transfers_started_;
@@ -264,8 +268,10 @@ void CollectiveRun::send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, 
 
 void CollectiveRun::send_path(sim::Simulation& sim, uint32_t lane, uint32_t path) {
   const SendPath& p = phase_of(lane).paths[path];
-  for (const topo::LinkId id : p.route) {
-    link_bytes_[id] += p.bytes;
+  if (!link_bytes_.empty()) {
+    for (const topo::LinkId id : p.route) {
+      link_bytes_[id] += p.bytes;
+    }
   }
   ++state(lane, p.src).outstanding;
   ++transfers_started_;

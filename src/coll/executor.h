@@ -64,6 +64,10 @@ struct ExecutorOptions {
   // that much later: once per step of the longest chain of steps (N / 2 on
   // a bidirectional ring of N, N - 1 on a line).
   sim::Time step_sync;
+  // Count the bytes each link carried for link_bytes(). A serving step
+  // turns it off: it reads the network's link statistics instead, and the
+  // count costs a pod-sized array per run and a write per hop per transfer.
+  bool count_link_bytes = true;
 };
 
 // What a pod gives every run: its chips' HBM bandwidth for reductions and
@@ -163,7 +167,8 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   uint64_t bytes_sent() const { return bytes_sent_ * per_class_; }
   uint64_t bytes_received() const { return bytes_received_ * per_class_; }
   // Bytes of this collective that crossed each link (indexed by LinkId); in
-  // a symmetric run on the classes' representative links only.
+  // a symmetric run on the classes' representative links only. Empty unless
+  // ExecutorOptions::count_link_bytes.
   const std::vector<uint64_t>& link_bytes() const { return link_bytes_; }
 
   void delivered(sim::Simulation& sim, uint64_t tag) override;

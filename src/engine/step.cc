@@ -92,6 +92,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
         sim_(sim::Simulation::Options::charging(options.budget)),
         sim_index_(pod.chip_count(), -1) {
     exec_options_ = coll::executor_options(pod);
+    exec_options_.count_link_bytes = false;  // the network's link statistics serve
     if (options.replay_collectives && options.network.model == net::Model::kAnalytical) {
       analytical_ = dynamic_cast<net::AnalyticalNetwork*>(network_.get());
       replays_.emplace(pod, options.network, exec_options_);
