@@ -77,7 +77,8 @@ Evaluation check(const topo::Pod& pod, const config::WorkloadSpec& workload) {
   if (e.status != Status::kOk)
     return e;
   engine::StepResult bound;
-  bound.step_time = step_time_lower_bound(program, *default_compute(pod.spec()));
+  const CommFloor comm(pod, engine::mesh_axes(mesh));
+  bound.step_time = step_time_lower_bound(program, *default_compute(pod.spec()), &comm);
   const engine::ServingSummary s =
       engine::summarize_serving(bound, program, pod.spec(), workload.serving->scenario);
   e.bound_latency_us = s.step_time_us;

@@ -33,8 +33,8 @@ int64_t sender_of(const workload::Program& program, size_t s, int32_t recv_from,
 
 }  // namespace
 
-sim::Time step_time_lower_bound(const workload::Program& program,
-                                const chip::ComputeModel& compute) {
+sim::Time step_time_lower_bound(const workload::Program& program, const chip::ComputeModel& compute,
+                                const CommFloor* comm) {
   // Every instruction of every stage is one node, numbered stage by stage.
   std::vector<size_t> offset(program.stages.size() + 1, 0);
   for (size_t s = 0; s < program.stages.size(); ++s)
@@ -62,6 +62,8 @@ sim::Time step_time_lower_bound(const workload::Program& program,
       for (const uint32_t d : prog[k].deps)
         ++first[offset[s] + d + 1];
       indegree[v] += static_cast<uint32_t>(prog[k].deps.size());
+      if (!std::holds_alternative<chip::Op>(prog[k].body) && comm != nullptr)
+        duration[v] = comm->of(prog[k]);
       if (std::holds_alternative<chip::Op>(prog[k].body)) {
         duration[v] = timing[k].time;
         if (last_compute >= 0) {

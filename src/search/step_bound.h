@@ -20,6 +20,7 @@
 #pragma once
 
 #include "chip/compute_model.h"
+#include "search/comm_floor.h"
 #include "sim/time.h"
 #include "workload/program.h"
 
@@ -29,7 +30,9 @@ namespace podsim::search {
 // durations, so an all-compute step gives exactly the simulated time).
 // Zero when the program's constraints have a cycle (the engine would report
 // it stuck): zero bounds every step. O(instructions + dependencies).
-sim::Time step_time_lower_bound(const workload::Program& program,
-                                const chip::ComputeModel& compute);
+// With `comm`, each collective and stage transfer takes at least its floor
+// (comm_floor.h) instead of no time.
+sim::Time step_time_lower_bound(const workload::Program& program, const chip::ComputeModel& compute,
+                                const CommFloor* comm = nullptr);
 
 }  // namespace podsim::search

@@ -1,15 +1,17 @@
 // The step-time lower bound the search prunes with (search/step_bound.h):
 // by hand on a two-stage program (compute in program order, collectives and
-// stage transfers taking no time), zero for a program the engine would find
-// stuck, and never above a simulated step (tests/search/search_test.cc
-// checks it against every configuration of two small searches on both
-// network models).
+// stage transfers taking no time, or their floors: search/comm_floor.h, by
+// hand on a 4x4 slice), zero for a program the engine would find stuck, and never above a simulated
+// step (tests/search/search_test.cc checks it against every configuration of two small searches on
+// both network models).
 #include "search/step_bound.h"
 
 #include <gtest/gtest.h>
 
 #include "config/topology_loader.h"
+#include "search/comm_floor.h"
 #include "shipped.h"
+#include "topo/pod.h"
 
 namespace podsim::search {
 namespace {
@@ -96,6 +98,56 @@ TEST_F(StepBound, ComputeRunsInProgramOrderEvenWhenReadyEarlier) {
   // The small op needs nothing, but waits for the big one before it.
   p.stages[0].instructions = {compute(big, {}), compute(small, {})};
   EXPECT_EQ(step_time_lower_bound(p, *model_), time(big) + time(small));
+}
+
+TEST_F(StepBound, CommunicationTakesItsFloor) {
+  const config::PodSpec spec =
+      config::load_topology_file(testing::source_dir() / "topologies/v5e-4x4.textproto");
+  const topo::Pod pod(spec);
+  const CommFloor comm(pod, workload::MeshAxes{{"tensor"}, {4}});
+  const chip::Op a = matmul(256, 8192, 8192);
+  const chip::Op b = matmul(256, 8192, 2048);
+  workload::Program p;
+  p.stages.resize(1);
+  p.stages[0].instructions = {compute(a, {}), all_reduce({0}), compute(b, {1})};
+  // The all-reduce of 1 MiB over 4 chips: each receives at least 3/4 of it,
+  // 786432 bytes, at most 4 x 50 GB/s (an inner chip of the 4x4 line
+  // torus): 3.93216 us.
+  EXPECT_EQ(comm.of(p.stages[0].instructions[1]), sim::Time::ps(3'932'160));
+  EXPECT_EQ(step_time_lower_bound(p, *model_, &comm), time(a) + sim::Time::ps(3'932'160) + time(b));
+  EXPECT_EQ(step_time_lower_bound(p, *model_), time(a) + time(b));
+}
+
+TEST(CommFloor, WhatEachMemberMustReceiveOverTheFastestChipsLinks) {
+  const config::PodSpec spec =
+      config::load_topology_file(testing::source_dir() / "topologies/v5e-4x4.textproto");
+  const topo::Pod pod(spec);
+  const CommFloor comm(pod, workload::MeshAxes{{"tensor", "one"}, {4, 1}});
+  const auto of = [&](config::CollectiveKind kind, std::vector<std::string> axes) {
+    Instruction ins;
+    config::CollectiveSpec c;
+    c.kind = kind;
+    c.bytes = 4'000'000;
+    c.axes = std::move(axes);
+    ins.body = c;
+    return comm.of(ins);
+  };
+  // 200 GB/s into a chip: 3 MB in 15 us, 0.75 MB in 3.75 us.
+  EXPECT_EQ(of(config::CollectiveKind::kAllGather, {"tensor"}), sim::Time::ns(15'000));
+  EXPECT_EQ(of(config::CollectiveKind::kAllReduce, {"tensor"}), sim::Time::ns(15'000));
+  EXPECT_EQ(of(config::CollectiveKind::kReduceScatter, {"tensor"}), sim::Time::ns(3'750));
+  EXPECT_EQ(of(config::CollectiveKind::kAllToAll, {"tensor"}), sim::Time::ns(3'750));
+  // Some member receives nothing: no floor.
+  EXPECT_EQ(of(config::CollectiveKind::kBroadcast, {"tensor"}), sim::Time::zero());
+  EXPECT_EQ(of(config::CollectiveKind::kPermute, {"tensor"}), sim::Time::zero());
+  // A group of one chip moves nothing.
+  EXPECT_EQ(of(config::CollectiveKind::kAllReduce, {"one"}), sim::Time::zero());
+  // A stage transfer: its bytes at the receiver, 2 MB in 10 us.
+  Instruction send = transfer({});
+  send.body = workload::StageTransfer{.direction = +1, .bytes = 2'000'000};
+  EXPECT_EQ(comm.of(send), sim::Time::ns(10'000));
+  // Compute takes no floor (its own time is the compute model's).
+  EXPECT_EQ(comm.of(compute(matmul(8, 128, 128), {})), sim::Time::zero());
 }
 
 TEST_F(StepBound, ACycleBoundsNothing) {
