@@ -22,11 +22,25 @@
 //  - a stage transfer: its bytes, at the receiving chip.
 // Bytes and picoseconds are rounded down, so rounding never lifts a floor
 // above a simulated time (sim::transfer_time rounds up).
+//
+// And the latency: every network model charges each link's latency to
+// every transfer crossing it, so data from a member h hops away arrives no
+// earlier than h x the smallest ICI hop latency after that member reached
+// the collective. In an all-gather, all-reduce, reduce-scatter or
+// all-to-all each member needs data from every other, the farthest
+// included: h is the group's farthest distance on the healthy torus (half a
+// wraparound dimension, a line's length less one, summed over the group's
+// dimensions; failed links only lengthen routes; on a twisted torus, whose
+// wraps may shorten them, one hop). Crossing slices costs at least the DCN
+// latency, which on a multi-slice pod also caps the ICI figure (a route may
+// go through the fabric). A stage transfer crosses at least one hop. The
+// floor is the larger of the bytes' and the latency's.
 #pragma once
 
 #include <cstdint>
 
 #include "sim/time.h"
+#include "topo/mesh.h"
 #include "topo/pod.h"
 #include "workload/program.h"
 
@@ -34,16 +48,23 @@ namespace podsim::search {
 
 class CommFloor {
  public:
-  CommFloor(const topo::Pod& pod, workload::MeshAxes axes);
+  CommFloor(const topo::Pod& pod, const topo::DeviceMesh& mesh);
 
   // Zero for compute instructions.
   sim::Time of(const workload::Instruction& ins) const;
 
  private:
   sim::Time receive(uint64_t bytes) const;
+  // The least latency between the farthest members of a group over `axes`.
+  sim::Time latency(const std::vector<std::string>& axes) const;
 
+  const topo::DeviceMesh* mesh_;
+  const topo::Pod* pod_;
   workload::MeshAxes axes_;
   uint64_t max_in_bytes_per_s_ = 0;
+  sim::Time min_ici_latency_ = sim::Time::max();
+  sim::Time dcn_latency_ = sim::Time::max();  // max(): one slice, no DCN
+  sim::Time one_hop_ = sim::Time::zero();     // the least latency of any route
 };
 
 }  // namespace podsim::search

@@ -77,7 +77,7 @@ Evaluation check(const topo::Pod& pod, const config::WorkloadSpec& workload) {
   if (e.status != Status::kOk)
     return e;
   engine::StepResult bound;
-  const CommFloor comm(pod, engine::mesh_axes(mesh));
+  const CommFloor comm(pod, mesh);
   bound.step_time = step_time_lower_bound(program, *default_compute(pod.spec()), &comm);
   const engine::ServingSummary s =
       engine::summarize_serving(bound, program, pod.spec(), workload.serving->scenario);

@@ -11,6 +11,7 @@
 #include "config/topology_loader.h"
 #include "search/comm_floor.h"
 #include "shipped.h"
+#include "topo/mesh.h"
 #include "topo/pod.h"
 
 namespace podsim::search {
@@ -104,7 +105,8 @@ TEST_F(StepBound, CommunicationTakesItsFloor) {
   const config::PodSpec spec =
       config::load_topology_file(testing::source_dir() / "topologies/v5e-4x4.textproto");
   const topo::Pod pod(spec);
-  const CommFloor comm(pod, workload::MeshAxes{{"tensor"}, {4}});
+  const topo::DeviceMesh mesh(pod, {{"tensor", {0}}, {"data", {1}}});
+  const CommFloor comm(pod, mesh);
   const chip::Op a = matmul(256, 8192, 8192);
   const chip::Op b = matmul(256, 8192, 2048);
   workload::Program p;
@@ -122,12 +124,14 @@ TEST(CommFloor, WhatEachMemberMustReceiveOverTheFastestChipsLinks) {
   const config::PodSpec spec =
       config::load_topology_file(testing::source_dir() / "topologies/v5e-4x4.textproto");
   const topo::Pod pod(spec);
-  const CommFloor comm(pod, workload::MeshAxes{{"tensor", "one"}, {4, 1}});
-  const auto of = [&](config::CollectiveKind kind, std::vector<std::string> axes) {
+  const topo::DeviceMesh mesh(pod, {{"tensor", {0}}, {"data", {1}}});
+  const CommFloor comm(pod, mesh);
+  const auto of = [&](config::CollectiveKind kind, std::vector<std::string> axes,
+                      uint64_t bytes = 4'000'000) {
     Instruction ins;
     config::CollectiveSpec c;
     c.kind = kind;
-    c.bytes = 4'000'000;
+    c.bytes = bytes;
     c.axes = std::move(axes);
     ins.body = c;
     return comm.of(ins);
@@ -140,12 +144,17 @@ TEST(CommFloor, WhatEachMemberMustReceiveOverTheFastestChipsLinks) {
   // Some member receives nothing: no floor.
   EXPECT_EQ(of(config::CollectiveKind::kBroadcast, {"tensor"}), sim::Time::zero());
   EXPECT_EQ(of(config::CollectiveKind::kPermute, {"tensor"}), sim::Time::zero());
-  // A group of one chip moves nothing.
-  EXPECT_EQ(of(config::CollectiveKind::kAllReduce, {"one"}), sim::Time::zero());
-  // A stage transfer: its bytes at the receiver, 2 MB in 10 us.
+  // A small collective waits for the farthest member's data: 3 hops along
+  // the 4-chip line of x, 1 us each; 6 over x and y.
+  EXPECT_EQ(of(config::CollectiveKind::kAllGather, {"tensor"}, 1000), sim::Time::ns(3'000));
+  EXPECT_EQ(of(config::CollectiveKind::kAllToAll, {"tensor", "data"}, 1000), sim::Time::ns(6'000));
+  // A stage transfer: its bytes at the receiver, 2 MB in 10 us; a small one
+  // at least one hop.
   Instruction send = transfer({});
   send.body = workload::StageTransfer{.direction = +1, .bytes = 2'000'000};
   EXPECT_EQ(comm.of(send), sim::Time::ns(10'000));
+  send.body = workload::StageTransfer{.direction = +1, .bytes = 10};
+  EXPECT_EQ(comm.of(send), sim::Time::ns(1'000));
   // Compute takes no floor (its own time is the compute model's).
   EXPECT_EQ(comm.of(compute(matmul(8, 128, 128), {})), sim::Time::zero());
 }
