@@ -1,15 +1,17 @@
 // A lower bound on a serving step's time that needs no simulation: the
-// program's critical path with every collective and stage transfer taking
-// no time, on the compute times the engine itself uses (engine/fusion.h's
-// stage_timings on the same compute model).
+// program's critical path on the compute times the engine itself uses
+// (engine/fusion.h's stage_timings on the same compute model), every
+// collective and stage transfer taking its floor (comm_floor.h), or no
+// time without one.
 //
 // Why it is a lower bound on the step time of every network model
 // (analytical, flow, packet): the engine (engine/step.h) runs each chip's
 // compute instructions in program order on one compute unit, each after its
 // dependencies, for exactly its timing; collectives and stage transfers
-// start once their dependencies are done and end no earlier than they
-// start, and a stage's first instruction on a micro-batch waits for the
-// transfer that delivers it. The engine's start and end times therefore
+// start once their dependencies are done and end no earlier than their
+// floor after the first member starts (comm_floor.h says why), and a
+// stage's first instruction on a micro-batch waits for the transfer that
+// delivers it. The engine's start and end times therefore
 // satisfy every constraint of this schedule with durations at least these,
 // and the longest path through the constraints is the least solution: no
 // instruction ends earlier here than in any simulation. All chips of a
