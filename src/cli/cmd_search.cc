@@ -8,6 +8,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "cli/across_ranks.h"
 #include "cli/calibration_option.h"
@@ -19,6 +20,7 @@
 #include "cli/pricing_option.h"
 #include "cli/progress.h"
 #include "cli/rank_timeout_option.h"
+#include "cli/search_progress.h"
 #include "cli/set_option.h"
 #include "config/diagnostics.h"
 #include "config/serving_candidate.h"
@@ -70,18 +72,6 @@ double parse_target(const po::variables_map& vm, const char* name) {
   return v;
 }
 
-const char* stage_name(search::Stage s) {
-  switch (s) {
-    case search::Stage::kCheck:
-      return "checking";
-    case search::Stage::kAnalytical:
-      return "estimating (analytical)";
-    case search::Stage::kFlow:
-      return "simulating (flow)";
-  }
-  return "";
-}
-
 struct Request {
   std::string model_file;
   std::vector<std::string> topology_files;
@@ -89,7 +79,17 @@ struct Request {
   std::optional<double> target_ms;  // --tpot-ms or --ttft-ms
   std::optional<std::string> out_file;
   std::optional<std::string> best_file;
+  bool jobs_given = true;  // false: the default below
 };
+
+// Threads when --jobs is not given: one per core of this machine, since the
+// output is the same for any number (docs/search.md, "Threads and MPI
+// ranks"); one per rank under mpirun, whose ranks may share the machine.
+unsigned default_jobs(const sweep::Transport& transport) {
+  if (transport.ranks() > 1)
+    return 1;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 Request parse(const po::variables_map& vm) {
   Request r;
@@ -146,10 +146,14 @@ Request parse(const po::variables_map& vm) {
   }
   if (vm.count("batches") != 0)
     space.batches = parse_batches(vm["batches"].as<std::string>());
-  const int64_t jobs = vm["jobs"].as<int64_t>();
-  if (jobs < 1 || jobs > 1024)
-    throw UsageError("--jobs: expected 1 to 1024 threads, got " + std::to_string(jobs));
-  r.options.jobs = static_cast<unsigned>(jobs);
+  if (vm.count("jobs") != 0) {
+    const int64_t jobs = vm["jobs"].as<int64_t>();
+    if (jobs < 1 || jobs > 1024)
+      throw UsageError("--jobs: expected 1 to 1024 threads, got " + std::to_string(jobs));
+    r.options.jobs = static_cast<unsigned>(jobs);
+  } else {
+    r.jobs_given = false;
+  }
   r.options.prune = vm.count("no-prune") == 0;
   const std::string objective = vm["objective"].as<std::string>();
   if (objective == "throughput")
@@ -194,7 +198,9 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
       "ttft-ms", po::value<double>(), "prefill: time-to-first-token target, milliseconds")(
       "batches", po::value<std::string>(),
       "batch sizes to try, comma-separated (default: powers of two up to what the KV cache "
-      "allows)")("jobs,j", po::value<int64_t>()->default_value(1), "simulation threads")(
+      "allows)")("jobs,j", po::value<int64_t>(),
+                 "threads (default: one per core; one per rank under mpirun); the output is the "
+                 "same for any number")(
       "no-prune", "simulate every configuration that fits on flow (no analytical pruning)")(
       "objective", po::value<std::string>()->default_value("throughput"),
       "what the frontier trades against latency and the best maximises: throughput (tokens/s "
@@ -203,7 +209,9 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
       "out,o", po::value<std::string>(), "write the frontier CSV here (whole or not at all)")(
       "write-best", po::value<std::string>(),
       "write the best configuration's workload file here, for podsim run")(
-      "quiet,q", "no progress line on stderr (shown only on a terminal)");
+      "quiet,q",
+      "no redrawn progress line on a terminal; a search longer than 30 s still writes a "
+      "progress line every 30 s");
   add_set_option(opts);
   add_calibration_option(opts);
   add_pricing_options(opts);
@@ -218,11 +226,12 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
   if (vm.count("help") != 0) {
     ctx.out << "Searches every sharding of a serving model on the given slices (tensor 1D/2D,\n"
                "weight-gathered, KV layouts, experts, pipeline with micro-batches, data) and\n"
-               "batch sizes; drops what does not fit or is clearly dominated on the analytical\n"
-               "network model, simulates the rest on the flow model and prints the Pareto\n"
-               "frontier of tokens/s per chip against per-token latency (TPOT for decode,\n"
-               "TTFT for prefill) as CSV. The best configuration under --tpot-ms / --ttft-ms\n"
-               "is named on stderr (exit 1 when none meets it). See docs/search.md.\n\n"
+               "batch sizes; drops what does not fit, or is clearly dominated on a bound of its\n"
+               "step time or on the analytical network model, simulates the rest on the flow\n"
+               "model and prints the Pareto frontier of tokens/s per chip against per-token\n"
+               "latency (TPOT for decode, TTFT for prefill) as CSV. The best configuration\n"
+               "under --tpot-ms / --ttft-ms is named on stderr (exit 1 when none meets it).\n"
+               "See docs/search.md.\n\n"
                "Under `mpirun -np N podsim search ...` the evaluations are dealt across the\n"
                "ranks and rank 0 writes what one process would. An error on one rank (a\n"
                "limit included) ends the job at once with one process's exit code, the\n"
@@ -232,6 +241,8 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
     return kExitOk;
   }
   Request req = parse(vm);
+  if (!req.jobs_given)
+    req.options.jobs = default_jobs(transport);
   transport.set_wait_limits({.rank_timeout_seconds = rank_timeout_option(vm)});
   // The search writes the mesh, sharding and scenario itself: --set may
   // change the slices and the model only.
@@ -252,16 +263,10 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
     slices.push_back({std::move(pod), file});
   }
 
-  const bool show = ctx.err_is_terminal && vm.count("quiet") == 0;
-  std::unique_ptr<ProgressLine> line;
-  search::Stage shown = search::Stage::kCheck;
-  req.options.progress = [&](search::Stage stage, size_t done, size_t total) {
-    if (!line || stage != shown) {
-      line = std::make_unique<ProgressLine>(ctx.err, show, stage_name(stage), "configurations");
-      shown = stage;
-    }
-    line->update(done, total);
-  };
+  // Rank 0 alone reports progress, as it alone writes.
+  SearchProgress progress(ctx.err, transport.writes_output(), ctx.err_is_terminal,
+                          vm.count("quiet") != 0);
+  req.options.progress = [&progress](const search::Progress& p) { progress.update(p); };
 
   // Under mpirun every rank builds the same problem and runs the same search,
   // the evaluations dealt across them; rank 0 alone reports and writes.
@@ -289,17 +294,21 @@ int search_command(Context& ctx, const std::vector<std::string>& args,
   ctx.err << "podsim search: " << problem.size() << " configurations of " << model.spec().name
           << " on " << slices.size() << (slices.size() == 1 ? " slice" : " slices") << '\n';
   const search::SearchResult result = search::run_search(problem, req.options);
-  line.reset();
+  progress.finish();
   const size_t fit = result.count(search::Status::kOk);
   ctx.err << "podsim search: " << result.count(search::Status::kInvalid)
           << " rejected (by the loader, the lowering or a cut in the pod), "
-          << result.count(search::Status::kOom) << " do not fit in HBM, " << fit << " fit; "
-          << result.pruned() << " dominated on the analytical model beyond its error, "
-          << result.simulated_flow() << " simulated on flow"
-          << (result.rounds == 0   ? " (no pruning); "
-              : result.rounds == 1 ? " in 1 round; "
-                                   : " in " + std::to_string(result.rounds) + " rounds; ")
-          << result.frontier.size() << " on the frontier\n";
+          << result.count(search::Status::kOom) << " do not fit in HBM, " << fit << " fit; ";
+  if (result.rounds == 0) {
+    ctx.err << result.simulated_flow() << " simulated on flow (no pruning); ";
+  } else {
+    ctx.err << result.pruned_by_bound() << " dominated on their step-time bound, "
+            << result.estimated() << " estimated on the analytical model ("
+            << result.pruned() - result.pruned_by_bound() << " dominated beyond its error), "
+            << result.simulated_flow() << " simulated on flow in " << result.rounds
+            << (result.rounds == 1 ? " round; " : " rounds; ");
+  }
+  ctx.err << result.frontier.size() << " on the frontier\n";
 
   // The frontier and the best configuration are put in place together.
   PendingOutputs pending;

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <string>
 
 namespace podsim::cli {
 namespace {
@@ -88,6 +89,20 @@ void ProgressLine::count(uint64_t done) {
   std::snprintf(line, sizeof line, "%s: %llu %s, %.1f s", what_.c_str(),
                 static_cast<unsigned long long>(done), unit_.c_str(), elapsed);
   draw(line);
+}
+
+void ProgressLine::show(const std::function<std::string()>& text) {
+  double elapsed = 0;
+  if (!due(elapsed)) {
+    return;
+  }
+  char seconds[40];
+  std::snprintf(seconds, sizeof seconds, ", %.1f s", elapsed);
+  std::string line = what_;
+  line += ": ";
+  line += text();
+  line += seconds;
+  draw(line.c_str());
 }
 
 void ProgressLine::finish() {

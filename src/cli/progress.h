@@ -45,6 +45,8 @@ class ProgressLine {
 
   void update(uint64_t done, uint64_t total);
   void count(uint64_t done);
+  // `text` is built only when a line is due: the caller passes a function.
+  void show(const std::function<std::string()>& text);
   // Erases the line if one was drawn; later updates draw again.
   void finish();
 

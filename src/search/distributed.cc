@@ -59,6 +59,8 @@ std::string encode(const Evaluation& e) {
   put<double>(out, e.tokens_per_s_per_chip);
   put<double>(out, e.mfu);
   put<uint64_t>(out, e.hbm_used_bytes);
+  put<double>(out, e.bound_latency_us);
+  put<double>(out, e.bound_tokens_per_s_per_chip);
   put<uint8_t>(out, e.energy_modelled ? 1 : 0);
   put<double>(out, e.j_per_token);
   put<double>(out, e.tokens_per_j);
@@ -83,6 +85,8 @@ Evaluation decode(const std::string& bytes) {
   e.tokens_per_s_per_chip = take<double>(bytes, at);
   e.mfu = take<double>(bytes, at);
   e.hbm_used_bytes = take<uint64_t>(bytes, at);
+  e.bound_latency_us = take<double>(bytes, at);
+  e.bound_tokens_per_s_per_chip = take<double>(bytes, at);
   e.energy_modelled = take<uint8_t>(bytes, at) != 0;
   e.j_per_token = take<double>(bytes, at);
   e.tokens_per_j = take<double>(bytes, at);
@@ -94,22 +98,21 @@ Evaluation decode(const std::string& bytes) {
   return e;
 }
 
-std::vector<Evaluation> evaluate_across(const Problem& problem, const std::vector<size_t>& indices,
-                                        Stage stage, unsigned jobs, sweep::Transport& transport,
-                                        const std::function<void()>& on_done) {
-  std::vector<std::string> merged(transport.writes_output() ? indices.size() : 0);
+std::vector<Evaluation> evaluate_across(const Problem& problem, const std::vector<Task>& tasks,
+                                        unsigned jobs, sweep::Transport& transport,
+                                        const std::function<void(size_t)>& on_done) {
+  std::vector<std::string> merged(transport.writes_output() ? tasks.size() : 0);
   sweep::run_points(
-      indices.size(), transport, jobs,
-      [&](uint64_t k) { return encode(problem.evaluate(indices[k], stage)); },
+      tasks.size(), transport, jobs,
+      [&](uint64_t k) { return encode(problem.evaluate(tasks[k].candidate, tasks[k].stage)); },
       [&](uint64_t k, const std::string& bytes) {
         merged[k] = bytes;
         if (on_done) {
-          on_done();
+          on_done(static_cast<size_t>(k));
         }
       });
-  const std::vector<std::string> parts =
-      split(transport.broadcast(transport.writes_output() ? join(merged) : std::string()),
-            indices.size());
+  const std::vector<std::string> parts = split(
+      transport.broadcast(transport.writes_output() ? join(merged) : std::string()), tasks.size());
   std::vector<Evaluation> out;
   out.reserve(parts.size());
   for (const std::string& p : parts) {

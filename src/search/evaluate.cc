@@ -1,5 +1,8 @@
 #include "search/evaluate.h"
 
+#include <limits>
+#include <memory>
+
 #include "chip/compute_model.h"
 #include "engine/energy.h"
 #include "engine/op_list.h"
@@ -7,6 +10,7 @@
 #include "engine/serving_summary.h"
 #include "engine/step.h"
 #include "engine/workload_mesh.h"
+#include "search/step_bound.h"
 #include "topo/components.h"
 #include "workload/program.h"
 
@@ -45,6 +49,13 @@ Evaluation lower_and_check(const topo::Pod& pod, const config::WorkloadSpec& wor
   return e;
 }
 
+// podsim run's default compute model on the pod: the roofline with the
+// pod's calibration.
+std::unique_ptr<chip::ComputeModel> default_compute(const config::PodSpec& spec) {
+  return chip::make_compute_model(chip::ComputeModelKind::kRoofline, spec.chip,
+                                  chip::efficiency_of(spec.calibration), nullptr);
+}
+
 }  // namespace
 
 const char* to_string(Status s) {
@@ -62,7 +73,20 @@ const char* to_string(Status s) {
 Evaluation check(const topo::Pod& pod, const config::WorkloadSpec& workload) {
   const topo::DeviceMesh mesh = engine::workload_mesh(pod, workload);
   workload::Program program;
-  return lower_and_check(pod, workload, mesh, program);
+  Evaluation e = lower_and_check(pod, workload, mesh, program);
+  if (e.status != Status::kOk)
+    return e;
+  engine::StepResult bound;
+  const CommFloor comm(pod, mesh);
+  bound.step_time = step_time_lower_bound(program, *default_compute(pod.spec()), &comm);
+  const engine::ServingSummary s =
+      engine::summarize_serving(bound, program, pod.spec(), workload.serving->scenario);
+  e.bound_latency_us = s.step_time_us;
+  // A zero bound (no compute at all) bounds the throughput by nothing.
+  e.bound_tokens_per_s_per_chip = bound.step_time > sim::Time::zero()
+                                      ? s.tokens_per_s_per_chip
+                                      : std::numeric_limits<double>::infinity();
+  return e;
 }
 
 Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload, net::Model network,
@@ -73,8 +97,7 @@ Evaluation simulate(const topo::Pod& pod, const config::WorkloadSpec& workload, 
   if (e.status != Status::kOk)
     return e;
   const config::PodSpec& spec = pod.spec();
-  const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, spec.chip,
-                                                chip::efficiency_of(spec.calibration), nullptr);
+  const auto compute = default_compute(spec);
   sim::WorkBudget budget(limits);
   engine::StepOptions options;
   options.network = engine::network_options(pod, network);

@@ -36,6 +36,12 @@ struct Evaluation {
   double tokens_per_s_per_chip = 0;
   double mfu = 0;
   uint64_t hbm_used_bytes = 0;  // per chip; filled by check() too
+  // Filled by check() when kOk: the step time's lower bound on every network
+  // model (search/step_bound.h) and the tokens/s per chip at that time, an
+  // upper bound on the simulated figure (engine::summarize_serving, the same
+  // formula, decreasing in the step time).
+  double bound_latency_us = 0;
+  double bound_tokens_per_s_per_chip = 0;
   // The step's energy over the slice (engine/energy.h), when the chip has a
   // power model (energy_modelled); docs/energy.md.
   bool energy_modelled = false;
@@ -50,8 +56,9 @@ struct Evaluation {
 };
 
 // Lowers the serving step and compares its memory per chip with the chip's
-// HBM, without simulating. The workload must be a serving step loaded
-// against `pod`. O(program size).
+// HBM, without simulating; when it fits, bounds its step time from below
+// (search/step_bound.h). The workload must be a serving step loaded against
+// `pod`. O(program size).
 Evaluation check(const topo::Pod& pod, const config::WorkloadSpec& workload);
 
 // check(), then, when it fits, one step on the `network` model. Each call

@@ -14,34 +14,44 @@
 namespace podsim::search {
 namespace {
 
-// Runs `stage` on candidates `indices` on the options' threads; results in
-// the order of `indices`. Progress counts from `done_before` out of `total`.
-std::vector<Evaluation> evaluate_all(const Problem& problem, const std::vector<size_t>& indices,
-                                     Stage stage, const SearchOptions& options,
-                                     size_t done_before = 0, size_t total = 0) {
+// Runs `tasks` on the options' threads (or ranks); results in the order of
+// `tasks`. Each finished task is counted into `progress` and reported.
+std::vector<Evaluation> evaluate_all(const Problem& problem, const std::vector<Task>& tasks,
+                                     const SearchOptions& options, Progress& progress) {
   std::mutex progress_mutex;
-  size_t done = done_before;
-  total = std::max(total, done_before + indices.size());
-  if (options.transport != nullptr && options.transport->ranks() > 1) {
-    return evaluate_across(problem, indices, stage, options.jobs, *options.transport, [&] {
-      if (options.progress) {
-        options.progress(stage, ++done, total);
-      }
-    });
-  }
-  std::vector<Evaluation> out(indices.size());
-  for_each_index(indices.size(), options.jobs, [&](size_t k) {
-    out[k] = std::move(evaluate_range(problem, indices, k, k + 1, stage).front());
-    if (options.progress) {
-      const std::lock_guard<std::mutex> lock(progress_mutex);
-      options.progress(stage, ++done, total);
+  const auto count = [&](size_t k) {
+    switch (tasks[k].stage) {
+      case Stage::kCheck:
+        ++progress.checked;
+        break;
+      case Stage::kAnalytical:
+        ++progress.estimated;
+        break;
+      case Stage::kFlow:
+        ++progress.simulated;
+        break;
     }
+    if (options.progress)
+      options.progress(progress);
+  };
+  if (options.transport != nullptr && options.transport->ranks() > 1)
+    return evaluate_across(problem, tasks, options.jobs, *options.transport, count);
+  std::vector<Evaluation> out(tasks.size());
+  for_each_index(tasks.size(), options.jobs, [&](size_t k) {
+    out[k] = std::move(evaluate_tasks(problem, tasks, k, k + 1).front());
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    count(k);
   });
   return out;
 }
 
 Objectives objectives(const Evaluation& e, Objective o = Objective::kThroughput) {
   return {objective_value(e, o), e.latency_us};
+}
+
+// The throughput bound and the latency bound of a candidate that fits.
+Objectives bound(const Evaluation& check) {
+  return {check.bound_tokens_per_s_per_chip, check.bound_latency_us};
 }
 
 }  // namespace
@@ -91,6 +101,20 @@ size_t SearchResult::pruned() const {
   size_t n = 0;
   for (const CandidateResult& r : results)
     n += r.pruned ? 1 : 0;
+  return n;
+}
+
+size_t SearchResult::pruned_by_bound() const {
+  size_t n = 0;
+  for (const CandidateResult& r : results)
+    n += r.pruned && !r.analytical ? 1 : 0;
+  return n;
+}
+
+size_t SearchResult::estimated() const {
+  size_t n = 0;
+  for (const CandidateResult& r : results)
+    n += r.analytical ? 1 : 0;
   return n;
 }
 
@@ -147,12 +171,12 @@ Evaluation Problem::evaluate(size_t candidate, Stage stage) const {
   return {};
 }
 
-std::vector<Evaluation> evaluate_range(const Problem& problem, const std::vector<size_t>& indices,
-                                       size_t begin, size_t end, Stage stage) {
+std::vector<Evaluation> evaluate_tasks(const Problem& problem, const std::vector<Task>& tasks,
+                                       size_t begin, size_t end) {
   std::vector<Evaluation> out;
   out.reserve(end - begin);
   for (size_t k = begin; k < end; ++k)
-    out.push_back(problem.evaluate(indices.at(k), stage));
+    out.push_back(problem.evaluate(tasks.at(k).candidate, tasks.at(k).stage));
   return out;
 }
 
@@ -174,77 +198,106 @@ Problem build_problem(const config::ServingModel& model, const std::vector<Slice
 SearchResult run_search(const Problem& problem, const SearchOptions& options) {
   SearchResult result;
   result.results.resize(problem.size());
+  Progress progress;
+  progress.candidates = problem.size();
 
-  std::vector<size_t> all(problem.size());
-  for (size_t i = 0; i < all.size(); ++i)
-    all[i] = i;
-  const std::vector<Evaluation> checked = evaluate_all(problem, all, Stage::kCheck, options);
+  std::vector<Task> checks(problem.size());
+  for (size_t i = 0; i < checks.size(); ++i)
+    checks[i] = {i, Stage::kCheck};
+  const std::vector<Evaluation> checked = evaluate_all(problem, checks, options, progress);
   std::vector<size_t> fitting;
   for (size_t i = 0; i < checked.size(); ++i) {
     result.results[i].check = checked[i];
     if (checked[i].status == Status::kOk)
       fitting.push_back(i);
   }
+  progress.fit = fitting.size();
 
   // Flow results so far, as points, and the candidate of each.
   std::vector<Objectives> exact;
   std::vector<size_t> exact_candidate;
-  size_t simulated = 0;
-  const auto simulate_flow = [&](const std::vector<size_t>& indices, size_t total) {
-    const std::vector<Evaluation> flow =
-        evaluate_all(problem, indices, Stage::kFlow, options, simulated, total);
-    simulated += indices.size();
-    for (size_t k = 0; k < indices.size(); ++k) {
-      result.results[indices[k]].flow = flow[k];
-      if (flow[k].status == Status::kOk) {
-        exact.push_back(objectives(flow[k], options.objective));
-        exact_candidate.push_back(indices[k]);
+  // Evaluates `tasks` and files each result with its candidate.
+  const auto run = [&](const std::vector<Task>& tasks) {
+    const std::vector<Evaluation> done = evaluate_all(problem, tasks, options, progress);
+    for (size_t k = 0; k < tasks.size(); ++k) {
+      CandidateResult& r = result.results[tasks[k].candidate];
+      if (tasks[k].stage == Stage::kAnalytical) {
+        r.analytical = done[k];
+      } else {
+        r.flow = done[k];
+        if (done[k].status == Status::kOk) {
+          exact.push_back(objectives(done[k], options.objective));
+          exact_candidate.push_back(tasks[k].candidate);
+        }
       }
     }
   };
 
   if (!options.prune || options.objective != Objective::kThroughput) {
-    simulate_flow(fitting, fitting.size());
+    std::vector<Task> tasks;
+    for (const size_t i : fitting)
+      tasks.push_back({i, Stage::kFlow});
+    run(tasks);
   } else {
-    const std::vector<Evaluation> estimated =
-        evaluate_all(problem, fitting, Stage::kAnalytical, options);
-    std::vector<Objectives> estimate(problem.size());
-    for (size_t k = 0; k < fitting.size(); ++k) {
-      result.results[fitting[k]].analytical = estimated[k];
-      estimate[fitting[k]] = objectives(estimated[k]);
-    }
-    // Rounds: simulate the estimated frontier of what is still undecided,
-    // then drop what those flow results beat beyond the analytical error.
+    // Rounds, best first: each undecided candidate's best known point is
+    // its estimate once it has one, its bound before; the frontier of those
+    // points is refined (flow simulations first, the longer tasks, so
+    // threads finish together), then whatever a flow result dominates is
+    // dropped.
     std::vector<size_t> undecided = fitting;
     while (!undecided.empty()) {
       ++result.rounds;
       std::vector<Objectives> points;
-      for (const size_t i : undecided)
-        points.push_back(estimate[i]);
-      std::vector<size_t> pick;
-      for (const size_t k : pareto_frontier(points))
-        pick.push_back(undecided[k]);
-      std::sort(pick.begin(), pick.end());
-      simulate_flow(pick, simulated + undecided.size());
-
-      std::vector<size_t> rest;
-      std::vector<Objectives> rest_points;
+      points.reserve(undecided.size());
       for (const size_t i : undecided) {
-        if (!std::binary_search(pick.begin(), pick.end(), i)) {
-          rest.push_back(i);
-          rest_points.push_back(estimate[i]);
-        }
+        const CandidateResult& r = result.results[i];
+        points.push_back(r.analytical ? objectives(*r.analytical) : bound(r.check));
       }
-      const std::vector<bool> beaten =
-          beaten_beyond_error(rest_points, exact, options.analytical_error);
+      std::vector<size_t> front;
+      for (const size_t k : pareto_frontier(points))
+        front.push_back(undecided[k]);
+      std::sort(front.begin(), front.end());
+      std::vector<Task> tasks;
+      for (const size_t i : front) {
+        if (result.results[i].analytical)
+          tasks.push_back({i, Stage::kFlow});
+      }
+      for (const size_t i : front) {
+        if (!result.results[i].analytical)
+          tasks.push_back({i, Stage::kAnalytical});
+      }
+      run(tasks);
+
+      // What is left, and whether a flow result dominates it: by the bound
+      // (exactly: no simulation is faster than it), or by the estimate
+      // beyond the analytical model's error.
+      std::vector<size_t> rest;
+      std::vector<Objectives> rest_bounds;
+      std::vector<Objectives> rest_estimates;
+      for (const size_t i : undecided) {
+        const CandidateResult& r = result.results[i];
+        if (r.flow)
+          continue;
+        rest.push_back(i);
+        rest_bounds.push_back(bound(r.check));
+        // Not yet estimated: a point nothing beats.
+        rest_estimates.push_back(r.analytical ? objectives(*r.analytical) : Objectives{});
+      }
+      const std::vector<bool> beaten_bound = beaten_beyond_error(rest_bounds, exact, 0);
+      const std::vector<bool> beaten_estimate =
+          beaten_beyond_error(rest_estimates, exact, options.analytical_error);
       undecided.clear();
       for (size_t k = 0; k < rest.size(); ++k) {
-        if (beaten[k]) {
-          result.results[rest[k]].pruned = true;
+        CandidateResult& r = result.results[rest[k]];
+        if (beaten_bound[k] || (r.analytical && beaten_estimate[k])) {
+          r.pruned = true;
+          ++progress.pruned;
         } else {
           undecided.push_back(rest[k]);
         }
       }
+      if (options.progress)
+        options.progress(progress);
     }
   }
 

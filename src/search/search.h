@@ -1,26 +1,32 @@
 // The search layer: every sharding of a serving model on one or more slices,
-// checked, pruned and simulated, reduced to the Pareto frontier of tokens/s
-// per chip against per-token latency (docs/search.md).
+// checked, bounded, pruned and simulated, reduced to the Pareto frontier of
+// tokens/s per chip against per-token latency (docs/search.md).
 //
-// The steps, each over candidates in their fixed order:
+// The steps:
 //  1. enumerate (space.h) and write each candidate's workload text
 //     (config::ServingModel), so a candidate is exactly a file podsim reads;
 //  2. check: load the text with config::parse_workload_text() against its
 //     slice, lower it and compare its memory with the HBM (no simulation);
-//     what the loader or the lowering rejects, or what does not fit, stops;
-//  3. estimate what fits on the analytical network model;
-//  4. in rounds, simulate on the flow model the estimated frontier of the
-//     candidates still undecided, then drop every undecided candidate that a
-//     flow result beats by more than the analytical model's error in both
-//     objectives (pareto.h: beaten_beyond_error), which cannot drop a point
-//     of the true frontier; stop when none is undecided. The frontier of the
-//     flow results is the frontier of every candidate on flow. With another
-//     objective than throughput (Objective) nothing is pruned: every
-//     candidate that fits is simulated on flow and the frontier is the
-//     objective's against latency.
-// Steps 2 to 4 go through evaluate_range(), a pure function of a range of
-// candidates, dealt to `jobs` threads one candidate at a time; results land
-// in their candidate's slot, so the outcome is identical for any `jobs`.
+//     what the loader or the lowering rejects, or what does not fit, stops.
+//     What fits gets a lower bound on its step time on any network model
+//     (step_bound.h), so an upper bound on its throughput;
+//  3. in rounds, best first: each candidate still undecided stands for its
+//     best known point (its bound, or once estimated its analytical
+//     estimate); the Pareto frontier of those points is refined, a bound by
+//     an estimate on the analytical network model, an estimate by a
+//     simulation on the flow model. Then every undecided candidate that a
+//     flow result strictly dominates is dropped: by its bound, which no
+//     simulation beats, or by its estimate beyond the analytical model's
+//     error in both objectives (pareto.h: beaten_beyond_error). Neither can
+//     drop a point of the true frontier. Stop when none is undecided; the
+//     frontier of the flow results is the frontier of every candidate on
+//     flow. With another objective than throughput (Objective) nothing is
+//     pruned: every candidate that fits is simulated on flow and the
+//     frontier is the objective's against latency.
+// Steps 2 and 3 go through evaluate_tasks(), a pure function of a list of
+// (candidate, stage) tasks, dealt to `jobs` threads one task at a time;
+// results land in their task's slot and every decision depends on results
+// alone, so the outcome is identical for any `jobs`.
 #pragma once
 
 #include <cstddef>
@@ -52,6 +58,24 @@ struct Slice {
 
 // What each step computes for a candidate.
 enum class Stage { kCheck, kAnalytical, kFlow };
+
+// One evaluation to make: a candidate on a stage.
+struct Task {
+  size_t candidate = 0;
+  Stage stage = Stage::kCheck;
+};
+
+// How far a search has got, for progress reports: counts so far.
+struct Progress {
+  size_t candidates = 0;  // enumerated
+  size_t checked = 0;     // step 2 done
+  size_t fit = 0;         // checked and fit (final once checked == candidates)
+  size_t estimated = 0;   // analytical estimates made
+  size_t simulated = 0;   // flow simulations made
+  size_t pruned = 0;      // dropped without a flow simulation
+  // Candidates that fit and are decided: simulated on flow or dropped.
+  size_t decided() const { return simulated + pruned; }
+};
 
 // How much slower than the flow model the analytical network model may make
 // a serving step, relative, that the pruning allows for. The analytical
@@ -86,9 +110,9 @@ struct SearchOptions {
   unsigned jobs = 1;                           // threads, >= 1
   double analytical_error = kAnalyticalError;  // see pareto.h
   bool prune = true;  // false: every candidate that fits is simulated on flow
-  // Called from one thread at a time as candidates finish a stage:
-  // (stage, done, total). For progress reports only.
-  std::function<void(Stage, size_t done, size_t total)> progress;
+  // Called from one thread at a time as each evaluation finishes and after
+  // each round's pruning. For progress reports only.
+  std::function<void(const Progress&)> progress;
   // An MPI job's ranks to deal every stage's evaluations across
   // (search/distributed.h); nullptr or one rank: this process alone. Every
   // rank then runs run_search() with the same problem and options and gets
@@ -97,10 +121,11 @@ struct SearchOptions {
 };
 
 struct CandidateResult {
-  Evaluation check;                      // step 2
-  std::optional<Evaluation> analytical;  // step 3, when it fits and pruning is on
-  bool pruned = false;                   // step 4 dropped it without simulating it on flow
-  std::optional<Evaluation> flow;        // step 4
+  Evaluation check;  // step 2, with the bound when it fits
+  // Step 3, when it fits, pruning is on and its bound was not enough.
+  std::optional<Evaluation> analytical;
+  bool pruned = false;             // step 3 dropped it without simulating it on flow
+  std::optional<Evaluation> flow;  // step 3
 };
 
 struct SearchResult {
@@ -108,14 +133,17 @@ struct SearchResult {
   // Candidate indices on the flow frontier, by latency then throughput
   // (higher first) then index (pareto_frontier()).
   std::vector<size_t> frontier;
-  size_t rounds = 0;  // rounds of flow simulations (step 4)
+  size_t rounds = 0;  // rounds of step 3
 
   size_t count(Status s) const;  // candidates whose check gave `s`
   size_t pruned() const;
+  // Of those pruned, how many on their bound alone (never estimated).
+  size_t pruned_by_bound() const;
+  size_t estimated() const;  // analytical estimates made
   size_t simulated_flow() const;
 };
 
-// Everything evaluate_range() reads: the candidates' texts and the slices'
+// Everything evaluate_tasks() reads: the candidates' texts and the slices'
 // pods. Immutable once built, so several threads (or ranks, each with its
 // own copy) read it at once.
 class Problem {
@@ -151,16 +179,16 @@ class Problem {
   std::vector<std::string> texts_;
 };
 
-// Candidates indices[begin..end) on `stage`, in that order. The unit of work
-// a thread (or, later, an MPI rank) takes.
-std::vector<Evaluation> evaluate_range(const Problem& problem, const std::vector<size_t>& indices,
-                                       size_t begin, size_t end, Stage stage);
+// tasks[begin..end), in that order. The unit of work a thread (or an MPI
+// rank) takes.
+std::vector<Evaluation> evaluate_tasks(const Problem& problem, const std::vector<Task>& tasks,
+                                       size_t begin, size_t end);
 
 // Enumerates every candidate of `model` on `slices` with their texts (step 1).
 Problem build_problem(const config::ServingModel& model, const std::vector<Slice>& slices,
                       const SpaceOptions& options);
 
-// Steps 2 to 4.
+// Steps 2 and 3.
 SearchResult run_search(const Problem& problem, const SearchOptions& options);
 
 // The frontier point with the highest objective (tokens/s per chip by

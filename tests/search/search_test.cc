@@ -1,6 +1,7 @@
 // The search against brute force: on a small slice, the frontier the search
-// returns (pruned on the analytical model) is exactly the frontier of every
-// configuration simulated on the flow model; candidates the loader rejects
+// returns (pruned on step-time bounds and on the analytical model) is
+// exactly the frontier of every configuration simulated on the flow model;
+// every bound is below both simulations; candidates the loader rejects
 // never reach a simulation; the result does not depend on --jobs.
 #include "search/search.h"
 
@@ -59,6 +60,7 @@ TEST_P(SearchVsBruteForce, SameFrontierAsEveryConfigurationOnFlow) {
   std::vector<Evaluation> flow(problem.size());
   double worst_slower = 0;
   double worst_faster = 0;
+  double tightest_bound = 0;  // the largest bound / flow step time
   for (size_t i = 0; i < problem.size(); ++i) {
     flow[i] = problem.evaluate(i, Stage::kFlow);
     if (flow[i].status != Status::kOk)
@@ -66,9 +68,21 @@ TEST_P(SearchVsBruteForce, SameFrontierAsEveryConfigurationOnFlow) {
     points.push_back({flow[i].tokens_per_s_per_chip, flow[i].latency_us});
     index.push_back(i);
     // Signed: how much slower the analytical model made the step than flow.
-    const Evaluation& a = *result.results[i].analytical;
+    // The search estimates only some candidates: every one here.
+    const Evaluation a = problem.evaluate(i, Stage::kAnalytical);
+    if (result.results[i].analytical) {
+      EXPECT_EQ(result.results[i].analytical->step_time_us, a.step_time_us) << i;
+    }
     worst_slower = std::max(worst_slower, a.step_time_us / flow[i].step_time_us - 1);
     worst_faster = std::max(worst_faster, 1 - a.step_time_us / flow[i].step_time_us);
+    // The bound is below every network model's step, its throughput above.
+    const Evaluation& check = result.results[i].check;
+    EXPECT_GT(check.bound_latency_us, 0) << i;
+    EXPECT_LE(check.bound_latency_us, flow[i].latency_us) << i;
+    EXPECT_LE(check.bound_latency_us, a.latency_us) << i;
+    EXPECT_GE(check.bound_tokens_per_s_per_chip, flow[i].tokens_per_s_per_chip) << i;
+    EXPECT_GE(check.bound_tokens_per_s_per_chip, a.tokens_per_s_per_chip) << i;
+    tightest_bound = std::max(tightest_bound, check.bound_latency_us / flow[i].latency_us);
   }
   std::vector<size_t> brute;
   for (const size_t k : pareto_frontier(points))
@@ -86,14 +100,18 @@ TEST_P(SearchVsBruteForce, SameFrontierAsEveryConfigurationOnFlow) {
   EXPECT_GT(result.count(Status::kInvalid), 0u);
   EXPECT_GT(result.count(Status::kOom), 0u);
   EXPECT_GT(result.pruned(), 0u);
+  EXPECT_GT(result.pruned_by_bound(), 0u);
+  EXPECT_LT(result.estimated(), result.count(Status::kOk));
   EXPECT_GT(result.frontier.size(), 1u);
   RecordProperty("candidates", static_cast<int>(problem.size()));
   RecordProperty("pruned", static_cast<int>(result.pruned()));
   std::cout << GetParam().label << ": " << problem.size() << " candidates, "
             << result.count(Status::kOk) << " fit, " << result.pruned() << " pruned, "
-            << result.frontier.size() << " on the frontier in " << result.rounds
-            << " rounds; analytical at most " << worst_slower * 100 << "% slower and "
-            << worst_faster * 100 << "% faster than flow\n";
+            << result.frontier.size() << " on the frontier in " << result.rounds << " rounds; "
+            << result.estimated() << " estimated, " << result.pruned_by_bound()
+            << " pruned on their bound alone; analytical at most " << worst_slower * 100
+            << "% slower and " << worst_faster * 100 << "% faster than flow; the bound at most "
+            << tightest_bound * 100 << "% of flow's step\n";
 }
 
 TEST_P(SearchVsBruteForce, RejectedCandidatesNeverReachASimulation) {
