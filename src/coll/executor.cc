@@ -101,6 +101,7 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, const 
     routes_->slots = chip_count_;
   }
   slots_ = routes_->slots;
+  slot_of_ = routes_->slot_of.empty() ? nullptr : routes_->slot_of.data();
   build_lanes();
   states_.resize(lanes_.size() * slots_);
   phase_at_.assign(plan_->shares.size() * slots_, 0);
@@ -134,6 +135,8 @@ void CollectiveRun::build_lanes() {
         li.chunk_bytes = lane.chunk_bytes;
         li.short_step = lane.short_step;
         li.short_bytes = lane.short_bytes;
+        li.receipt_delay = lane.receipt_delay;
+        li.reduces = ph.reduces;
         if (ph.pattern == Pattern::kSend) {
           li.sends = send_table(ph);
         } else if (ph.pattern != Pattern::kDirect) {
@@ -306,8 +309,8 @@ void CollectiveRun::delivered(sim::Simulation& sim, uint64_t tag) {
   try_send(sim, lane, src);
   check_lane_done(sim, lane, src);
 
-  sim::Time later = lane_of(lane).receipt_delay + options_.step_sync;
-  if (options_.compute_reduction && phase_of(lane).reduces) {
+  sim::Time later = lanes_[lane].receipt_delay + options_.step_sync;
+  if (options_.compute_reduction && lanes_[lane].reduces) {
     // The receiver reduces the chunk into its buffer before it counts.
     later += sim::transfer_time(3 * bytes, options_.reduce_bandwidth);
   }
@@ -324,7 +327,7 @@ void CollectiveRun::handle(sim::Simulation& sim, uint64_t payload) {
 }
 
 void CollectiveRun::receipt(sim::Simulation& sim, uint32_t lane, topo::ChipId chip) {
-  if (!may_join(chip)) {
+  if (slot_of_ != nullptr && slot_of_[chip] == RouteTables::kNoSlot) {
     return;  // a chip that never joins: nothing reads its counters
   }
   ++state(lane, chip).received;

@@ -193,6 +193,8 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
     uint64_t short_bytes = 0;
     uint32_t peers = kNoPeers;  // index of its peer table; kNoPeers for kDirect and kSend
     uint32_t sends = kNoPeers;  // kSend: index of its send table
+    sim::Time receipt_delay;    // Lane::receipt_delay
+    bool reduces = false;       // Phase::reduces
   };
   // kSend: the phase's paths by source chip (CSR), and how many end at each chip.
   struct SendTable {
@@ -256,9 +258,7 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   // A joiner's index into the per-member state: state is kept for the chips
   // that may join only (one replica of a folded step, one chip per class of
   // a symmetric run), not for the whole pod.
-  uint32_t slot(topo::ChipId chip) const {
-    return routes_->slot_of.empty() ? chip : routes_->slot_of[chip];
-  }
+  uint32_t slot(topo::ChipId chip) const { return slot_of_ == nullptr ? chip : slot_of_[chip]; }
   bool may_join(topo::ChipId chip) const {
     return chip < chip_count_ && slot(chip) != RouteTables::kNoSlot;
   }
@@ -298,6 +298,7 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   std::vector<LaneInfo> lanes_;                    // every (share, phase, lane)
   std::vector<std::vector<uint32_t>> lane_index_;  // [share][phase] -> first lane id
   uint32_t slots_ = 0;                             // joiners (RouteTables::slots)
+  const uint32_t* slot_of_ = nullptr;              // routes_->slot_of; null: slot = chip
   std::vector<MemberState> states_;                // lane x slot
   std::vector<uint16_t> phase_at_;                 // share x slot: current phase
   std::vector<uint16_t> lanes_left_;               // share x slot: lanes of it not done
