@@ -22,6 +22,7 @@
 #include "engine/workload_mesh.h"
 #include "shipped.h"
 #include "specs.h"
+#include "step_compare.h"
 #include "topo/pod.h"
 #include "workload/program.h"
 
@@ -141,25 +142,7 @@ StepResult run(const FoldCase& c, bool fold, const topo::Pod& pod, const chip::C
   return run_step(pod, mesh, program, *compute, options);
 }
 
-void expect_same(const ChipBreakdown& a, const ChipBreakdown& b, const std::string& what) {
-  EXPECT_EQ(a.end, b.end) << what;
-  EXPECT_EQ(a.compute, b.compute) << what;
-  EXPECT_EQ(a.memory, b.memory) << what;
-  EXPECT_EQ(a.collective_exposed, b.collective_exposed) << what;
-  EXPECT_EQ(a.idle, b.idle) << what;
-  EXPECT_EQ(a.collective_overlapped, b.collective_overlapped) << what;
-}
-
-void expect_same(const std::vector<GroupTime>& a, const std::vector<GroupTime>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].key, b[i].key);
-    EXPECT_EQ(a[i].compute, b[i].compute) << a[i].key;
-    EXPECT_EQ(a[i].memory, b[i].memory) << a[i].key;
-    EXPECT_EQ(a[i].collective_exposed, b[i].collective_exposed) << a[i].key;
-    EXPECT_EQ(a[i].collective_overlapped, b[i].collective_overlapped) << a[i].key;
-  }
-}
+using testing::expect_same;
 
 class FaultyFold : public ::testing::TestWithParam<FoldCase> {};
 

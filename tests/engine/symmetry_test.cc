@@ -19,6 +19,7 @@
 #include "engine/workload_mesh.h"
 #include "shipped.h"
 #include "specs.h"
+#include "step_compare.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
 #include "workload/program.h"
@@ -261,25 +262,7 @@ StepResult run_serving(const StepCase& c, bool symmetry, net::Model model) {
   return run_step(pod, mesh, program, *compute, options);
 }
 
-void expect_same(const ChipBreakdown& a, const ChipBreakdown& b, const std::string& what) {
-  EXPECT_EQ(a.end, b.end) << what;
-  EXPECT_EQ(a.compute, b.compute) << what;
-  EXPECT_EQ(a.memory, b.memory) << what;
-  EXPECT_EQ(a.collective_exposed, b.collective_exposed) << what;
-  EXPECT_EQ(a.idle, b.idle) << what;
-  EXPECT_EQ(a.collective_overlapped, b.collective_overlapped) << what;
-}
-
-void expect_same(const std::vector<GroupTime>& a, const std::vector<GroupTime>& b) {
-  ASSERT_EQ(a.size(), b.size());
-  for (size_t i = 0; i < a.size(); ++i) {
-    EXPECT_EQ(a[i].key, b[i].key);
-    EXPECT_EQ(a[i].compute, b[i].compute) << a[i].key;
-    EXPECT_EQ(a[i].memory, b[i].memory) << a[i].key;
-    EXPECT_EQ(a[i].collective_exposed, b[i].collective_exposed) << a[i].key;
-    EXPECT_EQ(a[i].collective_overlapped, b[i].collective_overlapped) << a[i].key;
-  }
-}
+using testing::expect_same;
 
 class SymmetricStep : public ::testing::TestWithParam<StepCase> {};
 
