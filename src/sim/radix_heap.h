@@ -87,12 +87,21 @@ class RadixHeap {
   std::size_t size() const { return size_; }
 
   // Precondition: e.time >= 0 (event times never precede the start at zero).
-  void push(const QueueEntry& e);
+  // Returns whether e went into the near heap: only then may top() have
+  // changed, or references to the run's and near heap's entries be invalid.
+  bool push(const QueueEntry& e);
 
   // The smallest entry. Not const: it may first refill the near heap.
   // Precondition: !empty().
   const QueueEntry& top();
   QueueEntry pop();
+  // pop() when the caller holds what top() returned, with no change since:
+  // saves finding it again.
+  QueueEntry pop_top(const QueueEntry& top) {
+    assert(&top == &this->top());
+    --size_;
+    return &top == run_.data() + run_pos_ ? run_[run_pos_++] : near_.pop();
+  }
 
   // The entry k places behind top() in the sorted run, if the run holds one:
   // a hint for prefetching what popping it will touch.
@@ -178,15 +187,17 @@ inline void RadixHeap::put(const QueueEntry& e, uint64_t t) {
 // just built on the stack, and those 16-byte loads of fields written by
 // narrower stores cannot be forwarded from the store buffer; they waited for
 // the stores to retire, ~12% of the hold benchmark at 1e6 pending.
-[[gnu::always_inline]] inline void RadixHeap::push(const QueueEntry& e) {
+[[gnu::always_inline]] inline bool RadixHeap::push(const QueueEntry& e) {
   assert(e.time >= Time::zero());
   const uint64_t t = key(e);
-  if (t <= bound_) {
+  const bool near = t <= bound_;
+  if (near) {
     near_.push(e);
   } else {
     put(e, t);
   }
   ++size_;
+  return near;
 }
 
 inline const QueueEntry& RadixHeap::top() {
