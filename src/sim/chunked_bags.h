@@ -22,7 +22,10 @@
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <memory>
+#include <new>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -34,7 +37,17 @@ class ChunkedBags {
   static_assert(ChunkSize > 0);
 
  public:
-  explicit ChunkedBags(std::size_t bags) : bags_(bags) {}
+  // The bags' headers are allocated zeroed (an empty bag is all zeros), by
+  // calloc: a large zeroed allocation comes from the kernel as zero pages, so
+  // only the pages of bags in use are ever touched. A RadixHeap has 24576
+  // bags (384 KB of headers), and a simulation that uses a few dozen of them
+  // should not pay for writing them all.
+  explicit ChunkedBags(std::size_t bags)
+      : bags_(static_cast<Bag*>(std::calloc(bags, sizeof(Bag)))) {
+    if (bags_ == nullptr && bags > 0) {
+      throw std::bad_alloc();
+    }
+  }
 
   std::size_t size(std::size_t bag) const { return bags_[bag].size; }
   bool empty(std::size_t bag) const { return bags_[bag].size == 0; }
@@ -63,7 +76,7 @@ class ChunkedBags {
   void drain(std::size_t bag, F f) {
     std::size_t left = bags_[bag].size;
     uint32_t c = bags_[bag].head;
-    bags_[bag] = Bag{};
+    bags_[bag] = Bag{0, 0, 0};
     while (left > 0) {
       const std::size_t n = left < ChunkSize ? left : ChunkSize;
       const uint32_t ahead = left > n ? start_prefetch(chunks_[c].next) : kNone;
@@ -131,10 +144,15 @@ class ChunkedBags {
     }
   }
 
+  // All zeros when empty; head and tail mean nothing while size is zero.
   struct Bag {
-    uint32_t head = kNone;
-    uint32_t tail = kNone;
-    std::size_t size = 0;  // every chunk but the tail is full
+    uint32_t head;
+    uint32_t tail;
+    std::size_t size;  // every chunk but the tail is full
+  };
+  static_assert(std::is_trivial_v<Bag>, "bags are allocated by calloc");
+  struct Free {
+    void operator()(Bag* p) const { std::free(p); }
   };
 
   uint32_t allocate() {
@@ -157,7 +175,7 @@ class ChunkedBags {
     free_ = c;
   }
 
-  std::vector<Bag> bags_;
+  std::unique_ptr<Bag[], Free> bags_;
   std::vector<Chunk> chunks_;
   uint32_t free_ = kNone;
 };
