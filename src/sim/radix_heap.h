@@ -152,6 +152,15 @@ class RadixHeap {
   bool run_first() const {
     return !run_empty() && (near_.empty() || QueueEntryLess{}(run_[run_pos_], near_.top()));
   }
+  // Calls f on the number of every non-empty bucket, in rising order.
+  template <typename F>
+  void for_each_marked(F f) const {
+    for (int w = 0; w < kOccupiedWords; ++w) {
+      for (uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1) {
+        f(w * 64 + std::countr_zero(bits));
+      }
+    }
+  }
   void mark(int bucket);
   void unmark(int bucket);
   int lowest_bucket() const;
@@ -271,9 +280,7 @@ void RadixHeap::for_each(F f) const {
   for (std::size_t i = run_pos_; i < run_end_; ++i) {
     f(run_[i]);
   }
-  for (int b = 0; b < kBuckets; ++b) {
-    buckets_.for_each(b, f);
-  }
+  for_each_marked([&](int b) { buckets_.for_each(b, f); });
 }
 
 }  // namespace podsim::sim
