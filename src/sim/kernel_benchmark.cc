@@ -5,8 +5,9 @@
 // BM_HoldHandler   the classic "hold model": P events pending; every executed
 //                  event schedules one new event at now + a pseudo-random delay
 //                  (uniform on [1, 2) us, fixed seed), until N events have run.
-//                  Handler targets: the path components use. Target: 20e6/s.
-//                  Pending from 10^3 to 10^7 (issue 13: 20e6/s at 10^6).
+//                  Handler targets: the path components use. Target: 25e6/s.
+//                  Pending from 10^3 to 10^7 (issue 13: 20e6/s at 10^6;
+//                  issue 33: 25e6/s; figures in README.md).
 // BM_HoldCharged   BM_HoldHandler with a WorkBudget charged every 2^16
 //                  events (no limit reached): what --max-events and its
 //                  siblings cost a run.
