@@ -6,7 +6,7 @@
 // Implementation (cf. ns-3's Scheduler documentation)
 //
 //   entries  40-byte QueueEntry values {time, sequence, priority, slot, target}
-//            in a RadixHeap: a small near heap in front of 256-way radix buckets
+//            in a RadixHeap: a small near heap in front of 4096-way radix buckets
 //            (radix_heap.h says why not a plain binary or 4-ary heap).
 //   slots    each queued entry owns a slot (SlotTable) that an EventId {slot,
 //            sequence} finds directly: this is what makes cancel O(1). A slot
