@@ -41,8 +41,7 @@ void EventQueue::advance_to(Time t) {
                            " to " + t.to_string());
   }
   for (;;) {
-    bool from_fifo = false;
-    const QueueEntry* next = peek(from_fifo);
+    const QueueEntry* next = peek();
     if (next == nullptr || next->time >= t) {
       break;
     }
@@ -50,7 +49,7 @@ void EventQueue::advance_to(Time t) {
       throw std::logic_error("podsim::sim::EventQueue: cannot advance to " + t.to_string() +
                              " past a pending event at " + next->time.to_string());
     }
-    slots_.release(take(from_fifo).slot);
+    slots_.release(take().slot);
     --dead_;
   }
   now_ = t;
@@ -65,6 +64,7 @@ void EventQueue::purge_dead() {
     slots_.release(e.slot);
     return true;
   };
+  next_ = nullptr;  // entries move
   dead_ -= heap_.remove_if(drop);
   dead_ -= fifo_.remove_if(drop);
   assert(dead_ == 0);

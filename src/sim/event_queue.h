@@ -6,7 +6,7 @@
 // Implementation (cf. ns-3's Scheduler documentation)
 //
 //   entries  40-byte QueueEntry values {time, sequence, priority, slot, target}
-//            in a RadixHeap: a small near heap in front of 256-way radix buckets
+//            in a RadixHeap: a small near heap in front of 4096-way radix buckets
 //            (radix_heap.h says why not a plain binary or 4-ary heap).
 //   slots    each queued entry owns a slot (SlotTable) that an EventId {slot,
 //            sequence} finds directly: this is what makes cancel O(1). A slot
@@ -92,8 +92,7 @@ class EventQueue {
   // Lets the caller prefetch what the next event will touch while the
   // current one runs.
   const EventTarget* next_target() {
-    bool from_fifo = false;
-    const QueueEntry* next = peek(from_fifo);
+    const QueueEntry* next = peek();
     return next == nullptr || is_dead(*next) ? nullptr : &next->target;
   }
 
@@ -115,9 +114,19 @@ class EventQueue {
  private:
   bool is_dead(const QueueEntry& e) const { return !slots_.is_pending(e.slot); }
   [[noreturn]] void reject(Time t, EventTarget target) const;
-  // The smallest entry overall, or null; sets from_fifo to where it is.
-  const QueueEntry* peek(bool& from_fifo);
-  QueueEntry take(bool from_fifo) { return from_fifo ? fifo_.pop_front() : heap_.pop(); }
+  // The smallest entry overall, or null when the queue is empty. The answer
+  // is kept (next_) until a push or a removal may change it, so the peek of
+  // next_target() and that of the following pop() are one: the handler in
+  // between usually schedules later events, into radix buckets, which can
+  // change neither the smallest entry nor where it is stored.
+  const QueueEntry* peek();
+  // Removes and returns the entry peek() returned. Precondition: peek() was
+  // called since the last change and returned an entry.
+  QueueEntry take() {
+    const QueueEntry* e = next_;
+    next_ = nullptr;
+    return next_in_fifo_ ? fifo_.pop_front() : heap_.pop_top(*e);
+  }
   void purge_dead();
   // Debug builds validate the whole queue after each operation while it is
   // small (unit tests); release builds compile this away.
@@ -136,6 +145,10 @@ class EventQueue {
   RadixHeap heap_;
   RingQueue<QueueEntry> fifo_;
   SlotTable slots_;
+  // peek()'s answer, or null when not known (or the queue is empty), and
+  // whether it is the FIFO's front (else the radix heap's top).
+  const QueueEntry* next_ = nullptr;
+  bool next_in_fifo_ = false;
 };
 
 // The per-event operations are defined inline: on the hold benchmark, the calls
@@ -152,32 +165,41 @@ inline EventId EventQueue::push(Time t, int priority, EventTarget target) {
   // already in the FIFO (same time and priority, larger sequence), so appending
   // keeps the FIFO sorted.
   if (options_.same_time_fifo && priority == 0 && t == now_) {
-    fifo_.push_back(entry);
-  } else {
-    heap_.push(entry);
+    fifo_.push_back(entry);  // may move the FIFO's entries
+    next_ = nullptr;
+  } else if (heap_.push(entry) || t == now_) {
+    // Into the near heap (it may be the heap's new top), or at now() with a
+    // priority that may put it before the FIFO's front. Otherwise it went
+    // into a radix bucket, later than the heap's top, and later than the
+    // FIFO's entries (which are at now()): peek()'s answer stands.
+    next_ = nullptr;
   }
   ++live_;
   debug_check();
   return EventId{slot, seq};
 }
 
-inline const QueueEntry* EventQueue::peek(bool& from_fifo) {
-  if (fifo_.empty()) {
-    from_fifo = false;
-    return heap_.empty() ? nullptr : &heap_.top();
+inline const QueueEntry* EventQueue::peek() {
+  if (next_ != nullptr) {
+    return next_;
   }
-  from_fifo = heap_.empty() || QueueEntryLess{}(fifo_.front(), heap_.top());
-  return from_fifo ? &fifo_.front() : &heap_.top();
+  if (fifo_.empty()) {
+    next_in_fifo_ = false;
+    next_ = heap_.empty() ? nullptr : &heap_.top();
+  } else {
+    next_in_fifo_ = heap_.empty() || QueueEntryLess{}(fifo_.front(), heap_.top());
+    next_ = next_in_fifo_ ? &fifo_.front() : &heap_.top();
+  }
+  return next_;
 }
 
 inline std::optional<Event> EventQueue::pop(Time limit) {
   for (;;) {
-    bool from_fifo = false;
-    const QueueEntry* next = peek(from_fifo);
+    const QueueEntry* next = peek();
     if (next == nullptr || next->time > limit) {
       return std::nullopt;
     }
-    const QueueEntry e = take(from_fifo);
+    const QueueEntry e = take();
     // The pending bits of 1e6 events do not stay in cache, and the order in
     // which entries pop is unrelated to that of their slots: without this,
     // the check of the next entry's bit was a cache miss per event.

@@ -5,14 +5,18 @@
 // BM_HoldHandler   the classic "hold model": P events pending; every executed
 //                  event schedules one new event at now + a pseudo-random delay
 //                  (uniform on [1, 2) us, fixed seed), until N events have run.
-//                  Handler targets: the path components use. Target: 20e6/s.
-//                  Pending from 10^3 to 10^7 (issue 13: 20e6/s at 10^6).
+//                  Handler targets: the path components use. Target: 25e6/s.
+//                  Pending from 10^3 to 10^7 (issue 13: 20e6/s at 10^6;
+//                  issue 33: 25e6/s; figures in README.md).
 // BM_HoldCharged   BM_HoldHandler with a WorkBudget charged every 2^16
 //                  events (no limit reached): what --max-events and its
 //                  siblings cost a run.
 // BM_HoldCallback  the same with callable targets (std::function in a slab).
 // BM_SameTimeBurst every hold event also fans out B-1 events at the current
 //                  time (what a collective does), with the FIFO fast path on/off.
+// BM_SmallSimulation  a simulation built, run with 64 events and destroyed, per
+//                  item: the fixed cost a short run pays (coll::estimate builds
+//                  one per collective and algorithm it compares).
 // BM_QueueHold     the bare priority queue of QueueEntry in the same hold model,
 //                  for choosing EventQueue's: binary, 4-ary, 8-ary heap, radix heap.
 #include <benchmark/benchmark.h>
@@ -161,6 +165,20 @@ void BM_SameTimeBurst(benchmark::State& state) {
   });
 }
 
+void BM_SmallSimulation(benchmark::State& state) {
+  constexpr int64_t kEvents = 64;
+  for (auto _ : state) {
+    Simulation sim;
+    HoldModel model(kEvents, 1);
+    for (int64_t i = 0; i < 8; ++i) {
+      sim.schedule_at(model.delay(), model, 0);
+    }
+    sim.run();
+    benchmark::DoNotOptimize(sim.fingerprint());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 template <typename Queue>
 void BM_QueueHold(benchmark::State& state) {
   const int64_t pending = state.range(0);
@@ -214,6 +232,7 @@ BENCHMARK(BM_SameTimeBurst)
     ->ArgNames({"fan_out", "fast_path"})
     ->ArgsProduct({{4, 16, 64}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SmallSimulation);
 template <std::size_t Arity>
 using Heap = DaryHeap<QueueEntry, Arity, QueueEntryLess>;
 BENCHMARK(BM_QueueHold<Heap<2>>)->Apply(heap_args);

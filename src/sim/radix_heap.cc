@@ -10,7 +10,7 @@ namespace podsim::sim {
 RadixHeap::RadixHeap() : buckets_(kBuckets) {}
 
 void RadixHeap::refill() {
-  assert(near_.empty() && run_empty() && summary_ != 0);
+  assert(near_.empty() && run_empty() && size_ != 0);
   // Each pass empties the lowest bucket, so this ends: size_ > 0.
   do {
     refill_from_lowest();
@@ -74,17 +74,31 @@ void RadixHeap::refill_from_lowest() {
 }
 
 // A bucket of level 0 or 1 holds entries that differ from each other only in
-// the lowest byte of their time: a counting sort on that byte puts them in
-// time order in two sequential passes, instead of splitting them into up to
-// 256 level-0 buckets and refilling each (a chunk taken, filled with about one
-// entry and returned per refill on the hold model at 1e6 pending). The sort is
-// stable, so when the bucket holds its entries in sequence order, all at one
-// priority, the result is in key order. That is the usual case in a
-// simulation (entries are pushed in sequence order and a split keeps the
-// order), and the first pass checks it; otherwise the run is checked and
-// sorted by the full key.
+// the lowest digit (12 bits) of their time: a counting sort on that digit puts
+// them in time order in two sequential passes, instead of splitting them into
+// up to 4096 level-0 buckets and refilling each. The sort is stable, so when
+// the bucket holds its entries in sequence order, all at one priority, the
+// result is in key order. That is the usual case in a simulation (entries are
+// pushed in sequence order and a split keeps the order), and the first pass
+// checks it; otherwise the run is checked and sorted by the full key.
+//
+// The counting sort costs O(n + kDigits): below kCountingSortSize entries a
+// comparison sort of the run by the full key is cheaper.
 void RadixHeap::sort_into_run(int b) {
   const std::size_t n = buckets_.size(b);
+  if (run_.size() < n) {
+    run_.resize(n);
+  }
+  run_pos_ = 0;
+  run_end_ = n;
+  const auto end = run_.begin() + static_cast<std::ptrdiff_t>(n);
+  if (n < kCountingSortSize) {
+    std::size_t i = 0;
+    buckets_.drain(b, [&](const QueueEntry& e) { run_[i++] = e; });
+    std::sort(run_.begin(), end, QueueEntryLess{});
+    bound_ = key(run_[n - 1]);  // the latest
+    return;
+  }
   std::array<uint32_t, kDigits> start{};
   bool rising = true;  // sequences rise in bag order
   uint64_t above = 0;  // the previous entry's sequence + 1
@@ -103,13 +117,7 @@ void RadixHeap::sort_into_run(int b) {
     s = sum;
     sum += count;
   }
-  if (run_.size() < n) {
-    run_.resize(n);
-  }
-  run_pos_ = 0;
-  run_end_ = n;
   buckets_.drain(b, [&](const QueueEntry& e) { run_[start[key(e) & (kDigits - 1)]++] = e; });
-  const auto end = run_.begin() + static_cast<std::ptrdiff_t>(n);
   if (!(rising && lowest == highest) && !std::is_sorted(run_.begin(), end, QueueEntryLess{})) {
     std::sort(run_.begin(), end, QueueEntryLess{});
   }
@@ -120,12 +128,16 @@ void RadixHeap::unmark(int bucket) {
   const int w = bucket / 64;
   occupied_[w] &= ~(uint64_t{1} << (bucket % 64));
   if (occupied_[w] == 0) {
-    summary_ &= ~(uint64_t{1} << w);
+    summary_[w / 64] &= ~(uint64_t{1} << (w % 64));
   }
 }
 
 int RadixHeap::lowest_bucket() const {
-  const int w = std::countr_zero(summary_);
+  int s = 0;
+  while (summary_[s] == 0) {
+    ++s;
+  }
+  const int w = s * 64 + std::countr_zero(summary_[s]);
   return w * 64 + std::countr_zero(occupied_[w]);
 }
 
@@ -149,22 +161,19 @@ bool RadixHeap::is_valid() const {
       return false;
     }
   }
-  uint64_t summary = 0;
+  // Only marked buckets are visited (the debug builds validate after every
+  // operation while the queue is small, and there are 24576 buckets): an
+  // entry in an unmarked bucket would make the count differ from size_.
+  std::array<uint64_t, kSummaryWords> summary{};
   bool placed = true;
-  for (int b = 0; b < kBuckets; ++b) {
-    const bool marked = (occupied_[b / 64] >> (b % 64)) & 1;
-    if (marked == buckets_.empty(b)) {
-      return false;
-    }
-    if (marked) {
-      summary |= uint64_t{1} << (b / 64);
-    }
+  for_each_marked([&](int b) {
+    summary[b / 64 / 64] |= uint64_t{1} << (b / 64 % 64);
+    placed = placed && !buckets_.empty(b);
     buckets_.for_each(b, [&](const QueueEntry& e) {
       placed = placed && e.time >= Time::zero() && key(e) > bound_ && bucket_of(key(e)) == b;
     });
-
     count += buckets_.size(b);
-  }
+  });
   return placed && summary == summary_ && count == size_;
 }
 

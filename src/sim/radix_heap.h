@@ -1,24 +1,35 @@
 // A priority queue of QueueEntry built for the way a simulation uses one: keys
 // that only move forward. It is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan,
-// 1990) with 256-way digits, in front of a small d-ary heap.
+// 1990) with 4096-way digits (12 bits), in front of a small d-ary heap.
 //
 // The time of every entry is compared with a bound B. Entries with time <= B sit
 // in the "near" heap, ordered by the full key (time, priority, sequence), or in
 // a sorted "run" (below). Later entries sit in buckets indexed by (level,
-// digit): level = the most significant byte in which the time differs from B,
-// digit = that byte of the time. Every entry of bucket i is earlier than every
+// digit): level = the most significant 12-bit digit in which the time differs
+// from B, digit = that digit of the time. Every entry of bucket i is earlier than every
 // entry of bucket i+1, and all of them are later than B, so the smaller of the
 // near heap's top and the run's front is the minimum. When both run dry, the
 // lowest non-empty bucket b is emptied:
 //   - at most kDumpSize entries: moved into the near heap whole; B becomes
 //     their latest time;
-//   - level 0 or 1 (its entries differ only in the lowest byte of their time):
-//     counting-sorted on that byte into the run; B becomes their latest time;
+//   - level 0 or 1 (its entries differ only in the lowest digit of their
+//     time): sorted into the run (counting sort on that digit); B becomes
+//     their latest time;
 //   - otherwise split: B becomes the earliest time b can hold (b's digits from
 //     its level up, zeros below); entries at B form the run, the others drop
 //     to lower levels.
-// An entry can only drop, and there are 8 levels, so it moves at most 8 times
+// An entry can only drop, and there are 6 levels, so it moves at most 6 times
 // in its life.
+//
+// Why 12-bit digits: with 8-bit digits, events 1 to 2 us ahead (the hold
+// model at 1e6 pending, one event per ps) went into level-2 buckets of ~65536
+// entries, each split into 256 level-1 buckets, each then counting-sorted: an
+// entry moved three times. With 12 bits, most go straight into a level-1
+// bucket of ~4096 entries (160 KB, sorted in L2) and move twice: -14% of the
+// instructions at 1e6 pending, -19% at 1e3 and -21% at 1e4 (cachegrind).
+// The cost is 6 x 4096 buckets, whose 384 KB of headers are left
+// uninitialised until a bucket is first used (chunked_bags.h), so that a
+// short simulation does not pay for them.
 //
 // Why not a plain heap: measured on the hold model (kernel_benchmark,
 // BM_QueueHold, pop + push per second), a 4-ary heap of these entries does 39e6
@@ -65,14 +76,15 @@ namespace podsim::sim {
 
 class RadixHeap {
  public:
-  static constexpr int kDigitBits = 8;
-  static constexpr int kLevels = 64 / kDigitBits;
+  static constexpr int kDigitBits = 12;
+  static constexpr int kLevels = (64 + kDigitBits - 1) / kDigitBits;
   static constexpr int kDigits = 1 << kDigitBits;
   static constexpr int kBuckets = kLevels * kDigits;
   // A bucket this small goes to the near heap whole instead of being split or
-  // sorted. With the counting sort of levels 0 and 1, 8 measured +33% against
-  // 32 on the hold model at 1e5 pending (level-1 buckets of ~17 entries), 16
-  // +18%, and both within noise at 1e3, 1e4 and 1e6.
+  // sorted. With 8-bit digits and the counting sort of levels 0 and 1, 8
+  // measured +33% against 32 on the hold model at 1e5 pending (level-1
+  // buckets of ~17 entries), 16 +18%, and both within noise at 1e3, 1e4 and
+  // 1e6.
   static constexpr std::size_t kDumpSize = 8;
   // Entries per chunk of bucket storage (see chunked_bags.h). Larger chunks
   // are longer sequential runs for the hardware prefetcher when a bucket is
@@ -80,6 +92,9 @@ class RadixHeap {
   // +15% at 1e7, within noise at 1e3 and on same-time bursts. With the spread
   // prefetch of chunked_bags.h, 64 measures the same as 128; 256 is slower.
   static constexpr std::size_t kChunkSize = 128;
+  // A bucket of level 0 or 1 with fewer entries than this is sorted by
+  // comparisons rather than counted: a counting sort costs O(n + kDigits).
+  static constexpr std::size_t kCountingSortSize = 256;
 
   RadixHeap();
 
@@ -87,12 +102,21 @@ class RadixHeap {
   std::size_t size() const { return size_; }
 
   // Precondition: e.time >= 0 (event times never precede the start at zero).
-  void push(const QueueEntry& e);
+  // Returns whether e went into the near heap: only then may top() have
+  // changed, or references to the run's and near heap's entries be invalid.
+  bool push(const QueueEntry& e);
 
   // The smallest entry. Not const: it may first refill the near heap.
   // Precondition: !empty().
   const QueueEntry& top();
   QueueEntry pop();
+  // pop() when the caller holds what top() returned, with no change since:
+  // saves finding it again.
+  QueueEntry pop_top(const QueueEntry& top) {
+    assert(&top == &this->top());
+    --size_;
+    return &top == run_.data() + run_pos_ ? run_[run_pos_++] : near_.pop();
+  }
 
   // The entry k places behind top() in the sorted run, if the run holds one:
   // a hint for prefetching what popping it will touch.
@@ -129,6 +153,16 @@ class RadixHeap {
   bool run_first() const {
     return !run_empty() && (near_.empty() || QueueEntryLess{}(run_[run_pos_], near_.top()));
   }
+  // Calls f on the number of every non-empty bucket, in rising order.
+  template <typename F>
+  void for_each_marked(F f) const {
+    for (int w = 0; w < kOccupiedWords; ++w) {
+      for (uint64_t bits = occupied_[w]; bits != 0; bits &= bits - 1) {
+        f(w * 64 + std::countr_zero(bits));
+      }
+    }
+  }
+  bool marked(int bucket) const { return (occupied_[bucket / 64] >> (bucket % 64)) & 1; }
   void mark(int bucket);
   void unmark(int bucket);
   int lowest_bucket() const;
@@ -144,11 +178,14 @@ class RadixHeap {
   std::size_t run_pos_ = 0;
   std::size_t run_end_ = 0;
   ChunkedBags<QueueEntry, kChunkSize> buckets_;  // kBuckets bags
-  // Bit i of occupied_[w] says bucket 64w+i is non-empty; bit w of summary_
-  // says occupied_[w] != 0. Finding the lowest bucket is two count-zeros.
-  std::array<uint64_t, kBuckets / 64> occupied_{};
-  uint64_t summary_ = 0;
-  static_assert(kBuckets / 64 <= 64, "summary_ must cover every word of occupied_");
+  // Bit i of occupied_[w] says bucket 64w+i is non-empty; bit w % 64 of
+  // summary_[w / 64] says occupied_[w] != 0. Finding the lowest bucket is a
+  // scan of the few summary words and two count-zeros.
+  static constexpr int kOccupiedWords = kBuckets / 64;
+  static constexpr int kSummaryWords = (kOccupiedWords + 63) / 64;
+  std::array<uint64_t, kOccupiedWords> occupied_{};
+  std::array<uint64_t, kSummaryWords> summary_{};
+  static_assert(kBuckets % 64 == 0);
 };
 
 // Per-event operations are defined inline: they run once or more per event.
@@ -163,13 +200,14 @@ inline int RadixHeap::bucket_of(uint64_t t) const {
 inline void RadixHeap::mark(int bucket) {
   const int w = bucket / 64;
   occupied_[w] |= uint64_t{1} << (bucket % 64);
-  summary_ |= uint64_t{1} << w;
+  summary_[w / 64] |= uint64_t{1} << (w % 64);
 }
 
 inline void RadixHeap::put(const QueueEntry& e, uint64_t t) {
   const int b = bucket_of(t);
-  if (buckets_.empty(b)) {
+  if (!marked(b)) {  // empty, and perhaps never used: its bag needs starting
     mark(b);
+    buckets_.start(b);
   }
   buckets_.push(b, e);
 }
@@ -178,15 +216,17 @@ inline void RadixHeap::put(const QueueEntry& e, uint64_t t) {
 // just built on the stack, and those 16-byte loads of fields written by
 // narrower stores cannot be forwarded from the store buffer; they waited for
 // the stores to retire, ~12% of the hold benchmark at 1e6 pending.
-[[gnu::always_inline]] inline void RadixHeap::push(const QueueEntry& e) {
+[[gnu::always_inline]] inline bool RadixHeap::push(const QueueEntry& e) {
   assert(e.time >= Time::zero());
   const uint64_t t = key(e);
-  if (t <= bound_) {
+  const bool near = t <= bound_;
+  if (near) {
     near_.push(e);
   } else {
     put(e, t);
   }
   ++size_;
+  return near;
 }
 
 inline const QueueEntry& RadixHeap::top() {
@@ -215,11 +255,7 @@ std::size_t RadixHeap::remove_if(Pred pred) {
   // Rare (a purge of cancelled events), so simply drain and refill: bound_ does
   // not change, so every survivor goes back to the bucket it came from.
   std::vector<QueueEntry> kept;
-  for (int b = 0; b < kBuckets; ++b) {
-    if (buckets_.empty(b)) {
-      continue;
-    }
-    unmark(b);
+  for_each_marked([&](int b) {
     buckets_.drain(b, [&](const QueueEntry& e) {
       if (pred(e)) {
         ++removed;
@@ -227,7 +263,9 @@ std::size_t RadixHeap::remove_if(Pred pred) {
         kept.push_back(e);
       }
     });
-  }
+  });
+  occupied_ = {};
+  summary_ = {};
   for (const QueueEntry& e : kept) {
     put(e, key(e));
   }
@@ -243,9 +281,7 @@ void RadixHeap::for_each(F f) const {
   for (std::size_t i = run_pos_; i < run_end_; ++i) {
     f(run_[i]);
   }
-  for (int b = 0; b < kBuckets; ++b) {
-    buckets_.for_each(b, f);
-  }
+  for_each_marked([&](int b) { buckets_.for_each(b, f); });
 }
 
 }  // namespace podsim::sim

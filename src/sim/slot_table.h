@@ -49,7 +49,7 @@ class SlotTable {
   bool is_occupied(uint32_t slot) const { return (word(slot).occupied & bit(slot)) != 0; }
   uint64_t seq(uint32_t slot) const { return slots_[slot].seq; }
   EventTarget target(uint32_t slot) const { return slots_[slot].target; }
-  std::size_t capacity() const { return slots_.size(); }
+  std::size_t capacity() const { return capacity_; }
   std::size_t occupied() const { return occupied_count_; }
 
  private:
@@ -75,13 +75,17 @@ class SlotTable {
   std::vector<Slot> slots_;    // size: a multiple of 64
   std::vector<BitWord> bits_;  // one per 64 slots
   std::size_t occupied_count_ = 0;
+  // slots_.size() and seven eighths of it, kept as members: acquire() reads
+  // them on every push, and the vector's size is a division by sizeof(Slot).
+  std::size_t capacity_ = 0;
+  std::size_t grow_at_ = 0;
   std::size_t cursor_ = 0;  // the word where the search for a free slot starts
 };
 
 // Inline: runs once per scheduled event.
 inline uint32_t SlotTable::acquire(EventTarget target, uint64_t seq) {
   // Keep at least an eighth of the slots free, so the sweep below is short.
-  if (8 * (occupied_count_ + 1) > 7 * slots_.size()) {
+  if (occupied_count_ >= grow_at_) {
     grow();
   }
   while (bits_[cursor_].occupied == ~uint64_t{0}) {
@@ -95,7 +99,7 @@ inline uint32_t SlotTable::acquire(EventTarget target, uint64_t seq) {
   slots_[slot] = Slot{target, seq};
   // The next slots taken follow this one: start loading them for writing
   // (the table is far larger than the caches at 1e6 pending events).
-  if (slot + kSlotPrefetchDistance < slots_.size()) {
+  if (slot + kSlotPrefetchDistance < capacity_) {
     __builtin_prefetch(&slots_[slot + kSlotPrefetchDistance], 1);
   }
   return slot;

@@ -53,6 +53,9 @@ TEST(RingQueueTest, FrontBackIndexAndRemoveIf) {
 
 TEST(ChunkedBagsTest, BagsHoldTheirOwnElements) {
   ChunkedBags<int, 4> bags(3);
+  for (std::size_t b = 0; b < 3; ++b) {
+    bags.start(b);
+  }
   for (int i = 0; i < 10; ++i) {
     bags.push(static_cast<std::size_t>(i % 3), i);
   }
@@ -67,6 +70,8 @@ TEST(ChunkedBagsTest, BagsHoldTheirOwnElements) {
 
 TEST(ChunkedBagsTest, DrainEmptiesAndMayPushElsewhere) {
   ChunkedBags<int, 4> bags(2);
+  bags.start(0);
+  bags.start(1);
   for (int i = 0; i < 11; ++i) {  // three chunks, the last one partly filled
     bags.push(0, i);
   }
@@ -88,6 +93,7 @@ TEST(ChunkedBagsTest, DrainedChunksAreReused) {
   ChunkedBags<int, 8> bags(4);
   for (int round = 0; round < 100; ++round) {
     const auto bag = static_cast<std::size_t>(round % 4);
+    bags.start(bag);
     for (int i = 0; i < 40; ++i) {
       bags.push(bag, i);
     }

@@ -168,8 +168,26 @@ TEST_F(EventQueueTest, AdvanceToMovesTheClockOnly) {
   EXPECT_EQ(drain(q), (std::vector<uint64_t>{2, 0}));
 }
 
+// next_target() keeps its answer for the next pop(); a push that may come
+// before that answer must drop it. Here the radix heap is empty and now() is
+// past its bound, so the event at now() with priority -1 goes into a radix
+// bucket, yet runs before the FIFO's front.
+TEST_F(EventQueueTest, APushAtNowBeforeTheFifoFrontOvertakesThePeekedEntry) {
+  EventQueue q;
+  q.advance_to(Time::ps(1'000));
+  q.push(Time::ps(1'000), 0, target(0));  // FIFO
+  ASSERT_NE(q.next_target(), nullptr);
+  EXPECT_EQ(q.next_target()->payload, 0u);
+  q.push(Time::ps(1'000), -1, target(1));
+  q.push(Time::ps(2'000), 0, target(2));  // a bucket, after both
+  EXPECT_EQ(q.next_target()->payload, 1u);
+  EXPECT_EQ(drain(q), (std::vector<uint64_t>{1, 0, 2}));
+}
+
 // Random pushes, pops, cancels and clock advances against a std::map of the full
 // key, with and without the FIFO fast path: the pop order must be identical.
+// next_target() is asked at random too: it keeps its answer for the next pop,
+// and a push before that pop must drop the answer when it may change it.
 class EventQueueRandomTest : public EventQueueTest, public ::testing::WithParamInterface<bool> {};
 
 TEST_P(EventQueueRandomTest, MatchesAnOrderedMapReference) {
@@ -181,7 +199,11 @@ TEST_P(EventQueueRandomTest, MatchesAnOrderedMapReference) {
   int64_t now = 0;
   uint64_t pushes = 0;
   for (int step = 0; step < 60'000; ++step) {
-    const uint64_t op = rng() % 10;
+    if (rng() % 2 == 0) {
+      const EventTarget* next = q.next_target();  // null if the next entry is cancelled
+      ASSERT_TRUE(next == nullptr || next->payload == reference.begin()->second);
+    }
+    const uint64_t op = rng() % 11;
     if (op < 5) {
       // Many events at now() (FIFO candidates), ties, and a few far ones.
       const uint64_t kind = rng() % 4;
@@ -209,6 +231,15 @@ TEST_P(EventQueueRandomTest, MatchesAnOrderedMapReference) {
       const auto& [id, key] = issued[rng() % issued.size()];
       const bool was_pending = reference.erase(key) == 1;
       ASSERT_EQ(q.cancel(id).has_value(), was_pending);
+    } else if (op == 10) {
+      // Past the radix heap's bound at times, so that events at now() with a
+      // negative priority go into buckets, ahead of the FIFO's entries.
+      int64_t to = now + static_cast<int64_t>(rng() % 2'000);
+      if (!reference.empty()) {
+        to = std::min(to, std::get<0>(reference.begin()->first));
+      }
+      q.advance_to(Time::ps(to));
+      now = to;
     }
     if (step % 5'000 == 0) {
       ASSERT_TRUE(q.is_valid());

@@ -151,25 +151,29 @@ TYPED_TEST(PriorityQueueTest, ManyEntriesAtOneTime) {
 }
 
 TYPED_TEST(PriorityQueueTest, SequenceBreaksTiesWhateverThePushOrder) {
-  // One priority, a few times within 256 ps (one radix bucket of level 1, so
-  // the radix heap sorts it into its run), sequences pushed falling and then
+  // One priority, a few times within 4096 ps and past 4096 (one radix bucket
+  // of level 1, so the radix heap sorts it into its run: by comparisons with
+  // 200 entries, by counting with 600), sequences pushed falling and then
   // shuffled: not how the event queue pushes, but the order must not depend
   // on it.
-  std::mt19937_64 rng(11);
-  std::vector<uint64_t> seqs(200);
-  for (uint64_t i = 0; i < seqs.size(); ++i) {
-    seqs[i] = seqs.size() - i;
-  }
-  for (int round = 0; round < 2; ++round) {
-    TypeParam q;
-    std::vector<QueueEntry> all;
-    for (std::size_t i = 0; i < seqs.size(); ++i) {
-      const QueueEntry e{Time::ps(300 + static_cast<int64_t>(i % 3) * 7), seqs[i], 1, 0, {}};
-      q.push(e);
-      all.push_back(e);
+  for (const std::size_t n : {std::size_t{200}, std::size_t{600}}) {
+    ASSERT_EQ(n < RadixHeap::kCountingSortSize, n == 200);
+    std::mt19937_64 rng(11);
+    std::vector<uint64_t> seqs(n);
+    for (uint64_t i = 0; i < seqs.size(); ++i) {
+      seqs[i] = seqs.size() - i;
     }
-    EXPECT_EQ(drain(q), sorted_seqs(all));
-    std::shuffle(seqs.begin(), seqs.end(), rng);
+    for (int round = 0; round < 2; ++round) {
+      TypeParam q;
+      std::vector<QueueEntry> all;
+      for (std::size_t i = 0; i < seqs.size(); ++i) {
+        const QueueEntry e{Time::ps(5'000 + static_cast<int64_t>(i % 3) * 7), seqs[i], 1, 0, {}};
+        q.push(e);
+        all.push_back(e);
+      }
+      EXPECT_EQ(drain(q), sorted_seqs(all));
+      std::shuffle(seqs.begin(), seqs.end(), rng);
+    }
   }
 }
 
