@@ -4,7 +4,7 @@
 # suite built with AddressSanitizer + UndefinedBehaviorSanitizer (clang,
 # build-sanitize/), and each fuzz target briefly on its committed corpus
 # (docs/testing.md). PODSIM_TEST_SANITIZERS=0 stops after the release suite;
-# PODSIM_FUZZ_SECONDS sets the fuzz time per target (default 10).
+# PODSIM_FUZZ_SECONDS sets the fuzz time per target (default 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -13,5 +13,5 @@ jobs=$(nproc 2>/dev/null || echo 2)
 ctest --test-dir build --output-on-failure -j"$jobs"
 if [ "${PODSIM_TEST_SANITIZERS:-1}" != 0 ]; then
   scripts/test-sanitizers.sh --ci
-  scripts/fuzz.sh --no-build --jobs "$jobs" --seconds "${PODSIM_FUZZ_SECONDS:-10}"
+  scripts/fuzz.sh --no-build --jobs "$jobs" --seconds "${PODSIM_FUZZ_SECONDS:-5}"
 fi
