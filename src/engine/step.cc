@@ -360,23 +360,10 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     for (size_t s = 0; s < program_.stages.size(); ++s) {
       const auto& prog = program_.stages[s].instructions;
       for (uint32_t k = 0; k < prog.size(); ++k) {
-        if (prog[k].recv_from < 0) {
-          continue;
-        }
-        // The sender is the neighbouring stage whose transfer points here.
-        for (const int dir : {+1, -1}) {
-          const int64_t from = static_cast<int64_t>(s) - dir;
-          if (from < 0 || from >= static_cast<int64_t>(program_.stages.size())) {
-            continue;
-          }
-          const auto& sp = program_.stages[from].instructions;
-          const auto t = static_cast<size_t>(prog[k].recv_from);
-          if (t < sp.size()) {
-            if (const auto* st = std::get_if<workload::StageTransfer>(&sp[t].body);
-                st != nullptr && st->direction == dir) {
-              stages_[from].recv_into[t] = static_cast<int32_t>(k);
-            }
-          }
+        size_t from = 0;
+        size_t t = 0;
+        if (workload::stage_transfer_into(program_, s, prog[k], from, t)) {
+          stages_[from].recv_into[t] = static_cast<int32_t>(k);
         }
       }
     }

@@ -5,33 +5,9 @@
 #include <vector>
 
 #include "engine/fusion.h"
+#include "workload/program.h"
 
 namespace podsim::search {
-namespace {
-
-// The instruction of stage `from` whose stage transfer delivers (s, k)'s
-// input, as the engine wires it (engine/step.cc prepare_stages): the
-// neighbouring stage's instruction recv_from, a transfer in the direction
-// of s. -1 when there is none.
-int64_t sender_of(const workload::Program& program, size_t s, int32_t recv_from, size_t& from) {
-  for (const int dir : {+1, -1}) {
-    const int64_t f = static_cast<int64_t>(s) - dir;
-    if (f < 0 || f >= static_cast<int64_t>(program.stages.size()))
-      continue;
-    const auto& sp = program.stages[static_cast<size_t>(f)].instructions;
-    const auto t = static_cast<size_t>(recv_from);
-    if (t >= sp.size())
-      continue;
-    const auto* st = std::get_if<workload::StageTransfer>(&sp[t].body);
-    if (st != nullptr && st->direction == dir) {
-      from = static_cast<size_t>(f);
-      return static_cast<int64_t>(t);
-    }
-  }
-  return -1;
-}
-
-}  // namespace
 
 sim::Time step_time_lower_bound(const workload::Program& program, const chip::ComputeModel& compute,
                                 const CommFloor* comm) {
@@ -73,14 +49,12 @@ sim::Time step_time_lower_bound(const workload::Program& program, const chip::Co
         }
         last_compute = static_cast<int64_t>(v);
       }
-      if (prog[k].recv_from >= 0) {
-        size_t from = 0;
-        const int64_t t = sender_of(program, s, prog[k].recv_from, from);
-        if (t >= 0) {
-          sender[v] = static_cast<int64_t>(offset[from]) + t;
-          ++first[static_cast<size_t>(sender[v]) + 1];
-          ++indegree[v];
-        }
+      size_t from = 0;
+      size_t t = 0;
+      if (workload::stage_transfer_into(program, s, prog[k], from, t)) {
+        sender[v] = static_cast<int64_t>(offset[from] + t);
+        ++first[static_cast<size_t>(sender[v]) + 1];
+        ++indegree[v];
       }
     }
   }

@@ -35,6 +35,30 @@ const char* to_string(OpClass c) {
   return "unknown";
 }
 
+bool stage_transfer_into(const Program& program, size_t stage, const Instruction& receiver,
+                         size_t& from_stage, size_t& transfer) {
+  if (receiver.recv_from < 0) {
+    return false;
+  }
+  for (const int dir : {+1, -1}) {
+    const int64_t from = static_cast<int64_t>(stage) - dir;
+    if (from < 0 || from >= static_cast<int64_t>(program.stages.size())) {
+      continue;
+    }
+    const auto& sp = program.stages[static_cast<size_t>(from)].instructions;
+    const auto t = static_cast<size_t>(receiver.recv_from);
+    if (t < sp.size()) {
+      const auto* st = std::get_if<StageTransfer>(&sp[t].body);
+      if (st != nullptr && st->direction == dir) {
+        from_stage = static_cast<size_t>(from);
+        transfer = t;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 uint32_t MeshAxes::size(std::string_view name) const {
   if (name.empty())
     return 1;

@@ -119,6 +119,13 @@ struct Program {
   CollectiveMatmulUse collective_matmul;
 };
 
+// The stage transfer that delivers instruction (stage, k)'s input (its
+// recv_from): the instruction recv_from of the neighbouring stage whose
+// StageTransfer points towards `stage`. Where there is one, returns true and
+// sets `from_stage` and `transfer`. O(1).
+bool stage_transfer_into(const Program& program, size_t stage, const Instruction& receiver,
+                         size_t& from_stage, size_t& transfer);
+
 // Mesh axis sizes the lowering needs (names as in the workload's mesh).
 struct MeshAxes {
   std::vector<std::string> names;
