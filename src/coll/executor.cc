@@ -75,7 +75,6 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, const 
     throw std::invalid_argument("CollectiveRun: pod too large for 20-bit chip ids");
   }
   if (options_.classes != nullptr) {
-    per_class_ = options_.classes->orbit_size();
     if (joiners.empty()) {
       joiners = options_.classes->reps();
     }
@@ -263,8 +262,8 @@ void CollectiveRun::send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, 
     }
   }
   ++state(lane, src).outstanding;
-  ++transfers_started_;
-  bytes_sent_ += bytes;
+  transfers_started_ += weight(src);
+  bytes_sent_ += bytes * weight(src);
   network_.start(sim, net::Transfer{src, dst, bytes, route, options_.classes != nullptr}, *this,
                  make_tag(lane, p, src, dst));
 }
@@ -277,15 +276,14 @@ void CollectiveRun::send_path(sim::Simulation& sim, uint32_t lane, uint32_t path
     }
   }
   ++state(lane, p.src).outstanding;
-  ++transfers_started_;
-  bytes_sent_ += p.bytes;
+  transfers_started_ += weight(p.src);
+  bytes_sent_ += p.bytes * weight(p.src);
   network_.start(sim, net::Transfer{p.src, p.dst, p.bytes, p.route}, *this,
                  (uint64_t{lane} << kLaneShift) | path);
 }
 
 void CollectiveRun::delivered(sim::Simulation& sim, uint64_t tag) {
   const auto lane = static_cast<uint32_t>(tag >> kLaneShift);
-  ++transfers_delivered_;
   topo::ChipId src = 0;
   topo::ChipId dst = 0;
   uint64_t bytes = 0;
@@ -294,14 +292,14 @@ void CollectiveRun::delivered(sim::Simulation& sim, uint64_t tag) {
     src = p.src;
     dst = p.dst;
     bytes = p.bytes;
-    bytes_received_ += p.bytes;
   } else {
     const auto part = static_cast<Part>((tag >> (2 * kChipBits)) & ((1U << kPartBits) - 1));
     src = static_cast<topo::ChipId>((tag >> kChipBits) & kChipMask);
     dst = class_of(static_cast<topo::ChipId>(tag & kChipMask));
     bytes = part_bytes(lanes_[lane].chunk_bytes, lanes_[lane].short_bytes, part);
-    bytes_received_ += bytes;
   }
+  transfers_delivered_ += weight(src);
+  bytes_received_ += bytes * weight(src);
 
   MemberState& s = state(lane, src);
   --s.outstanding;

@@ -162,10 +162,10 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   sim::Time chip_done_time(topo::ChipId chip) const { return chip_end_[slot(class_of(chip))]; }
 
   // Of the whole pod, in a symmetric run too.
-  uint64_t transfers_started() const { return transfers_started_ * per_class_; }
-  uint64_t transfers_delivered() const { return transfers_delivered_ * per_class_; }
-  uint64_t bytes_sent() const { return bytes_sent_ * per_class_; }
-  uint64_t bytes_received() const { return bytes_received_ * per_class_; }
+  uint64_t transfers_started() const { return transfers_started_; }
+  uint64_t transfers_delivered() const { return transfers_delivered_; }
+  uint64_t bytes_sent() const { return bytes_sent_; }
+  uint64_t bytes_received() const { return bytes_received_; }
   // Bytes of this collective that crossed each link (indexed by LinkId); in
   // a symmetric run on the classes' representative links only. Empty unless
   // ExecutorOptions::count_link_bytes.
@@ -284,6 +284,11 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   topo::ChipId class_of(topo::ChipId chip) const {
     return options_.classes == nullptr ? chip : options_.classes->rep(chip);
   }
+  // The chips a transfer from `src` stands for: its class's size in a
+  // symmetric run (each chip of the class sends one like it), else 1.
+  uint64_t weight(topo::ChipId src) const {
+    return options_.classes == nullptr ? 1 : options_.classes->class_size(src);
+  }
   // A route as the network is given it: over link classes in a symmetric run.
   void to_classes(std::vector<topo::LinkId>& route) const;
 
@@ -293,7 +298,6 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   const Plan* plan_ = nullptr;
   ExecutorOptions options_;
   uint32_t chip_count_ = 0;
-  uint64_t per_class_ = 1;  // chips each simulated chip stands for
 
   std::vector<LaneInfo> lanes_;                    // every (share, phase, lane)
   std::vector<std::vector<uint32_t>> lane_index_;  // [share][phase] -> first lane id

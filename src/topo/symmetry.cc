@@ -1,5 +1,6 @@
 #include "topo/symmetry.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace podsim::topo {
@@ -154,10 +155,91 @@ std::optional<SymmetryClasses> SymmetryClasses::make(const Pod& pod,
   return out;
 }
 
+std::optional<SymmetryClasses> SymmetryClasses::make_within(const Pod& pod,
+                                                            std::span<const Translation> generators,
+                                                            const std::vector<uint8_t>& moved) {
+  const uint32_t chips = pod.chip_count();
+  if (pod.slice_count() != 1 || generators.empty() || moved.size() != chips) {
+    return std::nullopt;
+  }
+  const auto links = static_cast<uint32_t>(pod.links().size());
+  MinRoots chip_sets(chips);
+  MinRoots link_sets(links);
+  std::vector<ChipId> map(chips);
+  std::vector<uint8_t> hit(chips);
+  for (const Translation& t : generators) {
+    if (t.dim >= pod.dim_count() || t.steps == 0) {
+      return std::nullopt;
+    }
+    std::fill(hit.begin(), hit.end(), uint8_t{0});
+    for (ChipId c = 0; c < chips; ++c) {
+      ChipId to = c;
+      for (uint32_t k = 0; moved[c] != 0 && k < t.steps; ++k) {
+        const auto next = pod.neighbour(to, t.dim, +1);
+        if (!next || moved[*next] == 0) {
+          return std::nullopt;  // the region does not map onto itself
+        }
+        to = *next;
+      }
+      if (hit[to] != 0) {
+        return std::nullopt;
+      }
+      hit[to] = 1;
+      map[c] = to;
+      chip_sets.join(c, to);
+    }
+    for (LinkId id = 0; id < links; ++id) {
+      const Link& link = pod.link(id);
+      if (moved[link.src] == 0 || moved[link.dst] == 0) {
+        continue;  // a class of its own
+      }
+      const auto to = image(pod, map, id);
+      if (!to) {
+        return std::nullopt;
+      }
+      link_sets.join(id, *to);
+    }
+  }
+  SymmetryClasses out;
+  out.generators_.assign(generators.begin(), generators.end());
+  out.orbit_size_ = 0;
+  out.chip_rep_.resize(chips);
+  out.class_size_.assign(chips, 0);
+  for (ChipId c = 0; c < chips; ++c) {
+    out.chip_rep_[c] = chip_sets.find(c);
+    if (++out.class_size_[out.chip_rep_[c]] == 1) {
+      out.reps_.push_back(c);
+    }
+  }
+  if (out.reps_.size() == chips) {
+    return std::nullopt;  // nothing moves
+  }
+  out.link_rep_.resize(links);
+  for (LinkId id = 0; id < links; ++id) {
+    out.link_rep_[id] = link_sets.find(id);
+  }
+  return out;
+}
+
 std::string SymmetryClasses::describe(const Pod& pod) const {
   std::string s = "translations";
   for (const Translation& t : generators_) {
     s += ' ' + pod.spec().torus.dims[t.dim].name + '+' + std::to_string(t.steps);
+  }
+  if (partial()) {
+    uint32_t moved_classes = 0;
+    uint32_t moved_chips = 0;
+    for (const ChipId r : reps_) {
+      if (class_size_[r] > 1) {
+        ++moved_classes;
+        moved_chips += class_size_[r];
+      }
+    }
+    s += " within " + std::to_string(moved_chips) + " chips: " + std::to_string(moved_classes) +
+         (moved_classes == 1 ? " class" : " classes") + " of " +
+         std::to_string(moved_chips / moved_classes) + " chips, every other chip its own (" +
+         std::to_string(pod.chip_count()) + " in all)";
+    return s;
   }
   s += ": " + std::to_string(class_count()) + (class_count() == 1 ? " class" : " classes") +
        " of " + std::to_string(orbit_size_) + " chips (" + std::to_string(pod.chip_count()) +

@@ -15,6 +15,16 @@
 // chip (a non-trivial one fixes none), so every class of chips has the same
 // number of members, the group's order, and so does every class of links.
 //
+// Partial classes (make_within): on a pod with faults no translation keeps
+// every link, but a region the faults leave alone (a healthy replica whose
+// links no other traffic crosses, engine/fold.h) may still be mapped onto
+// itself. The group then moves the chips of that region only and fixes
+// every other chip; a link joins a class only when both its ends move (the
+// others, and every chip left alone, are classes of their own). That map is
+// not an automorphism of the whole pod, only of the links the run uses: the
+// caller must show that no transfer crosses a link with one end moved and
+// one fixed. Classes then differ in size (class_size()).
+//
 // Who uses it: a symmetric simulation (engine/symmetry.h) plays one chip
 // per class and shares each link class's bandwidth among the flows of the
 // class (net/flow_network.h, Transfer::over_classes); a flow crossing k
@@ -61,6 +71,16 @@ class SymmetryClasses {
   static std::optional<SymmetryClasses> make(const Pod& pod,
                                              std::span<const Translation> generators);
 
+  // The classes of `generators` acting on the chips `moved` marks (one flag
+  // per chip) and fixing every other, as above. nullopt when a generator
+  // does not map the moved chips onto themselves along their own links
+  // (same dimension, direction, bandwidth and latency), or when every class
+  // is a single chip. Translations follow the links (no twists). O(chips x
+  // dims x generators).
+  static std::optional<SymmetryClasses> make_within(const Pod& pod,
+                                                    std::span<const Translation> generators,
+                                                    const std::vector<uint8_t>& moved);
+
   // The representative of `chip`'s class: its smallest chip id.
   ChipId rep(ChipId chip) const { return chip_rep_[chip]; }
   // The representative of `link`'s class: its smallest LinkId.
@@ -68,8 +88,15 @@ class SymmetryClasses {
   // Every class's representative, ascending.
   std::span<const ChipId> reps() const { return reps_; }
   uint32_t class_count() const { return static_cast<uint32_t>(reps_.size()); }
-  // Chips per class (the group's order): every class has this many.
+  // Chips per class (the group's order) when every class has this many;
+  // 0 for partial classes (make_within), whose sizes differ.
   uint32_t orbit_size() const { return orbit_size_; }
+  // Chips in `chip`'s class (itself included).
+  uint32_t class_size(ChipId chip) const {
+    return orbit_size_ != 0 ? orbit_size_ : class_size_[chip_rep_[chip]];
+  }
+  // Whether the group moves every chip (make) or a region only (make_within).
+  bool partial() const { return orbit_size_ == 0; }
   std::span<const Translation> generators() const { return generators_; }
   // "translations x+4 y+2: 128 classes of 32 chips (4096 in all)", for reports.
   std::string describe(const Pod& pod) const;
@@ -80,6 +107,7 @@ class SymmetryClasses {
   std::vector<ChipId> chip_rep_;
   std::vector<LinkId> link_rep_;
   std::vector<ChipId> reps_;
+  std::vector<uint32_t> class_size_;  // by representative; partial classes only
   uint32_t orbit_size_ = 1;
 };
 
