@@ -163,6 +163,9 @@ FoldChoice choose_fold(const topo::Pod& pod, const std::set<uint32_t>& spanned, 
     if (simulated[replicas.key(c)]) {
       out.chips.push_back(c);
       out.represented_by[c] = c;
+      if (faulty && replicas.key(c) == rep_key) {
+        out.stand_in.push_back(c);
+      }
     } else {
       out.represented_by[c] = rep_key + replicas.offset(c);
     }

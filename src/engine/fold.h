@@ -20,7 +20,9 @@
 // dirty and touched replicas chip by chip and one clean, untouched replica
 // (the first) for every other: those run on healthy links that no other
 // replica's traffic crosses, so they run alike, exactly (tests compare with
-// the full run bit for bit). Where that cannot be shown cheaply (a
+// the full run bit for bit). That replica is `stand_in`: the engine plays
+// it one chip per class of its own translations (engine/symmetry.h,
+// choose_symmetry_within). Where that cannot be shown cheaply (a
 // send between named pairs, whose routes the plan fixes; dirty replicas
 // with more than kMaxRoutePairs pairs of chips) every chip is simulated.
 #pragma once
@@ -43,6 +45,9 @@ struct FoldChoice {
   // Dirty or touched replicas simulated beside the representative one (0
   // on a healthy pod), and why a faulty pod was not folded (empty if it was).
   uint32_t faulty_replicas = 0;
+  // On a pod with faults, the chips of the healthy replica that stands for
+  // the others (ascending; empty on a healthy pod or when not folded).
+  std::vector<topo::ChipId> stand_in;
   std::string why_not;
 };
 

@@ -251,15 +251,27 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   // Translations move only along the dimensions folding kept, and never
   // along the pipeline axis's (each class stays within one stage).
   void choose_classes(const StepOptions& options) {
+    // On a pod with faults, translations move the healthy replica that
+    // stands for the others only (engine/fold.h): the replicas the faults
+    // reach, stragglers among them, are played chip by chip beside it.
+    const bool within = !fold_.stand_in.empty();
     if (!options.symmetry) {
       symmetry_.why_full = "symmetry turned off";
-    } else if (!options.stragglers.empty()) {
+    } else if (!options.stragglers.empty() && !within) {
       symmetry_.why_full = "the pod has stragglers";
     } else {
       std::vector<bool> movable(pod_.dim_count(), false);
-      for (const ChipState& c : chips_) {
-        for (uint32_t d = 0; d < pod_.dim_count(); ++d) {
-          movable[d] = movable[d] || pod_.coord(c.chip, d) != 0;
+      if (within) {
+        for (const topo::ChipId c : fold_.stand_in) {
+          for (uint32_t d = 0; d < pod_.dim_count(); ++d) {
+            movable[d] = movable[d] || pod_.coord(c, d) != pod_.coord(fold_.stand_in[0], d);
+          }
+        }
+      } else {
+        for (const ChipState& c : chips_) {
+          for (uint32_t d = 0; d < pod_.dim_count(); ++d) {
+            movable[d] = movable[d] || pod_.coord(c.chip, d) != 0;
+          }
         }
       }
       if (!program_.pipeline_axis.empty()) {
@@ -275,7 +287,15 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       for (const coll::Plan& p : plans_) {
         plans.push_back(&p);
       }
-      symmetry_ = choose_symmetry(pod_, plans, network_options_, movable);
+      if (within) {
+        std::vector<uint8_t> moved(pod_.chip_count(), 0);
+        for (const topo::ChipId c : fold_.stand_in) {
+          moved[c] = 1;
+        }
+        symmetry_ = choose_symmetry_within(pod_, plans, network_options_, movable, moved);
+      } else {
+        symmetry_ = choose_symmetry(pod_, plans, network_options_, movable);
+      }
     }
     if (symmetry_.classes) {
       // The representatives play every collective over link classes; a

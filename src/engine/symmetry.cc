@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "coll/symmetry.h"
+#include "topo/shape.h"
 
 namespace podsim::engine {
 
@@ -59,6 +60,67 @@ SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan*
   out.classes = topo::SymmetryClasses::make(pod, generators);
   if (!out.classes) {
     out.why_full = "the torus's translations do not keep its links";
+  }
+  return out;
+}
+
+namespace {
+
+// The group's one-hop move along `dim` as a chip permutation, what
+// keeps_plan checks a plan against: each moved chip goes to the chip one hop
+// along by coordinates (untwisted), every other chip stays. The moved chips
+// are a replica, whose chips span `dim`, so they map onto themselves.
+std::vector<topo::ChipId> shift_within(const topo::Pod& pod, uint32_t dim,
+                                       const std::vector<uint8_t>& moved) {
+  const topo::Shape& shape = pod.shape();
+  const uint32_t n = shape.dim_size(dim);
+  const uint32_t stride = shape.stride(dim);
+  std::vector<topo::ChipId> map(pod.chip_count());
+  for (topo::ChipId c = 0; c < pod.chip_count(); ++c) {
+    const uint32_t at = shape.coord(c, dim);
+    map[c] = moved[c] == 0 ? c : c - at * stride + ((at + 1) % n) * stride;
+  }
+  return map;
+}
+
+}  // namespace
+
+SymmetryChoice choose_symmetry_within(const topo::Pod& pod,
+                                      std::span<const coll::Plan* const> plans,
+                                      const net::Options& network, const std::vector<bool>& movable,
+                                      const std::vector<uint8_t>& moved) {
+  SymmetryChoice out;
+  if (network.model == net::Model::kPacket) {
+    out.why_full = "symmetric runs need the flow or the analytical network model";
+    return out;
+  }
+  if (pod.slice_count() != 1 || pod.has_twists()) {
+    out.why_full = "the pod has faults";
+    return out;
+  }
+  std::vector<topo::Translation> generators;
+  for (uint32_t d = 0; d < pod.dim_count(); ++d) {
+    const uint32_t n = pod.dim_size(d);
+    if (d >= movable.size() || !movable[d] || n <= 1 || !pod.wraparound(d)) {
+      continue;
+    }
+    const std::vector<topo::ChipId> unit = shift_within(pod, d, moved);
+    uint32_t period = 1;
+    for (const coll::Plan* plan : plans) {
+      period = std::lcm(period, coll::plan_period(pod, *plan, d, unit));
+      if (period >= n) {
+        break;
+      }
+    }
+    if (period < n) {
+      generators.push_back(topo::Translation{d, period});
+    }
+  }
+  if (!generators.empty()) {
+    out.classes = topo::SymmetryClasses::make_within(pod, generators, moved);
+  }
+  if (!out.classes) {
+    out.why_full = "the pod has faults, and no translation keeps the healthy replica's collectives";
   }
   return out;
 }

@@ -53,6 +53,21 @@ std::optional<std::string> why_never_symmetric(const topo::Pod& pod, const net::
 SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan* const> plans,
                                const net::Options& network, const std::vector<bool>& movable);
 
+// A folded step on a pod with faults (engine/fold.h): the classes of the
+// translations along the dimensions `movable` marks acting on the chips
+// `moved` marks (the healthy replica that stands for the others) and fixing
+// every other chip (topo::SymmetryClasses::make_within). The fold showed
+// that no transfer of another replica crosses that replica's links, and its
+// own stay on them, so the group keeps every link the run uses; a
+// translation along a dimension is taken when it keeps every collective
+// plan, moving the replica's groups and leaving every other group where it
+// is (coll::keeps_plan on that permutation). Untwisted pods only (folding
+// refuses twisted pods with faults).
+SymmetryChoice choose_symmetry_within(const topo::Pod& pod,
+                                      std::span<const coll::Plan* const> plans,
+                                      const net::Options& network, const std::vector<bool>& movable,
+                                      const std::vector<uint8_t>& moved);
+
 // Per-link figures of a symmetric run as if every chip had been simulated:
 // each link takes its class representative's.
 net::LinkStats unfold_classes(const topo::SymmetryClasses& classes, const net::LinkStats& stats);

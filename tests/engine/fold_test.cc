@@ -4,6 +4,9 @@
 // chip, breakdowns, every chip's spans (through its stand-in), link
 // statistics unfolded and energy. Each case also says how many replicas a
 // fault must reach, so a fold that silently stops engaging fails here.
+// Every case runs on the flow and the analytical model, with the healthy
+// replica's own translations played one chip per class (partial classes,
+// topo::SymmetryClasses::make_within) and without.
 #include "engine/fold.h"
 
 #include <gtest/gtest.h>
@@ -127,15 +130,27 @@ std::vector<FoldCase> cases() {
   return out;
 }
 
-StepResult run(const FoldCase& c, bool fold, const topo::Pod& pod, const chip::ComputeModel& slow) {
+struct FoldRun {
+  FoldCase c;
+  net::Model model = net::Model::kFlow;
+  bool symmetry = true;
+};
+
+void PrintTo(const FoldRun& r, std::ostream* os) {
+  *os << r.c.label;
+}
+
+StepResult run(const FoldCase& c, bool fold, const topo::Pod& pod, const chip::ComputeModel& slow,
+               net::Model model, bool symmetry) {
   const config::WorkloadSpec w = decode(c.pod, c.tensor);
   const topo::DeviceMesh mesh = workload_mesh(pod, w);
   const workload::Program program = workload::lower(*w.serving, mesh_axes(mesh));
   const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod.spec().chip,
                                                 chip::Efficiency{});
   StepOptions options;
-  options.network = network_options(pod, net::Model::kFlow);
+  options.network = network_options(pod, model);
   options.fold_replicas = fold;
+  options.symmetry = symmetry;
   if (!c.straggler.empty()) {
     options.stragglers.emplace_back(pod.chip_at(0, c.straggler), &slow);
   }
@@ -144,26 +159,36 @@ StepResult run(const FoldCase& c, bool fold, const topo::Pod& pod, const chip::C
 
 using testing::expect_same;
 
-class FaultyFold : public ::testing::TestWithParam<FoldCase> {};
+class FaultyFold : public ::testing::TestWithParam<FoldRun> {};
 
 TEST_P(FaultyFold, GivesTheFullRunsResultsBitForBit) {
-  const FoldCase& c = GetParam();
+  const FoldCase& c = GetParam().c;
+  const net::Model model = GetParam().model;
   const topo::Pod pod(c.pod);
   config::ChipSpec slower_chip = pod.spec().chip;
   chip::Efficiency half;
   half.mxu = 0.5;
   half.hbm = 0.5;
   const auto slow = chip::make_compute_model(chip::ComputeModelKind::kRoofline, slower_chip, half);
-  const StepResult folded = run(c, true, pod, *slow);
-  const StepResult full = run(c, false, pod, *slow);
+  const StepResult folded = run(c, true, pod, *slow, model, GetParam().symmetry);
+  const StepResult full = run(c, false, pod, *slow, model, true);
   ASSERT_EQ(full.simulated_chips, pod.chip_count());
   EXPECT_TRUE(full.represented_by.empty());
   // Folded: fewer chips, at least one replica played beside the healthy one.
   EXPECT_LT(folded.simulated_chips, pod.chip_count()) << folded.simulation;
   EXPECT_EQ(folded.simulation.find("reached by faults") != std::string::npos, c.reached)
       << folded.simulation;
+  // With symmetry on, the healthy replica plays one chip per class of its
+  // own translations: every case has one.
+  if (GetParam().symmetry) {
+    EXPECT_TRUE(folded.symmetric) << folded.simulation;
+    EXPECT_LT(folded.played_chips, folded.simulated_chips) << folded.simulation;
+  } else {
+    EXPECT_FALSE(folded.symmetric) << folded.simulation;
+  }
   std::cout << c.label << ": " << folded.simulated_chips << " of " << pod.chip_count()
-            << " chips simulated; " << folded.simulation << "\n";
+            << " chips simulated, " << folded.played_chips << " played; " << folded.simulation
+            << "\n";
   ASSERT_EQ(folded.represented_by.size(), pod.chip_count());
 
   EXPECT_EQ(folded.step_time, full.step_time);
@@ -197,8 +222,25 @@ TEST_P(FaultyFold, GivesTheFullRunsResultsBitForBit) {
   EXPECT_EQ(ef.critical.parts.total(), eu.critical.parts.total());
 }
 
-INSTANTIATE_TEST_SUITE_P(FaultyPods, FaultyFold, ::testing::ValuesIn(cases()),
-                         [](const auto& param) { return param.param.label; });
+std::vector<FoldRun> runs() {
+  std::vector<FoldRun> out;
+  for (const FoldCase& c : cases()) {
+    for (const net::Model model : {net::Model::kFlow, net::Model::kAnalytical}) {
+      for (const bool symmetry : {true, false}) {
+        out.push_back({c, model, symmetry});
+      }
+    }
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(FaultyPods, FaultyFold, ::testing::ValuesIn(runs()),
+                         [](const auto& param) {
+                           return param.param.c.label +
+                                  (param.param.model == net::Model::kFlow ? "_flow"
+                                                                          : "_analytical") +
+                                  (param.param.symmetry ? "" : "_no_symmetry");
+                         });
 
 TEST(FoldChoice, ReplicasAFaultReachesArePlayedAndTheFirstCleanOneStandsForTheRest) {
   // 4x4x4, tensor over x and y: 4 replicas along z. A failed y link in the

@@ -304,7 +304,7 @@ TEST_P(SymmetricStep, GivesTheFullRunsResultsBitForBit) {
 INSTANTIATE_TEST_SUITE_P(DenseAndExperts, SymmetricStep, ::testing::ValuesIn(step_cases()),
                          [](const auto& param) { return param.param.label; });
 
-TEST(SymmetricRuns, OtherNetworkModelsAndStragglersArePlayedInFull) {
+TEST(SymmetricRuns, OtherNetworkModelsAndStragglersUnfoldedArePlayedInFull) {
   const StepCase c = step_cases()[1];
   const topo::Pod pod(c.pod);
   const topo::DeviceMesh mesh = workload_mesh(pod, c.workload);
@@ -318,9 +318,19 @@ TEST(SymmetricRuns, OtherNetworkModelsAndStragglersArePlayedInFull) {
       << packet.simulation;
   options.network = network_options(pod, net::Model::kFlow);
   options.stragglers.emplace_back(5, compute.get());
+  options.fold_replicas = false;
   const StepResult straggler = run_step(pod, mesh, program, *compute, options);
   EXPECT_FALSE(straggler.symmetric);
   EXPECT_NE(straggler.simulation.find("straggler"), std::string::npos) << straggler.simulation;
+  // Folded, the straggler's replica is played chip by chip and the healthy
+  // one that stands for the rest one chip per class (engine/fold.h): the
+  // same step (tests/engine/fold_test.cc compares every figure).
+  options.fold_replicas = true;
+  const StepResult folded = run_step(pod, mesh, program, *compute, options);
+  EXPECT_TRUE(folded.symmetric);
+  EXPECT_NE(folded.simulation.find(" within "), std::string::npos) << folded.simulation;
+  EXPECT_EQ(folded.step_time, straggler.step_time);
+  EXPECT_EQ(folded.critical_chip, straggler.critical_chip);
 }
 
 }  // namespace symmetry_test
