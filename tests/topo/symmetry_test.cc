@@ -97,5 +97,60 @@ TEST(SymmetryClasses, NoneForATrivialGroupOrSeveralSlices) {
   EXPECT_FALSE(SymmetryClasses::make(sliced, std::vector<Translation>{{0, 1}}));
 }
 
+TEST(SymmetryClasses, WithinARegionTheGroupMovesItsChipsAndFixesTheRest) {
+  // 4x4x2 with a failed x link in the plane z = 1: the plane z = 0 is
+  // healthy and moves under x+1 and y+1; every chip and link of z = 1, and
+  // the z links between the planes (one end moved, one fixed), stay alone.
+  const Pod pod(
+      testing::with_failed_link(torus_spec({{4, true}, {4, true}, {2, false}}), {1, 2, 1}, 0, +1));
+  std::vector<uint8_t> moved(pod.chip_count(), 0);
+  for (ChipId c = 0; c < pod.chip_count(); ++c) {
+    moved[c] = pod.coord(c, 2) == 0 ? 1 : 0;
+  }
+  const std::vector<Translation> gens = {{0, 1}, {1, 1}};
+  EXPECT_FALSE(SymmetryClasses::make(pod, gens));  // no translation of the whole pod
+  const auto classes = SymmetryClasses::make_within(pod, gens, moved);
+  ASSERT_TRUE(classes);
+  EXPECT_TRUE(classes->partial());
+  EXPECT_EQ(classes->class_count(), 17U);  // the plane z = 0, and 16 chips alone
+  for (ChipId c = 0; c < pod.chip_count(); ++c) {
+    EXPECT_EQ(classes->rep(c), moved[c] != 0 ? 0U : c);
+    EXPECT_EQ(classes->class_size(c), moved[c] != 0 ? 16U : 1U);
+  }
+  std::vector<uint32_t> members(pod.links().size(), 0);
+  for (LinkId l = 0; l < pod.links().size(); ++l) {
+    const Link& a = pod.link(l);
+    const Link& b = pod.link(classes->rep_link(l));
+    EXPECT_EQ(a.dim, b.dim);
+    EXPECT_EQ(a.direction, b.direction);
+    const bool both_moved = moved[a.src] != 0 && moved[a.dst] != 0;
+    if (!both_moved) {
+      EXPECT_EQ(classes->rep_link(l), l);
+    }
+    ++members[classes->rep_link(l)];
+  }
+  for (LinkId l = 0; l < pod.links().size(); ++l) {
+    const Link& a = pod.link(l);
+    const bool both_moved = moved[a.src] != 0 && moved[a.dst] != 0;
+    EXPECT_TRUE(members[l] == 0 || members[l] == (both_moved ? 16U : 1U)) << l;
+  }
+  EXPECT_NE(classes->describe(pod).find("within 16 chips: 1 class of 16 chips"), std::string::npos)
+      << classes->describe(pod);
+
+  // The region must map onto itself along its own links: not the faulty
+  // plane (a failed link), not a region that x+1 leaves.
+  std::vector<uint8_t> faulty(pod.chip_count(), 0);
+  for (ChipId c = 0; c < pod.chip_count(); ++c) {
+    faulty[c] = pod.coord(c, 2) == 1 ? 1 : 0;
+  }
+  EXPECT_FALSE(SymmetryClasses::make_within(pod, gens, faulty));
+  std::vector<uint8_t> half = moved;
+  for (ChipId c = 0; c < pod.chip_count(); ++c) {
+    half[c] = moved[c] != 0 && pod.coord(c, 0) < 2 ? 1 : 0;
+  }
+  EXPECT_FALSE(SymmetryClasses::make_within(pod, gens, half));
+  EXPECT_FALSE(SymmetryClasses::make_within(pod, gens, std::vector<uint8_t>(pod.chip_count(), 0)));
+}
+
 }  // namespace symmetry_test
 }  // namespace podsim::topo
