@@ -29,13 +29,14 @@ SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan*
     return out;
   }
   std::vector<topo::Translation> generators;
+  std::vector<std::vector<topo::ChipId>> units;  // each generator's one-hop translation
   bool any_translation = false;
   for (uint32_t d = 0; d < pod.dim_count(); ++d) {
     const uint32_t n = pod.dim_size(d);
     if (d >= movable.size() || !movable[d] || n <= 1) {
       continue;  // folded away
     }
-    const auto unit = topo::translate(pod, topo::Translation{d, 1});
+    auto unit = topo::translate(pod, topo::Translation{d, 1});
     if (!unit) {
       continue;  // a line
     }
@@ -49,6 +50,7 @@ SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan*
     }
     if (period < n) {
       generators.push_back(topo::Translation{d, period});
+      units.push_back(std::move(*unit));
     }
   }
   if (generators.empty()) {
@@ -57,7 +59,7 @@ SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan*
                                      "onto itself)";
     return out;
   }
-  out.classes = topo::SymmetryClasses::make(pod, generators);
+  out.classes = topo::SymmetryClasses::make(pod, generators, units);
   if (!out.classes) {
     out.why_full = "the torus's translations do not keep its links";
   }
@@ -125,25 +127,15 @@ SymmetryChoice choose_symmetry_within(const topo::Pod& pod,
   return out;
 }
 
-net::LinkStats unfold_classes(const topo::SymmetryClasses& classes, const net::LinkStats& stats) {
-  net::LinkStats out;
-  out.bytes.resize(stats.bytes.size());
-  out.busy.resize(stats.busy.size());
+net::LinkStats unfold_classes(const topo::SymmetryClasses& classes, net::LinkStats stats) {
+  // In place: a class's representative is its smallest LinkId and keeps its
+  // own figures, so every link reads a representative's, never a copy.
   for (size_t l = 0; l < stats.bytes.size(); ++l) {
     const topo::LinkId rep = classes.rep_link(static_cast<topo::LinkId>(l));
-    out.bytes[l] = stats.bytes[rep];
-    out.busy[l] = stats.busy[rep];
+    stats.bytes[l] = stats.bytes[rep];
+    stats.busy[l] = stats.busy[rep];
   }
-  return out;
-}
-
-std::vector<uint64_t> unfold_classes(const topo::SymmetryClasses& classes,
-                                     const std::vector<uint64_t>& link_bytes) {
-  std::vector<uint64_t> out(link_bytes.size());
-  for (size_t l = 0; l < link_bytes.size(); ++l) {
-    out[l] = link_bytes[classes.rep_link(static_cast<topo::LinkId>(l))];
-  }
-  return out;
+  return stats;
 }
 
 std::string describe(const topo::Pod& pod, const SymmetryChoice& choice) {

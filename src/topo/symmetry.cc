@@ -103,23 +103,43 @@ std::vector<ChipId> power(const std::vector<ChipId>& map, uint32_t times) {
 
 std::optional<SymmetryClasses> SymmetryClasses::make(const Pod& pod,
                                                      std::span<const Translation> generators) {
-  if (pod.slice_count() != 1 || generators.empty()) {
+  std::vector<std::vector<ChipId>> units;
+  for (const Translation& t : generators) {
+    auto unit = translate(pod, Translation{t.dim, 1});
+    if (!unit) {
+      return std::nullopt;
+    }
+    units.push_back(std::move(*unit));
+  }
+  return make(pod, generators, units);
+}
+
+std::optional<SymmetryClasses> SymmetryClasses::make(
+    const Pod& pod, std::span<const Translation> generators,
+    std::span<const std::vector<ChipId>> checked_units) {
+  if (pod.slice_count() != 1 || generators.empty() || checked_units.size() != generators.size()) {
     return std::nullopt;
   }
   const uint32_t chips = pod.chip_count();
   const auto links = static_cast<uint32_t>(pod.links().size());
   MinRoots chip_sets(chips);
   MinRoots link_sets(links);
-  for (const Translation& t : generators) {
-    const auto map = translate(pod, t);
-    if (!map) {
+  for (size_t g = 0; g < generators.size(); ++g) {
+    const Translation& t = generators[g];
+    if (t.steps == 0 || checked_units[g].size() != chips) {
       return std::nullopt;
     }
+    // A power of a checked one-hop translation keeps every link too: a
+    // link's image is the link along its dimension and direction from its
+    // source's image.
+    const std::vector<ChipId> map =
+        t.steps == 1 ? checked_units[g] : power(checked_units[g], t.steps);
     for (ChipId c = 0; c < chips; ++c) {
-      chip_sets.join(c, (*map)[c]);
+      chip_sets.join(c, map[c]);
     }
     for (LinkId id = 0; id < links; ++id) {
-      link_sets.join(id, *image(pod, *map, id));
+      const Link& link = pod.link(id);
+      link_sets.join(id, *pod.link_from(map[link.src], link.dim, link.direction));
     }
   }
   SymmetryClasses out;
