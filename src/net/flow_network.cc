@@ -28,16 +28,17 @@ constexpr uint64_t kNoLink = 0xffffffffu;
 FlowNetwork::FlowNetwork(const topo::Pod& pod, const Options& options)
     : table_(pod, options),
       links_(table_.size()),
-      more_members_(table_.size()),
-      link_mark_(table_.size(), 0),
-      link_local_(table_.size(), 0) {
-  const auto pod_links = pod.links();
-  for (topo::LinkId id = 0; id < table_.size(); ++id) {
-    links_[id].capacity = static_cast<double>(table_.bandwidth(id).bytes_per_s());
-    links_[id].latency = table_.latency(id);
-    links_[id].src = pod_links[id].src;
-    links_[id].dst = pod_links[id].dst;
-  }
+      more_index_(table_.size()),
+      link_mark_(table_.size()),
+      link_local_(table_.size()) {}
+
+void FlowNetwork::fill(topo::LinkId id) {
+  LinkState& link = links_[id];
+  const topo::Link& l = table_.pod().link(id);
+  link.capacity = static_cast<double>(table_.bandwidth(id).bytes_per_s());
+  link.latency = table_.latency(id);
+  link.src = l.src;
+  link.dst = l.dst;
 }
 
 sim::EventId FlowNetwork::schedule(sim::Simulation& sim, sim::Time at, uint32_t slot,
@@ -63,7 +64,7 @@ std::span<const topo::LinkId> FlowNetwork::resolve_route(const Transfer& t) {
   // and, for a route that fails them, throws its error.
   topo::VertexId at = t.src;
   for (const topo::LinkId id : t.route) {
-    if (id >= links_.size() || links_[id].src != at)
+    if (id >= links_.size() || touch(id).src != at)
       return table_.resolve(t, route_scratch_);
     at = links_[id].dst;
   }
@@ -87,7 +88,7 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
   f.bytes = t.bytes;
   f.latency = sim::Time::zero();
   for (const topo::LinkId id : route)
-    f.latency += links_[id].latency;
+    f.latency += touch(id).latency;
   f.hop_count = 0;
   if (route.empty() || t.bytes == 0) {  // nothing to drain: only the latency to pay
     f.phase = Phase::kLatency;
@@ -258,7 +259,11 @@ void FlowNetwork::push_member(topo::LinkId id, const Member& m) {
   if (link.member_count == 0) {
     link.first = m;
   } else {
-    more_members_[id].push_back(m);
+    if (more_index_[id] == 0) {
+      more_pool_.emplace_back();
+      more_index_[id] = static_cast<uint32_t>(more_pool_.size());
+    }
+    more_pool_[more_index_[id] - 1].push_back(m);
   }
   ++link.member_count;
 }
@@ -267,7 +272,7 @@ void FlowNetwork::pop_member(topo::LinkId id) {
   LinkState& link = links_[id];
   assert(link.member_count > 0);
   if (--link.member_count > 0)
-    more_members_[id].pop_back();
+    more_pool_[more_index_[id] - 1].pop_back();
 }
 
 void FlowNetwork::begin_component() {

@@ -52,13 +52,17 @@ sim::Bandwidth effective_bandwidth(const topo::Link& link, const Options& option
   return sim::Bandwidth::bytes_per_s(bps);
 }
 
-LinkTable::LinkTable(const topo::Pod& pod, const Options& options) : pod_(pod) {
+LinkTable::LinkTable(const topo::Pod& pod, const Options& options)
+    : pod_(pod), options_(options), entries_(pod.links().size()) {
   validate(options);
-  const auto links = pod.links();
-  entries_.reserve(links.size());
-  for (const topo::Link& link : links) {
-    entries_.push_back(Entry{link.src, link.dst, link.latency, effective_bandwidth(link, options)});
+  for (const topo::Link& link : pod.links()) {
+    effective_bandwidth(link, options);  // throws for a link that can carry nothing
   }
+}
+
+void LinkTable::fill(topo::LinkId id) const {
+  const topo::Link& link = pod_.link(id);
+  entries_[id] = Entry{link.src, link.dst, link.latency, effective_bandwidth(link, options_)};
 }
 
 std::span<const topo::LinkId> LinkTable::resolve(const Transfer& t,
@@ -77,7 +81,7 @@ std::span<const topo::LinkId> LinkTable::resolve(const Transfer& t,
   for (const topo::LinkId id : t.route) {
     if (id >= size())
       bad_route(t, "names link " + std::to_string(id) + ", which does not exist");
-    const Entry& link = entries_[id];
+    const Entry& link = entry(id);
     if (link.src != at) {
       bad_route(t, "is not a walk: link " + std::to_string(id) + " does not leave vertex " +
                        std::to_string(at));
@@ -103,14 +107,14 @@ std::span<const topo::LinkId> LinkTable::class_route(const Transfer& t) const {
 sim::Time LinkTable::route_latency(std::span<const topo::LinkId> route) const {
   sim::Time total;
   for (const topo::LinkId id : route)
-    total += entries_[id].latency;
+    total += entry(id).latency;
   return total;
 }
 
 sim::Bandwidth LinkTable::bottleneck(std::span<const topo::LinkId> route) const {
-  sim::Bandwidth slowest = entries_[route.front()].bandwidth;
+  sim::Bandwidth slowest = entry(route.front()).bandwidth;
   for (const topo::LinkId id : route)
-    slowest = std::min(slowest, entries_[id].bandwidth);
+    slowest = std::min(slowest, entry(id).bandwidth);
   return slowest;
 }
 

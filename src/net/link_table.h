@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "net/network.h"
+#include "net/zeroed_array.h"
 #include "sim/time.h"
 #include "topo/link.h"
 #include "topo/pod.h"
@@ -29,13 +30,17 @@ sim::Bandwidth effective_bandwidth(const topo::Link& link, const Options& option
 
 class LinkTable {
  public:
-  // O(links). Keeps a reference to `pod`, which must outlive the table.
+  // O(links) to check every link's effective bandwidth; a link's entry is
+  // written the first time it is read (entries start zeroed and untouched,
+  // net/zeroed_array.h: a symmetric run on a huge torus reads a handful).
+  // Keeps a reference to `pod`, which must outlive the table. Not
+  // thread-safe (one table per network, one network per simulation).
   LinkTable(const topo::Pod& pod, const Options& options);
 
   const topo::Pod& pod() const { return pod_; }
   uint32_t size() const { return static_cast<uint32_t>(entries_.size()); }
-  sim::Bandwidth bandwidth(topo::LinkId id) const { return entries_[id].bandwidth; }
-  sim::Time latency(topo::LinkId id) const { return entries_[id].latency; }
+  sim::Bandwidth bandwidth(topo::LinkId id) const { return entry(id).bandwidth; }
+  sim::Time latency(topo::LinkId id) const { return entry(id).latency; }
 
   // The links `t` crosses: t.route when given, after checking that it is a
   // walk over existing links from t.src to t.dst (O(hops)); otherwise the pod's
@@ -69,8 +74,18 @@ class LinkTable {
     sim::Bandwidth bandwidth;  // effective
   };
 
+  const Entry& entry(topo::LinkId id) const {
+    const Entry& e = entries_[id];
+    if (e.bandwidth.bytes_per_s() == 0) {
+      fill(id);
+    }
+    return e;
+  }
+  void fill(topo::LinkId id) const;
+
   const topo::Pod& pod_;
-  std::vector<Entry> entries_;  // indexed by LinkId
+  Options options_;
+  mutable ZeroedArray<Entry> entries_;  // indexed by LinkId; zero bandwidth: not yet filled
 };
 
 }  // namespace podsim::net
