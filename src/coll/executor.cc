@@ -109,7 +109,7 @@ CollectiveRun::CollectiveRun(const topo::Pod& pod, net::Network& network, const 
   joined_.assign(slots_, 0);
   chip_end_.assign(slots_, sim::Time::zero());
   if (options_.count_link_bytes) {
-    link_bytes_.assign(pod.links().size(), 0);
+    link_bytes_ = net::ZeroedArray<uint64_t>(pod.links().size());
   }
   if (options_.compute_reduction && options_.reduce_bandwidth.is_zero()) {
     throw std::invalid_argument("CollectiveRun: compute_reduction needs a reduce bandwidth");

@@ -36,6 +36,7 @@
 #include "coll/plan.h"
 #include "coll/run.h"
 #include "net/network.h"
+#include "net/zeroed_array.h"
 #include "sim/event.h"
 #include "sim/simulation.h"
 #include "sim/time.h"
@@ -169,7 +170,7 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   // Bytes of this collective that crossed each link (indexed by LinkId); in
   // a symmetric run on the classes' representative links only. Empty unless
   // ExecutorOptions::count_link_bytes.
-  const std::vector<uint64_t>& link_bytes() const { return link_bytes_; }
+  std::span<const uint64_t> link_bytes() const { return link_bytes_.span(); }
 
   void delivered(sim::Simulation& sim, uint64_t tag) override;
   void handle(sim::Simulation& sim, uint64_t payload) override;
@@ -319,7 +320,7 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   std::shared_ptr<RouteTables> routes_;
   std::vector<SendTable> send_tables_;
 
-  std::vector<uint64_t> link_bytes_;
+  net::ZeroedArray<uint64_t> link_bytes_;
   uint64_t transfers_started_ = 0;
   uint64_t transfers_delivered_ = 0;
   uint64_t bytes_sent_ = 0;

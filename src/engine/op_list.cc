@@ -5,12 +5,14 @@
 #include <memory>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include "coll/executor.h"
 #include "coll/plan.h"
 #include "engine/reachable.h"
 #include "engine/symmetry.h"
 #include "engine/workload_mesh.h"
+#include "net/zeroed_array.h"
 #include "sim/simulation.h"
 #include "sim/time.h"
 #include "topo/mesh.h"
@@ -49,7 +51,7 @@ class OpListRun {
       const auto& c = std::get<config::CollectiveSpec>(w.operations[i].op);
       state_[i].plan = coll::lower(pod_, mesh_, c, options, run_options.budget);
       state_[i].min_transfers = coll::min_transfers(state_[i].plan);
-      state_[i].link_bytes.assign(pod.links().size(), 0);
+      state_[i].link_bytes = net::ZeroedArray<uint64_t>(pod.links().size());
     }
     exec_options_ = coll::executor_options(pod);
     if (run_options.symmetry) {
@@ -112,7 +114,7 @@ class OpListRun {
     result.fingerprint = sim_.fingerprint();
     result.link_stats = network_->link_stats(sim_);
     if (symmetry_.classes) {
-      result.link_stats = unfold_classes(*symmetry_.classes, result.link_stats);
+      result.link_stats = unfold_classes(*symmetry_.classes, std::move(result.link_stats));
     }
     result.symmetric = symmetry_.classes.has_value();
     result.simulation = describe(pod_, symmetry_);
@@ -131,7 +133,9 @@ class OpListRun {
     std::shared_ptr<coll::RouteTables> routes;  // shared by its runs
     uint32_t runs_done = 0;
     uint64_t transfers = 0;
-    std::vector<uint64_t> link_bytes;
+    // By LinkId (a class's representative link in a symmetric run); zeroed
+    // pages stay unmapped until a run's bytes land on them.
+    net::ZeroedArray<uint64_t> link_bytes;
     std::vector<RunSpan> runs;
     sim::Time start;
     sim::Time end;
@@ -233,9 +237,11 @@ class OpListRun {
     OpState& st = state_[i];
     // On the classes' representative links in a symmetric run (summarize()
     // unfolds them).
-    const auto& bytes = st.current->link_bytes();
+    const auto bytes = st.current->link_bytes();
     for (size_t l = 0; l < bytes.size(); ++l) {
-      st.link_bytes[l] += bytes[l];
+      if (bytes[l] != 0) {
+        st.link_bytes[l] += bytes[l];
+      }
     }
     st.transfers += st.current->transfers_delivered();
     st.runs.back().end = s.now();
@@ -293,17 +299,21 @@ class OpListRun {
     }
     const double total_s = (st.end - st.start).to_s();
     const auto& cal = pod_.spec().calibration;
-    const std::vector<uint64_t> link_bytes =
-        symmetry_.classes ? unfold_classes(*symmetry_.classes, st.link_bytes) : st.link_bytes;
+    // Every link in LinkId order, as the full run sums them; in a symmetric
+    // run each takes its class representative's bytes.
     double sum = 0;
-    for (size_t l = 0; l < link_bytes.size(); ++l) {
-      if (link_bytes[l] == 0 || total_s <= 0) {
+    for (size_t l = 0; l < st.link_bytes.size(); ++l) {
+      const uint64_t bytes =
+          st.link_bytes[symmetry_.classes
+                            ? symmetry_.classes->rep_link(static_cast<topo::LinkId>(l))
+                            : l];
+      if (bytes == 0 || total_s <= 0) {
         continue;
       }
       const topo::Link& link = pod_.link(static_cast<topo::LinkId>(l));
       const double eff =
           link.kind == topo::LinkKind::kIci ? cal.ici_link_efficiency : cal.dcn_efficiency;
-      const double util = static_cast<double>(link_bytes[l]) /
+      const double util = static_cast<double>(bytes) /
                           (static_cast<double>(link.bandwidth.bytes_per_s()) * eff * total_s);
       sum += util;
       r.link_util_max = std::max(r.link_util_max, util);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <utility>
 
 #include "coll/executor.h"
 #include "coll/plan.h"
@@ -154,7 +155,7 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
     StepResult r = summarize();
     r.link_stats = network_->link_stats(sim_);
     if (symmetry_.classes) {
-      r.link_stats = unfold_classes(*symmetry_.classes, r.link_stats);
+      r.link_stats = unfold_classes(*symmetry_.classes, std::move(r.link_stats));
     }
     r.symmetric = symmetry_.classes.has_value();
     r.simulation = describe(pod_, symmetry_);

@@ -69,10 +69,9 @@ SymmetryChoice choose_symmetry_within(const topo::Pod& pod,
                                       const std::vector<uint8_t>& moved);
 
 // Per-link figures of a symmetric run as if every chip had been simulated:
-// each link takes its class representative's.
-net::LinkStats unfold_classes(const topo::SymmetryClasses& classes, const net::LinkStats& stats);
-std::vector<uint64_t> unfold_classes(const topo::SymmetryClasses& classes,
-                                     const std::vector<uint64_t>& link_bytes);
+// each link takes its class representative's (in place: pass the run's
+// statistics by std::move, no second copy of a whole-pod table).
+net::LinkStats unfold_classes(const topo::SymmetryClasses& classes, net::LinkStats stats);
 
 // For reports: the classes ("translations x+1 y+1: 1 class of 256 chips (256
 // in all)"), or why the run is played in full.

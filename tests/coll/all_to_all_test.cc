@@ -175,7 +175,9 @@ PlayedPlan play(const topo::Pod& pod, const Plan& plan) {
   run.start(sim);
   sim.run();
   EXPECT_TRUE(run.done());
-  return {run.end_time(), run.link_bytes(), run.transfers_delivered()};
+  const auto bytes = run.link_bytes();
+  return {run.end_time(), std::vector<uint64_t>(bytes.begin(), bytes.end()),
+          run.transfers_delivered()};
 }
 
 TEST(DirectExchange, TiesCountedByTheLoweringMatchTheRoutes) {

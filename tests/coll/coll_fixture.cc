@@ -49,7 +49,7 @@ Outcome run(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::Co
   o.transfers_delivered = run.transfers_delivered();
   o.bytes_sent = run.bytes_sent();
   o.bytes_received = run.bytes_received();
-  o.link_bytes = run.link_bytes();
+  o.link_bytes.assign(run.link_bytes().begin(), run.link_bytes().end());
   o.schedule = plan.schedule;
   return o;
 }
