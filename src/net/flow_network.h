@@ -58,8 +58,7 @@
 // written at construction (net/zeroed_array.h): a link's record is filled in
 // when a transfer first names it, so pages of links no transfer crosses are
 // never mapped (a symmetric run on a 64x64x64 torus crosses 6 of its 1.5
-// million links: 0.62 s and 355 MiB before, 0.36 s and 213 MiB after, the
-// rest being the pod itself and the link statistics). The records are laid out so
+// million links). The records are laid out so
 // that a delivery reads one cache line of the flow and one per link, and a
 // walk over a large component reads the dense arrays for the incidences it
 // has already seen: on a 4096-chip pod the flows in flight do not fit in
