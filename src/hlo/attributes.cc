@@ -30,7 +30,7 @@ bool parse_bool(Lexer& lex, std::string_view key) {
 
 void add_call(Lexer& lex, std::string_view key, CallRole role, InstructionId id,
               ComputationId computation, std::vector<PendingCall>& calls) {
-  const std::string_view name = lex.expect_name("a computation name for " + std::string(key));
+  const std::string_view name = lex.expect_name("a computation name for ", key);
   calls.push_back({computation, id, role, name});
 }
 
@@ -47,14 +47,14 @@ void add_call_list(Lexer& lex, std::string_view key, CallRole role, InstructionI
   do {
     add_call(lex, key, role, id, computation, calls);
   } while (lex.consume(','));
-  lex.expect('}', "to close the list of " + std::string(key));
+  lex.expect('}', "to close the list of ", key);
 }
 
 void parse_metadata(Lexer& lex, Instruction& instr) {
   lex.expect('{', "to open metadata");
   while (!lex.consume('}')) {
     const std::string_view key = lex.expect_name("a metadata field or '}' to close metadata");
-    lex.expect('=', "after metadata field " + std::string(key));
+    lex.expect('=', "after metadata field ", key);
     if (key == "op_name") {
       instr.op_name = lex.quoted_string("metadata op_name");
     } else {
@@ -68,24 +68,23 @@ void parse_metadata(Lexer& lex, Instruction& instr) {
 
 std::vector<int64_t> parse_int_list(Lexer& lex, std::string_view what) {
   std::vector<int64_t> out;
-  lex.expect('{', "to open " + std::string(what));
+  lex.expect('{', "to open ", what);
   if (lex.consume('}')) {
     return out;
   }
   do {
-    out.push_back(lex.expect_integer("an integer in " + std::string(what)));
+    out.push_back(lex.expect_integer("an integer in ", what));
   } while (lex.consume(','));
-  lex.expect('}', "to close " + std::string(what));
+  lex.expect('}', "to close ", what);
   return out;
 }
 
 void parse_attribute(Lexer& lex, std::string_view key, Instruction& instr, InstructionId id,
                      ComputationId computation, std::vector<PendingCall>& calls) {
-  const std::string k(key);
   if (key == "metadata") {
     parse_metadata(lex, instr);
   } else if (key == "dimensions") {
-    instr.dimensions = parse_int_list(lex, k);
+    instr.dimensions = parse_int_list(lex, key);
   } else if (key == "index") {
     instr.index = lex.expect_integer("a tuple index");
   } else if (key == "channel_id") {
@@ -99,7 +98,7 @@ void parse_attribute(Lexer& lex, std::string_view key, Instruction& instr, Instr
   } else if (key == "kind") {
     instr.fusion_kind = lex.expect_name("a fusion kind");
   } else if (key == "backend_config") {
-    instr.backend_config = lex.raw_value(k);
+    instr.backend_config = lex.raw_value(key);
   } else if (key == "to_apply") {
     add_call(lex, key, CallRole::kToApply, id, computation, calls);
   } else if (key == "body") {
@@ -116,14 +115,14 @@ void parse_attribute(Lexer& lex, std::string_view key, Instruction& instr, Instr
     add_call_list(lex, key, CallRole::kBranch, id, computation, calls);
   } else if (key == "sharding" || key == "frontend_attributes" || key == "statistics" ||
              key == "result_accuracy" || key == "origin") {
-    lex.raw_value(k);  // skipped: nothing podsim computes depends on them
+    lex.raw_value(key);  // skipped: nothing podsim computes depends on them
   } else if (key == "lhs_contracting_dims" || key == "rhs_contracting_dims" ||
              key == "lhs_batch_dims" || key == "rhs_batch_dims") {
     ExtraAttributes& e = extra(instr);
     if (!e.dot) {
       e.dot.emplace();
     }
-    std::vector<int64_t> dims = parse_int_list(lex, k);
+    std::vector<int64_t> dims = parse_int_list(lex, key);
     (key[0] == 'l' ? (key[4] == 'c' ? e.dot->lhs_contracting : e.dot->lhs_batch)
                    : (key[4] == 'c' ? e.dot->rhs_contracting : e.dot->rhs_batch)) = std::move(dims);
   } else if (key == "window") {
@@ -135,7 +134,7 @@ void parse_attribute(Lexer& lex, std::string_view key, Instruction& instr, Instr
   } else if (key == "feature_group_count" || key == "batch_group_count") {
     const int64_t n = lex.expect_integer("a group count");
     if (n < 1) {
-      lex.fail(k + " must be >= 1, got " + std::to_string(n));
+      lex.fail(std::string(key) + " must be >= 1, got " + std::to_string(n));
     }
     (key[0] == 'f' ? extra(instr).feature_group_count : extra(instr).batch_group_count) = n;
   } else if (key == "replica_groups") {
@@ -145,13 +144,13 @@ void parse_attribute(Lexer& lex, std::string_view key, Instruction& instr, Instr
   } else if (key == "slice") {
     extra(instr).slice = parse_slice(lex);
   } else if (key == "dynamic_slice_sizes") {
-    extra(instr).dynamic_slice_sizes = parse_int_list(lex, k);
+    extra(instr).dynamic_slice_sizes = parse_int_list(lex, key);
   } else if (key == "custom_call_target") {
-    extra(instr).custom_call_target = lex.quoted_string(k);
+    extra(instr).custom_call_target = lex.quoted_string(key);
   } else if (key == "api_version") {
     extra(instr).api_version = lex.expect_name("an API version");
   } else if (key == "padding") {
-    extra(instr).padding = lex.raw_value(k);
+    extra(instr).padding = lex.raw_value(key);
   } else if (key == "control-predecessors") {
     ExtraAttributes& e = extra(instr);
     lex.expect('{', "to open control-predecessors");
@@ -162,9 +161,9 @@ void parse_attribute(Lexer& lex, std::string_view key, Instruction& instr, Instr
       lex.expect('}', "to close control-predecessors");
     }
   } else {
-    const std::string_view value = lex.raw_value(k);
+    const std::string_view value = lex.raw_value(key);
     if (value.empty()) {
-      lex.fail("expected a value for attribute " + k);
+      lex.fail("expected a value for attribute " + std::string(key));
     }
     extra(instr).unknown.push_back({key, value});
   }

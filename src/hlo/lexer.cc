@@ -68,13 +68,14 @@ bool Lexer::consume(std::string_view s) {
   return false;
 }
 
-void Lexer::expect(char c, std::string_view context) {
+void Lexer::expect(char c, std::string_view context, std::string_view subject) {
   const char next = peek();
   if (next != c) {
     std::string message = "expected ";
     message += quote_char(c);
     message += ' ';
     message += context;
+    message += subject;
     message += ", found ";
     message += quote_char(next);
     fail(message);
@@ -99,11 +100,12 @@ std::string_view Lexer::name() {
   return text_.substr(start, end - start);
 }
 
-std::string_view Lexer::expect_name(std::string_view what) {
+std::string_view Lexer::expect_name(std::string_view what, std::string_view subject) {
   const std::string_view n = name();
   if (n.empty()) {
     std::string message = "expected ";
     message += what;
+    message += subject;
     message += ", found ";
     message += quote_char(peek());
     fail(message);
@@ -143,11 +145,12 @@ std::optional<int64_t> Lexer::integer() {
   return value;
 }
 
-int64_t Lexer::expect_integer(std::string_view what) {
+int64_t Lexer::expect_integer(std::string_view what, std::string_view subject) {
   const std::optional<int64_t> v = integer();
   if (!v) {
     std::string message = "expected ";
     message += what;
+    message += subject;
     message += ", found ";
     message += quote_char(peek());
     fail(message);
@@ -175,7 +178,7 @@ std::string_view Lexer::quoted_string(std::string_view what) {
   return text_.substr(start, p - start);
 }
 
-void Lexer::scan_balanced(std::string_view what) {
+void Lexer::scan_balanced(std::string_view what, std::string_view subject) {
   // An explicit stack of the expected closers: bounded memory, no recursion.
   std::vector<char> closers;
   const size_t start = pos_;
@@ -185,11 +188,12 @@ void Lexer::scan_balanced(std::string_view what) {
       message += closers.empty() ? std::string("value") : quote_char(text_[start]);
       message += " in ";
       message += what;
+      message += subject;
       fail_at(start, message);
     }
     const char c = text_[pos_];
     if (c == '"') {
-      quoted_string(what);
+      quoted_string(what);  // (an unterminated string names `what` alone)
       continue;
     }
     if (c == '(' || c == '{' || c == '[') {
@@ -200,6 +204,7 @@ void Lexer::scan_balanced(std::string_view what) {
         message += quote_char(c);
         message += " in ";
         message += what;
+        message += subject;
         fail(message);
       }
       closers.pop_back();
@@ -231,17 +236,18 @@ std::string_view Lexer::raw_value(std::string_view what) {
   return text_.substr(start, pos_ - start);
 }
 
-std::string_view Lexer::raw_until_close(std::string_view what) {
+std::string_view Lexer::raw_until_close(std::string_view what, std::string_view subject) {
   const size_t start = pos_;
   while (pos_ < text_.size() && text_[pos_] != ')') {
     const char c = text_[pos_];
     if (c == '(' || c == '{' || c == '[' || c == '"') {
-      scan_balanced(what);
+      scan_balanced(what, subject);
     } else if (c == '}' || c == ']') {
       std::string message = "unbalanced ";
       message += quote_char(c);
       message += " in ";
       message += what;
+      message += subject;
       fail(message);
     } else {
       ++pos_;
@@ -250,6 +256,7 @@ std::string_view Lexer::raw_until_close(std::string_view what) {
   if (pos_ >= text_.size()) {
     std::string message = "expected ')' to close ";
     message += what;
+    message += subject;
     message += ", found end of input";
     fail(message);
   }

@@ -26,18 +26,19 @@ class Lexer {
   // After trivia: consumes `c` / `s` when next, and says whether it did.
   bool consume(char c);
   bool consume(std::string_view s);
-  // After trivia: consumes `c` or fails with "expected 'c' <context>".
-  void expect(char c, std::string_view context);
+  // After trivia: consumes `c` or fails with "expected 'c' <context><subject>".
+  // The message is built only on failure: the hot path allocates nothing.
+  void expect(char c, std::string_view context, std::string_view subject = {});
 
   // After trivia: a name, `%` optional ([A-Za-z0-9_.$-]), returned without
   // the `%`; empty when none is next (nothing consumed).
   std::string_view name();
-  // As name() but fails with "expected <what>" when none is next.
-  std::string_view expect_name(std::string_view what);
+  // As name() but fails with "expected <what><subject>" when none is next.
+  std::string_view expect_name(std::string_view what, std::string_view subject = {});
   // After trivia: an optionally signed decimal integer; nullopt when none is
   // next; fails when it does not fit in int64.
   std::optional<int64_t> integer();
-  int64_t expect_integer(std::string_view what);
+  int64_t expect_integer(std::string_view what, std::string_view subject = {});
   // After trivia, at '"': the string's content (escapes left as written).
   std::string_view quoted_string(std::string_view what);
   // After trivia: a raw attribute value, up to a ',' or whitespace outside
@@ -48,7 +49,7 @@ class Lexer {
   std::string_view balanced(std::string_view what);
   // The raw text up to (not including) the first ')' outside brackets and
   // strings, e.g. a constant's literal; fails at the end of the text.
-  std::string_view raw_until_close(std::string_view what);
+  std::string_view raw_until_close(std::string_view what, std::string_view subject = {});
 
   uint32_t offset() const { return static_cast<uint32_t>(pos_); }
   void seek(uint32_t offset) { pos_ = offset; }
@@ -61,7 +62,7 @@ class Lexer {
  private:
   // Scans a balanced span from pos_ (at an opening bracket or quote) and
   // leaves pos_ after it.
-  void scan_balanced(std::string_view what);
+  void scan_balanced(std::string_view what, std::string_view subject = {});
 
   std::string_view text_;
   const std::string& file_;

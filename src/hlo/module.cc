@@ -36,6 +36,19 @@ ComputationId Module::find(std::string_view computation_name) const {
   return it == by_name.end() ? kNone : it->second;
 }
 
+std::vector<ComputationId> called_computations(const Instruction& instr) {
+  std::vector<ComputationId> out;
+  for (const ComputationId c : {instr.to_apply, instr.condition, instr.body, instr.true_computation,
+                                instr.false_computation}) {
+    if (c != kNone) {
+      out.push_back(c);
+    }
+  }
+  out.insert(out.end(), instr.calls.begin(), instr.calls.end());
+  out.insert(out.end(), instr.branch_computations.begin(), instr.branch_computations.end());
+  return out;
+}
+
 SourcePosition Module::position(uint32_t offset) const {
   const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
   const auto line = static_cast<int>(it - line_starts_.begin());

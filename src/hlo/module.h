@@ -160,6 +160,14 @@ struct Computation {
   // The instruction named `name` (without '%'), or kNone.
   InstructionId find(std::string_view name) const;
   const Instruction& root_instruction() const { return instructions[static_cast<size_t>(root)]; }
+  const Instruction& instruction(InstructionId id) const {
+    return instructions[static_cast<size_t>(id)];
+  }
+  // The i-th operand of `instr`, an instruction of this computation
+  // (i < instr.operands.size()).
+  const Instruction& operand(const Instruction& instr, size_t i) const {
+    return instruction(instr.operands[i]);
+  }
   // parameter(N)'s instruction, or kNone.
   InstructionId parameter(int64_t number) const;
 };
@@ -191,6 +199,9 @@ class Module {
   std::unordered_map<std::string_view, ComputationId> by_name;
 
   const Computation& entry_computation() const { return computations[static_cast<size_t>(entry)]; }
+  const Computation& computation(ComputationId id) const {
+    return computations[static_cast<size_t>(id)];
+  }
   // The computation named `name` (without '%'), or kNone.
   ComputationId find(std::string_view name) const;
   // Line and column of a byte offset (Instruction::offset). O(log lines).
@@ -201,5 +212,10 @@ class Module {
   std::string file_;
   std::vector<uint32_t> line_starts_;
 };
+
+// Every computation `instr` calls, in the order: to_apply, condition, body,
+// true_computation, false_computation, calls..., branch_computations...
+// The parser guarantees the call graph has no cycle, so a walk down it ends.
+std::vector<ComputationId> called_computations(const Instruction& instr);
 
 }  // namespace podsim::hlo

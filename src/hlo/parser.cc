@@ -31,11 +31,11 @@ void parse_header(Lexer& lex, Module& module) {
   module.name = lex.expect_name("the module name after HloModule");
   while (lex.consume(',')) {
     const std::string_view key = lex.expect_name("a module attribute name");
-    lex.expect('=', "after module attribute " + std::string(key));
+    lex.expect('=', "after module attribute ", key);
     if (key == "replica_count" || key == "num_partitions") {
       lex.peek();
       const uint32_t at = lex.offset();
-      const int64_t n = lex.expect_integer("a count for " + std::string(key));
+      const int64_t n = lex.expect_integer("a count for ", key);
       if (n < 1) {
         lex.fail_at(at, std::string(key) + " must be >= 1, got " + std::to_string(n));
       }
@@ -71,8 +71,7 @@ void parse_header(Lexer& lex, Module& module) {
 }
 
 void parse_operands(Lexer& lex, Instruction& instr) {
-  const std::string context = "the operand list of " + quoted_name(instr.name);
-  lex.expect('(', "to open " + context);
+  lex.expect('(', "to open the operand list of %", instr.name);
   if (instr.opcode == Opcode::kParameter) {
     instr.parameter_number = lex.expect_integer("a parameter number");
     if (instr.parameter_number < 0) {
@@ -80,17 +79,17 @@ void parse_operands(Lexer& lex, Instruction& instr) {
     }
   } else if (instr.opcode == Opcode::kConstant) {
     ExtraAttributes& e = *(instr.extra = std::make_unique<ExtraAttributes>());
-    e.literal =
-        internal::parse_literal(lex.raw_until_close("the literal of " + quoted_name(instr.name)));
+    e.literal = internal::parse_literal(lex.raw_until_close("the literal of %", instr.name));
   } else if (lex.peek() != ')') {
     do {
       if (internal::at_shape(lex)) {
         internal::parse_shape(lex);  // older dumps: "f32[8]{0} %x"
       }
-      instr.operand_names.push_back(lex.expect_name("an operand name in " + context));
+      instr.operand_names.push_back(
+          lex.expect_name("an operand name in the operand list of %", instr.name));
     } while (lex.consume(','));
   }
-  lex.expect(')', "to close " + context);
+  lex.expect(')', "to close the operand list of %", instr.name);
 }
 
 void parse_instruction(Lexer& lex, Computation& comp, ComputationId comp_id,
@@ -109,15 +108,15 @@ void parse_instruction(Lexer& lex, Computation& comp, ComputationId comp_id,
     lex.fail("expected an instruction name or '}' to close computation " + quoted_name(comp.name));
   }
   instr.name = name;
-  lex.expect('=', "after instruction name " + quoted_name(name));
+  lex.expect('=', "after instruction name %", name);
   instr.shape = internal::parse_shape(lex);
-  instr.opcode_name = lex.expect_name("an opcode for " + quoted_name(name));
+  instr.opcode_name = lex.expect_name("an opcode for %", name);
   instr.opcode = opcode_from_name(instr.opcode_name);
   parse_operands(lex, instr);
   const auto id = static_cast<InstructionId>(comp.instructions.size());
   while (lex.consume(',')) {
-    const std::string_view key = lex.expect_name("an attribute name of " + quoted_name(name));
-    lex.expect('=', "after attribute " + std::string(key) + " of " + quoted_name(name));
+    const std::string_view key = lex.expect_name("an attribute name of %", name);
+    lex.expect('=', "after attribute ", key);
     internal::parse_attribute(lex, key, instr, id, comp_id, calls);
   }
   const bool inserted = comp.by_name.emplace(name, id).second;

@@ -145,6 +145,10 @@ TEST(HloParser, ReadsCallsBranchesAndContractions) {
   EXPECT_EQ(instr(e, "condn").branch_computations,
             (std::vector<ComputationId>{m.find("branch_a"), m.find("branch_b")}));
   EXPECT_EQ(instr(e, "called").to_apply, m.find("callee"));
+  EXPECT_EQ(called_computations(instr(e, "cond2")),
+            (std::vector<ComputationId>{m.find("branch_a"), m.find("branch_b")}));
+  EXPECT_EQ(e.operand(instr(e, "dot"), 1).name, "rhs");
+  EXPECT_EQ(m.computation(m.find("callee")).name, "callee");
   // A computation with no signature, callees after their caller.
   EXPECT_EQ(instr(e, "red").to_apply, m.find("add.1"));
   const DotDims& dot = *instr(e, "dot").extra->dot;
