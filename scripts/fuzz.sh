@@ -7,12 +7,13 @@
 #
 # Each target runs N seconds (default 20) on its committed corpus,
 # tests/fuzz/corpus/TARGET/, plus its seeds (the shipped topologies,
-# workloads and CSVs), with the dictionary tests/fuzz/podsim.dict; new inputs
+# workloads and CSVs), with the dictionary tests/fuzz/podsim.dict
+# (hlo_fuzzer: tests/fuzz/hlo.dict, HLO's keywords); new inputs
 # go to build-sanitize/fuzz/TARGET/new/, never into the tree. J targets run
 # at once (default 1). --merge then minimises the committed corpus, the new
 # inputs and the seeds into tests/fuzz/corpus/TARGET/ (libFuzzer -merge=1:
 # the fewest inputs that keep every feature), so the next run starts where
-# this one stopped; commit the result. Targets default to all nine, the
+# this one stopped; commit the result. Targets default to all ten, the
 # slowest first.
 #
 # A crash, sanitizer report, escaped exception, leak, input slower than
@@ -25,7 +26,7 @@ cd "$(dirname "$0")/.."
 # The slowest to replay their corpus first (sweep, serve with traces, serve:
 # 50 to 100 s under ASan before the first mutation), so they overlap the rest.
 all_targets=(sweep_fuzzer serve_fuzzer serve_trace_fuzzer topology_fuzzer workload_fuzzer
-             op_table_fuzzer compare_csv_fuzzer overrides_fuzzer trace_csv_fuzzer)
+             op_table_fuzzer compare_csv_fuzzer overrides_fuzzer trace_csv_fuzzer hlo_fuzzer)
 seconds=20
 jobs=1
 merge=0
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=$2; shift 2 ;;
     --merge) merge=1; shift ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -60,6 +61,7 @@ seeds_of() {
     compare_csv_fuzzer) echo tests/regression/baselines tests/scripts/data ;;
     serve_fuzzer | trace_csv_fuzzer) echo workloads/serve ;;
     sweep_fuzzer) echo workloads/sweeps ;;
+    hlo_fuzzer) echo tests/hlo/data ;;
     *) ;;
   esac
 }
@@ -67,7 +69,15 @@ max_len_of() {
   case $1 in
     compare_csv_fuzzer) echo 16384 ;;
     overrides_fuzzer) echo 4096 ;;
+    hlo_fuzzer) echo 16384 ;;
     *) echo 8192 ;;
+  esac
+}
+# HLO text shares no words with the schema: its own dictionary.
+dict_of() {
+  case $1 in
+    hlo_fuzzer) echo tests/fuzz/hlo.dict ;;
+    *) echo tests/fuzz/podsim.dict ;;
   esac
 }
 
@@ -80,7 +90,7 @@ run_one() {
   local seeds
   read -r -a seeds <<<"$(seeds_of "$t")"
   mkdir -p "$new" "$corpus"
-  local flags=(-max_len="$(max_len_of "$t")" -dict=tests/fuzz/podsim.dict
+  local flags=(-max_len="$(max_len_of "$t")" -dict="$(dict_of "$t")"
                -timeout="${PODSIM_FUZZ_TIMEOUT:-10}" -rss_limit_mb="${PODSIM_FUZZ_RSS_MB:-2048}"
                -artifact_prefix="$out/$t-" -print_final_stats=1)
   local rc=0
