@@ -67,11 +67,11 @@ bool keeps_chain_roots(const topo::Pod& pod, const Phase& ph,
     if (!level.by_dim) {
       continue;  // a snake level: its group set must not rotate (checked by the caller)
     }
-    if (level.dim == topo::kSliceDim) {
-      return false;
-    }
     for (topo::ChipId c = 0; c < map.size(); ++c) {
-      if (pod.coord(map[c], level.dim) != pod.coord(c, level.dim)) {
+      const bool kept = level.dim == topo::kSliceDim
+                            ? pod.slice_of(map[c]) == pod.slice_of(c)
+                            : pod.coord(map[c], level.dim) == pod.coord(c, level.dim);
+      if (!kept) {
         return false;
       }
     }

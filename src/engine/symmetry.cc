@@ -12,9 +12,6 @@ std::optional<std::string> why_never_symmetric(const topo::Pod& pod, const net::
   if (network.model == net::Model::kPacket) {
     return "symmetric runs need the flow or the analytical network model";
   }
-  if (pod.slice_count() != 1) {
-    return "the pod has several slices";
-  }
   if (pod.has_faults()) {
     return "the pod has faults";
   }

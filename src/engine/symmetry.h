@@ -2,8 +2,9 @@
 // look the same from every chip of the class.
 //
 // A run qualifies when it is on the flow or the analytical network model
-// (not packet), the pod is one
-// slice with no fault, and some translation of the torus (topo/symmetry.h)
+// (not packet), the pod has no fault (its slices, if several, are moved
+// alike, the DCN switch left in place), and some translation of the torus
+// (topo/symmetry.h)
 // keeps every collective of the run (coll/symmetry.h); the engine's callers
 // add their own conditions (no straggler; no translation along the
 // pipeline axis). The classes
@@ -43,7 +44,7 @@ struct SymmetryChoice {
 };
 
 // Why no run on `pod` over `network` can be symmetric (the network model,
-// several slices, faults), or nullopt when one may be, depending on its
+// faults), or nullopt when one may be, depending on its
 // collectives.
 std::optional<std::string> why_never_symmetric(const topo::Pod& pod, const net::Options& network);
 

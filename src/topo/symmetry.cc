@@ -31,18 +31,38 @@ class MinRoots {
   std::vector<uint32_t> parent_;
 };
 
-// The link `map` sends `id` to: the same dimension and direction from the
-// source's image. nullopt when that link is missing, lands elsewhere or
-// differs in bandwidth or latency.
+// The link a chip permutation `map` (chips only: the DCN switch stays where
+// it is) would send `id` to, unchecked: an ICI link goes to the link along
+// the same dimension and direction from its source's image; a chip's DCN up
+// or down link to its image's. nullopt when there is no such ICI link.
+std::optional<LinkId> mapped(const Pod& pod, const std::vector<ChipId>& map, const Link& link) {
+  switch (link.kind) {
+    case LinkKind::kDcnUp:
+      return pod.dcn_up(map[link.src]);
+    case LinkKind::kDcnDown:
+      return pod.dcn_down(map[link.dst]);
+    case LinkKind::kIci:
+      break;
+  }
+  return pod.link_from(map[link.src], link.dim, link.direction);
+}
+
+// The end of a link as `map` moves it (the switch stays).
+VertexId moved_end(const Pod& pod, const std::vector<ChipId>& map, VertexId v) {
+  return v < pod.chip_count() ? map[v] : v;
+}
+
+// The link `map` sends `id` to, checked: nullopt when it is missing, lands
+// elsewhere or differs in bandwidth or latency.
 std::optional<LinkId> image(const Pod& pod, const std::vector<ChipId>& map, LinkId id) {
   const Link& link = pod.link(id);
-  const auto to = pod.link_from(map[link.src], link.dim, link.direction);
+  const auto to = mapped(pod, map, link);
   if (!to) {
     return std::nullopt;
   }
   const Link& other = pod.link(*to);
-  if (other.dst != map[link.dst] || other.bandwidth != link.bandwidth ||
-      other.latency != link.latency) {
+  if (other.src != moved_end(pod, map, link.src) || other.dst != moved_end(pod, map, link.dst) ||
+      other.bandwidth != link.bandwidth || other.latency != link.latency) {
     return std::nullopt;
   }
   return to;
@@ -51,7 +71,7 @@ std::optional<LinkId> image(const Pod& pod, const std::vector<ChipId>& map, Link
 }  // namespace
 
 std::optional<std::vector<ChipId>> translate(const Pod& pod, const Translation& t) {
-  if (pod.slice_count() != 1 || t.dim >= pod.dim_count() || t.steps == 0) {
+  if (t.dim >= pod.dim_count() || t.steps == 0) {
     return std::nullopt;
   }
   std::vector<ChipId> map(pod.chip_count());
@@ -117,7 +137,7 @@ std::optional<SymmetryClasses> SymmetryClasses::make(const Pod& pod,
 std::optional<SymmetryClasses> SymmetryClasses::make(
     const Pod& pod, std::span<const Translation> generators,
     std::span<const std::vector<ChipId>> checked_units) {
-  if (pod.slice_count() != 1 || generators.empty() || checked_units.size() != generators.size()) {
+  if (generators.empty() || checked_units.size() != generators.size()) {
     return std::nullopt;
   }
   const uint32_t chips = pod.chip_count();
@@ -138,8 +158,7 @@ std::optional<SymmetryClasses> SymmetryClasses::make(
       chip_sets.join(c, map[c]);
     }
     for (LinkId id = 0; id < links; ++id) {
-      const Link& link = pod.link(id);
-      link_sets.join(id, *pod.link_from(map[link.src], link.dim, link.direction));
+      link_sets.join(id, *mapped(pod, map, pod.link(id)));
     }
   }
   SymmetryClasses out;
@@ -210,7 +229,7 @@ std::optional<SymmetryClasses> SymmetryClasses::make_within(const Pod& pod,
     }
     for (LinkId id = 0; id < links; ++id) {
       const Link& link = pod.link(id);
-      if (moved[link.src] == 0 || moved[link.dst] == 0) {
+      if (link.src >= chips || link.dst >= chips || moved[link.src] == 0 || moved[link.dst] == 0) {
         continue;  // a class of its own
       }
       const auto to = image(pod, map, id);

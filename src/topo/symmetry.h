@@ -6,6 +6,9 @@
 // maps the pod onto itself, link onto link, dimension and direction kept.
 // On a twisted torus the hop across the twisted wrap also shifts the other
 // coordinates; the translation follows the links, so it is still one.
+// On a pod of several slices a translation moves every slice alike, each
+// along its own ICI links; a chip's DCN up and down links go with the chip,
+// and the DCN switch, which no translation moves, stays where it is.
 //
 // A Translation names one such map, `steps` hops along `dim`; a
 // SymmetryClasses is the group the given translations generate, checked
@@ -65,9 +68,8 @@ class SymmetryClasses {
  public:
   // The classes of the group `generators` generate on `pod`'s chips and
   // links; nullopt when one of them is not an automorphism (translate()),
-  // when the pod has several slices (the DCN fabric is left out), or when
-  // the group is trivial (every class a single chip). O(chips x dims x
-  // generators).
+  // or when the group is trivial (every class a single chip). O(chips x
+  // dims x generators).
   static std::optional<SymmetryClasses> make(const Pod& pod,
                                              std::span<const Translation> generators);
   // The same, given for each generator the one-hop translation along its

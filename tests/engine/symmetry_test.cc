@@ -1,6 +1,7 @@
 // Symmetric simulation (engine/symmetry.h) gives the full simulation's
 // results bit for bit: every collective kind on 1D, 2D and 3D slices,
-// wrapped, unwrapped, twisted and mixed, and whole serving steps (dense,
+// wrapped, unwrapped, twisted and mixed, one slice or several joined by the
+// DCN, and whole serving steps (dense,
 // mixture-of-experts and pipelined, folded and not), compared field by field with the same
 // run played on every chip. Each case also says which way it must have been
 // played, so a symmetry that silently never engages fails here.
@@ -20,6 +21,7 @@
 #include "shipped.h"
 #include "specs.h"
 #include "step_compare.h"
+#include "topo/link.h"
 #include "topo/mesh.h"
 #include "topo/pod.h"
 #include "workload/program.h"
@@ -40,6 +42,25 @@ config::PodSpec shipped_topology(const std::string& name) {
   return config::load_topology_file(podsim::testing::source_dir() / "topologies" / name);
 }
 
+// `spec` as `slices` slices joined by the DCN (25 GB/s per chip, 10 us).
+config::PodSpec sliced(config::PodSpec spec, uint32_t slices) {
+  spec.slices = slices;
+  spec.dcn = config::DcnSpec{sim::Bandwidth::from_gbps(25), sim::Time::us(10)};
+  return spec;
+}
+
+// One mesh axis per torus dimension, and "dcn" over the slices if several.
+std::vector<config::MeshAxisDecl> mesh_of(const config::PodSpec& pod) {
+  std::vector<config::MeshAxisDecl> mesh;
+  for (uint32_t d = 0; d < pod.torus.dims.size(); ++d) {
+    mesh.push_back({pod.torus.dims[d].name, {d}});
+  }
+  if (pod.slices > 1) {
+    mesh.push_back({"dcn", {topo::kSliceDim}});
+  }
+  return mesh;
+}
+
 struct Pods {
   std::string label;
   config::PodSpec pod;
@@ -56,6 +77,10 @@ std::vector<Pods> pods() {
       {"torus4x4x4", torus({{"x", 4, true}, {"y", 4, true}, {"z", 4, true}})},
       {"mixed4x4x8", torus({{"x", 4, false}, {"y", 4, true}, {"z", 8, true}})},
       {"v5p_4x4x8_twisted", shipped_topology("v5p-4x4x8-twisted.textproto")},
+      // Several slices: translations move every slice alike, the DCN
+      // switch stays.
+      {"torus4x4_2slices", sliced(torus({{"x", 4, true}, {"y", 4, true}}), 2)},
+      {"mixed4x2_3slices", sliced(torus({{"x", 4, true}, {"y", 2, false}}), 3)},
   };
 }
 
@@ -89,9 +114,9 @@ std::vector<OpCase> op_cases() {
   for (const Pods& p : pods()) {
     std::vector<std::string> all;
     config::WorkloadSpec base;
-    for (uint32_t d = 0; d < p.pod.torus.dims.size(); ++d) {
-      base.mesh.push_back({p.pod.torus.dims[d].name, {d}});
-      all.push_back(p.pod.torus.dims[d].name);
+    base.mesh = mesh_of(p.pod);
+    for (const config::MeshAxisDecl& axis : base.mesh) {
+      all.push_back(axis.name);
     }
     const std::string first = all.front();
     const std::string last = all.back();
@@ -198,9 +223,7 @@ void PrintTo(const StepCase& c, std::ostream* os) {
 config::WorkloadSpec dense_decode(const config::PodSpec& pod, std::vector<std::string> tensor) {
   config::WorkloadSpec w;
   w.name = "dense";
-  for (uint32_t d = 0; d < pod.torus.dims.size(); ++d) {
-    w.mesh.push_back({pod.torus.dims[d].name, {d}});
-  }
+  w.mesh = mesh_of(pod);
   config::ServingSpec s;
   s.model = podsim::testing::llama3_8b();
   s.scenario.phase = config::Phase::kDecode;
@@ -231,6 +254,7 @@ std::vector<StepCase> step_cases() {
   const config::PodSpec tw4x8 = torus({{"x", 4, true}, {"y", 8, true}}, {{0, 1, 4}});
   const config::PodSpec r8 = torus({{"x", 8, true}});
   const config::PodSpec mixed = torus({{"x", 4, false}, {"y", 4, true}});
+  const config::PodSpec s2 = sliced(t4x4, 2);
   return {
       {"dense_ring8", r8, dense_decode(r8, {"x"}), true, true},
       {"dense_torus4x4_tp_x", t4x4, dense_decode(t4x4, {"x"}), true, true},
@@ -247,6 +271,10 @@ std::vector<StepCase> step_cases() {
       {"pipeline_torus4x4_unfolded", t4x4, pipelined(dense_decode(t4x4, {"x"}), "y"), false, true},
       {"pipeline_twisted4x8", tw4x8, pipelined(dense_decode(tw4x8, {"y"}), "x"), true, true},
       {"pipeline_mesh4x4", m4x4, pipelined(dense_decode(m4x4, {"x"}), "y"), true, false},
+      {"dense_2slices_tp_xy", s2, dense_decode(s2, {"x", "y"}), true, true},
+      {"dense_2slices_tp_x_unfolded", s2, dense_decode(s2, {"x"}), false, true},
+      {"dense_2slices_tp_over_dcn", s2, dense_decode(s2, {"x", "dcn"}), true, true},
+      {"pipeline_over_dcn", s2, pipelined(dense_decode(s2, {"x", "y"}), "dcn"), true, true},
   };
 }
 

@@ -89,12 +89,40 @@ TEST(SymmetryClasses, EveryClassHasTheGroupsOrderOfChipsAndLinks) {
   }
 }
 
-TEST(SymmetryClasses, NoneForATrivialGroupOrSeveralSlices) {
+TEST(SymmetryClasses, NoneForATrivialGroup) {
   const Pod pod(torus_spec({{4, true}}));
   EXPECT_FALSE(SymmetryClasses::make(pod, std::vector<Translation>{}));
   EXPECT_FALSE(SymmetryClasses::make(pod, std::vector<Translation>{{0, 4}}));
-  const Pod sliced(testing::with_slices(torus_spec({{4, true}}), 2, 100));
-  EXPECT_FALSE(SymmetryClasses::make(sliced, std::vector<Translation>{{0, 1}}));
+}
+
+TEST(SymmetryClasses, SeveralSlicesMoveAlikeAndTheDcnSwitchStays) {
+  // Two rings of 4 joined by the DCN: x+1 moves both rings; each chip's
+  // DCN up and down links go with it.
+  const Pod pod(testing::with_slices(torus_spec({{4, true}}), 2, 100));
+  const auto classes = SymmetryClasses::make(pod, std::vector<Translation>{{0, 1}});
+  ASSERT_TRUE(classes);
+  EXPECT_EQ(classes->orbit_size(), 4U);
+  EXPECT_EQ(classes->class_count(), 2U);  // one per slice
+  for (ChipId c = 0; c < pod.chip_count(); ++c) {
+    EXPECT_EQ(pod.slice_of(classes->rep(c)), pod.slice_of(c));
+  }
+  std::vector<uint32_t> members(pod.links().size(), 0);
+  for (LinkId l = 0; l < pod.links().size(); ++l) {
+    const Link& a = pod.link(l);
+    const Link& b = pod.link(classes->rep_link(l));
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.dim, b.dim);
+    EXPECT_EQ(a.direction, b.direction);
+    const ChipId chip = a.kind == LinkKind::kDcnDown ? a.dst : a.src;
+    const ChipId rep_chip = b.kind == LinkKind::kDcnDown ? b.dst : b.src;
+    EXPECT_EQ(classes->rep(chip), classes->rep(rep_chip)) << l;
+    ++members[classes->rep_link(l)];
+  }
+  for (LinkId l = 0; l < pod.links().size(); ++l) {
+    EXPECT_TRUE(members[l] == 0 || members[l] == 4U) << l;
+  }
+  EXPECT_EQ(classes->rep_link(pod.dcn_up(3)), pod.dcn_up(0));
+  EXPECT_EQ(classes->rep_link(pod.dcn_down(6)), pod.dcn_down(4));
 }
 
 TEST(SymmetryClasses, WithinARegionTheGroupMovesItsChipsAndFixesTheRest) {
