@@ -1,0 +1,110 @@
+// The order a TPU runs a computation's instructions in, and the operation
+// list built in that order (docs/hlo.md, "Dependencies and the schedule").
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "hlo_import/internal.h"
+
+namespace podsim::hlo_import::internal {
+
+std::vector<hlo::InstructionId> schedule_order(const hlo::Module& module,
+                                               const hlo::Computation& computation) {
+  const size_t n = computation.instructions.size();
+  std::vector<hlo::InstructionId> order;
+  order.reserve(n);
+  if (module.is_scheduled) {
+    for (size_t i = 0; i < n; ++i) {
+      order.push_back(static_cast<hlo::InstructionId>(i));
+    }
+    return order;
+  }
+  // Depth-first from each instruction in text order, operands (and control
+  // predecessors) first: a topological order that keeps the text order
+  // wherever the data flow allows. Iterative: chains may be long.
+  enum : uint8_t { kNew, kOpen, kDone };
+  std::vector<uint8_t> state(n, kNew);
+  std::vector<std::pair<hlo::InstructionId, size_t>> stack;
+  const auto inputs = [&computation](hlo::InstructionId id) {
+    const hlo::Instruction& i = computation.instruction(id);
+    std::vector<hlo::InstructionId> in(i.operands);
+    if (i.extra) {
+      in.insert(in.end(), i.extra->control_predecessors.begin(),
+                i.extra->control_predecessors.end());
+    }
+    return in;
+  };
+  for (size_t root = 0; root < n; ++root) {
+    if (state[root] != kNew) {
+      continue;
+    }
+    stack.emplace_back(static_cast<hlo::InstructionId>(root), 0);
+    state[root] = kOpen;
+    while (!stack.empty()) {
+      auto& [id, next] = stack.back();
+      const std::vector<hlo::InstructionId> in = inputs(id);
+      if (next < in.size()) {
+        const hlo::InstructionId o = in[next++];
+        if (state[static_cast<size_t>(o)] == kNew) {
+          state[static_cast<size_t>(o)] = kOpen;
+          stack.emplace_back(o, 0);
+        } else if (state[static_cast<size_t>(o)] == kOpen) {
+          fail(module, computation.instruction(o),
+               "its operands or control predecessors form a cycle");
+        }
+        continue;
+      }
+      state[static_cast<size_t>(id)] = kDone;
+      order.push_back(id);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+void merge(Deps& into, const Deps& from) {
+  if (from.empty()) {
+    return;
+  }
+  Deps out;
+  out.reserve(into.size() + from.size());
+  std::set_union(into.begin(), into.end(), from.begin(), from.end(), std::back_inserter(out));
+  into = std::move(out);
+}
+
+size_t OpListBuilder::add(std::string name,
+                          std::variant<config::CollectiveSpec, config::ComputeOp> op,
+                          const Deps& data, bool blocks) {
+  // A computation inlined twice (a call, both uses of a body) repeats names.
+  if (!names_.insert(name).second) {
+    for (int k = 2;; ++k) {
+      std::string alt = name;
+      alt += "#";
+      alt += std::to_string(k);
+      if (names_.insert(alt).second) {
+        name = std::move(alt);
+        break;
+      }
+    }
+  }
+  Deps after = data;
+  merge(after, blocking_);
+  const size_t index = ops_.size();
+  ops_.push_back(config::OperationSpec{std::move(name), after, 1, std::move(op)});
+  if (blocks) {
+    blocking_ = {index};
+  }
+  return index;
+}
+
+void OpListBuilder::wait_for(size_t op) {
+  merge(blocking_, Deps{op});
+}
+
+void OpListBuilder::add_loop(std::string name, size_t first, uint32_t iterations) {
+  if (first < ops_.size()) {
+    loops_.push_back(config::LoopSpec{std::move(name), first, ops_.size(), iterations});
+  }
+}
+
+}  // namespace podsim::hlo_import::internal
