@@ -255,6 +255,20 @@ std::optional<uint64_t> collective_bytes(const hlo::Computation& computation,
                                          const hlo::Instruction& collective, uint64_t group_size) {
   const auto kind = kind_of(collective.opcode);
   const bool permute = kind == config::CollectiveKind::kPermute;
+  if (kind == config::CollectiveKind::kAllGather) {
+    // The gathered result: the shape, or the results half of an
+    // all-gather-start's (operands..., results...) tuple.
+    const hlo::Shape& s = collective.shape;
+    std::optional<int64_t> b = 0;
+    if (!s.is_tuple()) {
+      b = hlo::byte_size(s);
+    }
+    for (size_t i = s.elements.size() / 2; s.is_tuple() && i < s.elements.size() && b; ++i) {
+      const auto e = hlo::byte_size(s.elements[i]);
+      b = e ? std::optional<int64_t>(*b + *e) : std::nullopt;
+    }
+    return b ? std::optional<uint64_t>(static_cast<uint64_t>(*b)) : std::nullopt;
+  }
   uint64_t bytes = 0;
   for (size_t i = 0; i < collective.operands.size() && (!permute || i == 0); ++i) {
     const auto b = hlo::byte_size(computation.operand(collective, i).shape);
@@ -263,7 +277,7 @@ std::optional<uint64_t> collective_bytes(const hlo::Computation& computation,
     }
     bytes += static_cast<uint64_t>(*b);
   }
-  if (kind == config::CollectiveKind::kAllGather || kind == config::CollectiveKind::kAllToAll) {
+  if (kind == config::CollectiveKind::kAllToAll) {
     bytes *= group_size;
   }
   return bytes;

@@ -69,9 +69,10 @@ std::vector<std::vector<int64_t>> collective_device_groups(const hlo::Module& mo
                                                            const hlo::Instruction& at);
 
 // V as workload.proto defines it, from the shapes: all-reduce and
-// reduce-scatter each chip's input (operands summed), all-gather and
-// all-to-all the whole array (each chip's input x group size), a permute
-// what each chip sends. nullopt for an unbounded dynamic shape.
+// reduce-scatter each chip's input (operands summed), all-gather the
+// gathered result (its shape; an all-gather-start's results), all-to-all
+// the whole array (each chip's input x group size), a permute what each
+// chip sends. nullopt for an unbounded dynamic shape.
 std::optional<uint64_t> collective_bytes(const hlo::Computation& computation,
                                          const hlo::Instruction& collective, uint64_t group_size);
 
