@@ -16,6 +16,9 @@
 // first in the file; operations that become ready at the same instant are
 // all considered. Collectives never wait for the unit: they run alongside
 // compute, as on a TPU whose ICI DMA engines work beside the TensorCore.
+// Loops (WorkloadSpec::loops, from an imported HLO while) play a range of
+// operations several times, each iteration after the previous one
+// (engine/op_list_loops.h); an operation in a loop reports every run.
 #pragma once
 
 #include <cstdint>
