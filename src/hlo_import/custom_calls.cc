@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "hlo_import/internal.h"
@@ -143,6 +145,58 @@ std::vector<CostedOp> custom_call_ops(const hlo::Module& module, const hlo::Comp
   e.bytes_in = in;
   e.bytes_out = out;
   return {CostedOp{"", e}};
+}
+
+namespace {
+
+// Whether the product of `factors` is within `limit` (no overflow).
+bool within(std::initializer_list<uint64_t> factors, uint64_t limit) {
+  uint64_t p = 1;
+  for (const uint64_t f : factors) {
+    if (__builtin_mul_overflow(p, f, &p)) {
+      return false;
+    }
+  }
+  return p <= limit;
+}
+
+struct LimitCheck {
+  bool operator()(const config::Matmul& m) const {
+    return within({m.batch, m.m, m.k}, kMaxOperandElements) &&
+           within({m.batch, m.k, m.n}, kMaxOperandElements) &&
+           within({m.batch, m.m, m.n}, kMaxOperandElements);
+  }
+  bool operator()(const config::Attention& a) const {
+    return within({a.batch, a.q_len, a.heads, a.head_dim}, kMaxOperandElements) &&
+           within({a.batch, a.kv_len, a.kv_heads, a.head_dim}, kMaxOperandElements) &&
+           within({a.batch, a.heads, a.q_len, a.kv_len}, kMaxOperandElements);
+  }
+  bool operator()(const config::Elementwise& e) const {
+    return e.elements <= kMaxOperandElements && e.bytes_in <= kMaxOperationBytes &&
+           e.bytes_out <= kMaxOperationBytes;
+  }
+  bool operator()(const config::Norm& n) const {
+    return within({n.rows, n.width}, kMaxOperandElements);
+  }
+  bool operator()(const config::Reduction& r) const { return r.elements <= kMaxOperandElements; }
+  bool operator()(const config::Embedding& e) const {
+    return within({e.tokens, e.width}, kMaxOperandElements);
+  }
+  bool operator()(const config::Copy& c) const { return c.bytes <= kMaxOperationBytes; }
+};
+
+}  // namespace
+
+void check_limits(const hlo::Module& module, const hlo::Instruction& at,
+                  const std::variant<config::CollectiveSpec, config::ComputeOp>& op) {
+  const auto* c = std::get_if<config::CollectiveSpec>(&op);
+  const bool ok = c != nullptr ? c->bytes <= kMaxOperationBytes
+                               : std::visit(LimitCheck{}, std::get<config::ComputeOp>(op));
+  if (!ok) {
+    fail(module, at,
+         "its shapes make an operation beyond podsim's limits (2^48 elements per operand, "
+         "2^56 bytes; docs/inputs.md, \"Limits\")");
+  }
 }
 
 }  // namespace podsim::hlo_import::internal

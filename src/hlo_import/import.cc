@@ -69,6 +69,13 @@ class Importer {
       const hlo::Instruction& i = c.instruction(id);
       Deps data;
       for (const hlo::InstructionId o : i.operands) {
+        if (module_.is_scheduled && o > id) {
+          std::string m = "operand %";
+          m += c.instruction(o).name;
+          m += " comes after it in a scheduled module (is_scheduled=true: the text order is the ";
+          m += "order the instructions run in)";
+          fail(i, m);
+        }
         internal::merge(data, value[static_cast<size_t>(o)]);
       }
       if (i.extra) {
@@ -175,6 +182,7 @@ class Importer {
       if (!spec) {
         return data;
       }
+      internal::check_limits(module_, i, *spec);
       return {builder_.add(std::string(i.name), *spec, data, true)};
     }
     const std::vector<internal::CostedOp> ops = internal::compute_ops(module_, c, i, warnings_);
@@ -183,6 +191,7 @@ class Importer {
     }
     size_t last = 0;
     for (const internal::CostedOp& op : ops) {
+      internal::check_limits(module_, i, op.op);
       last = builder_.add(std::string(i.name) + op.suffix, op.op, data, true);
     }
     return {last};
@@ -196,6 +205,7 @@ class Importer {
     if (!spec) {
       return data;
     }
+    internal::check_limits(module_, at, *spec);
     const size_t op = builder_.add(std::string(at.name), *spec, data, false);
     started[id] = op;
     return {op};

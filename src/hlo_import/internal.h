@@ -104,6 +104,16 @@ struct CostedOp {
 std::vector<CostedOp> compute_ops(const hlo::Module& module, const hlo::Computation& computation,
                                   const hlo::Instruction& instruction, Warnings& warnings);
 
+// The workload loader's limits (docs/inputs.md, "Limits"): no operand of
+// one operation above 2^48 elements, no byte count above 2^56.
+inline constexpr uint64_t kMaxOperandElements = uint64_t{1} << 48;
+inline constexpr uint64_t kMaxOperationBytes = uint64_t{1} << 56;
+
+// Refuses (naming `at`) an operation beyond those limits, which the compute
+// model's arithmetic would not survive.
+void check_limits(const hlo::Module& module, const hlo::Instruction& at,
+                  const std::variant<config::CollectiveSpec, config::ComputeOp>& op);
+
 // True for the instructions that cost nothing and pass their operands'
 // dependencies through.
 bool is_free(const hlo::Instruction& instruction);

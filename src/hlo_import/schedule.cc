@@ -24,38 +24,42 @@ std::vector<hlo::InstructionId> schedule_order(const hlo::Module& module,
   // wherever the data flow allows. Iterative: chains may be long.
   enum : uint8_t { kNew, kOpen, kDone };
   std::vector<uint8_t> state(n, kNew);
-  std::vector<std::pair<hlo::InstructionId, size_t>> stack;
-  const auto inputs = [&computation](hlo::InstructionId id) {
-    const hlo::Instruction& i = computation.instruction(id);
-    std::vector<hlo::InstructionId> in(i.operands);
-    if (i.extra) {
-      in.insert(in.end(), i.extra->control_predecessors.begin(),
-                i.extra->control_predecessors.end());
-    }
-    return in;
+  struct Frame {
+    hlo::InstructionId id;
+    std::vector<hlo::InstructionId> inputs;  // operands, then control predecessors
+    size_t next = 0;
   };
+  const auto frame = [&computation](hlo::InstructionId id) {
+    const hlo::Instruction& i = computation.instruction(id);
+    Frame f{id, i.operands, 0};
+    if (i.extra) {
+      f.inputs.insert(f.inputs.end(), i.extra->control_predecessors.begin(),
+                      i.extra->control_predecessors.end());
+    }
+    return f;
+  };
+  std::vector<Frame> stack;
   for (size_t root = 0; root < n; ++root) {
     if (state[root] != kNew) {
       continue;
     }
-    stack.emplace_back(static_cast<hlo::InstructionId>(root), 0);
     state[root] = kOpen;
+    stack.push_back(frame(static_cast<hlo::InstructionId>(root)));
     while (!stack.empty()) {
-      auto& [id, next] = stack.back();
-      const std::vector<hlo::InstructionId> in = inputs(id);
-      if (next < in.size()) {
-        const hlo::InstructionId o = in[next++];
+      Frame& top = stack.back();
+      if (top.next < top.inputs.size()) {
+        const hlo::InstructionId o = top.inputs[top.next++];
         if (state[static_cast<size_t>(o)] == kNew) {
           state[static_cast<size_t>(o)] = kOpen;
-          stack.emplace_back(o, 0);
+          stack.push_back(frame(o));  // `top` is not used after this
         } else if (state[static_cast<size_t>(o)] == kOpen) {
           fail(module, computation.instruction(o),
                "its operands or control predecessors form a cycle");
         }
         continue;
       }
-      state[static_cast<size_t>(id)] = kDone;
-      order.push_back(id);
+      state[static_cast<size_t>(top.id)] = kDone;
+      order.push_back(top.id);
       stack.pop_back();
     }
   }

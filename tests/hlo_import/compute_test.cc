@@ -244,5 +244,16 @@ TEST_F(HloComputeTest, UnknownTargetsAreBytesWithOneWarningEach) {
             (config::Elementwise{1, 0, 1024, 1024}));
 }
 
+TEST_F(HloComputeTest, OperationsBeyondTheLoadersLimitsAreRefused) {
+  // 2^25 x 2^25 = 2^50 elements in one operand, beyond 2^48.
+  const std::string error = import_error(module4(R"(
+  %a = bf16[33554432,33554432]{1,0} parameter(0)
+  ROOT %huge = bf16[33554432,33554432]{1,0} dot(%a, %a), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+)"),
+                                         pod);
+  EXPECT_NE(error.find("%huge"), std::string::npos) << error;
+  EXPECT_NE(error.find("2^48"), std::string::npos) << error;
+}
+
 }  // namespace
 }  // namespace podsim::hlo_import::testing

@@ -194,6 +194,30 @@ TEST_F(HloScheduleTest, ConditionalsRunTheStatedBranchAndCallsAreInlined) {
   EXPECT_NE(import_error(kConditional, pod, other).find("branches 0 to 1"), std::string::npos);
 }
 
+TEST_F(HloScheduleTest, OperandsOutOfOrderAreRefusedWhereTheyCannotRun) {
+  // Scheduled: an operand written after its user cannot have run first.
+  EXPECT_NE(import_error(R"(HloModule m, is_scheduled=true, num_partitions=4
+ENTRY %main {
+  %x = f32[8]{0} parameter(0)
+  %b = f32[8]{0} negate(%a)
+  %a = f32[8]{0} negate(%x)
+  ROOT %c = f32[8]{0} add(%a, %b)
+}
+)",
+                         pod)
+                .find("test.hlo:4:"),
+            std::string::npos);
+  // Not scheduled: operands that form a cycle.
+  const std::string cycle = import_error(R"(HloModule m, num_partitions=4
+ENTRY %main {
+  %a = f32[8]{0} negate(%b)
+  ROOT %b = f32[8]{0} negate(%a)
+}
+)",
+                                         pod);
+  EXPECT_NE(cycle.find("cycle"), std::string::npos) << cycle;
+}
+
 TEST_F(HloScheduleTest, SendAndRecvAreRefused) {
   const std::string error = import_error(R"(HloModule m, num_partitions=4
 ENTRY %main {
