@@ -93,6 +93,9 @@ struct OperationSpec {
   // A collective over mesh axes, or a compute operation every chip runs
   // (SPMD; compute_ops.h).
   std::variant<CollectiveSpec, ComputeOp> op;
+  // Where the operation came from, for traces: an imported HLO
+  // instruction's metadata op_name; empty for a workload file.
+  std::string op_name = {};
 
   friend bool operator==(const OperationSpec&, const OperationSpec&) = default;
 };

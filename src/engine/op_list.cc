@@ -274,6 +274,7 @@ class OpListRun : private OpListLoops::Sink {
     const auto& op = workload_.operations[i];
     OperationResult r;
     r.name = op.name;
+    r.op_name = op.op_name;
     r.repeat = op.repeat;
     r.start = st.start;
     r.end = st.end;

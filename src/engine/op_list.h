@@ -56,6 +56,7 @@ struct ComputeResult {
 // operation leaves them at their defaults and sets `compute` instead.
 struct OperationResult {
   std::string name;
+  std::string op_name;  // OperationSpec::op_name
   config::CollectiveKind kind = config::CollectiveKind::kAllReduce;
   uint64_t bytes = 0;             // V, as the workload gives it
   std::vector<std::string> axes;  // empty for a send

@@ -183,7 +183,7 @@ class Importer {
         return data;
       }
       internal::check_limits(module_, i, *spec);
-      return {builder_.add(std::string(i.name), *spec, data, true)};
+      return {builder_.add(std::string(i.name), *spec, data, true, i.op_name)};
     }
     const std::vector<internal::CostedOp> ops = internal::compute_ops(module_, c, i, warnings_);
     if (ops.empty()) {
@@ -192,7 +192,7 @@ class Importer {
     size_t last = 0;
     for (const internal::CostedOp& op : ops) {
       internal::check_limits(module_, i, op.op);
-      last = builder_.add(std::string(i.name) + op.suffix, op.op, data, true);
+      last = builder_.add(std::string(i.name) + op.suffix, op.op, data, true, i.op_name);
     }
     return {last};
   }
@@ -206,7 +206,7 @@ class Importer {
       return data;
     }
     internal::check_limits(module_, at, *spec);
-    const size_t op = builder_.add(std::string(at.name), *spec, data, false);
+    const size_t op = builder_.add(std::string(at.name), *spec, data, false, at.op_name);
     started[id] = op;
     return {op};
   }

@@ -5,6 +5,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
 #include "config/compute_ops.h"
@@ -137,7 +139,7 @@ class OpListBuilder {
   // before it; a blocking one becomes what the next waits for. Returns its
   // index.
   size_t add(std::string name, std::variant<config::CollectiveSpec, config::ComputeOp> op,
-             const Deps& data, bool blocks);
+             const Deps& data, bool blocks, std::string_view op_name = {});
   // An async collective's done: what follows also waits for `op`.
   void wait_for(size_t op);
   const Deps& blocking() const { return blocking_; }

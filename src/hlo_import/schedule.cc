@@ -78,7 +78,7 @@ void merge(Deps& into, const Deps& from) {
 
 size_t OpListBuilder::add(std::string name,
                           std::variant<config::CollectiveSpec, config::ComputeOp> op,
-                          const Deps& data, bool blocks) {
+                          const Deps& data, bool blocks, std::string_view op_name) {
   // A computation inlined twice (a call, both uses of a body) repeats names.
   if (!names_.insert(name).second) {
     for (int k = 2;; ++k) {
@@ -94,7 +94,15 @@ size_t OpListBuilder::add(std::string name,
   Deps after = data;
   merge(after, blocking_);
   const size_t index = ops_.size();
-  ops_.push_back(config::OperationSpec{std::move(name), after, 1, std::move(op)});
+  // The op_name as the text writes it, its \" and \\ escapes decoded.
+  std::string label;
+  for (size_t i = 0; i < op_name.size(); ++i) {
+    if (op_name[i] == '\\' && i + 1 < op_name.size()) {
+      ++i;
+    }
+    label += op_name[i];
+  }
+  ops_.push_back(config::OperationSpec{std::move(name), after, 1, std::move(op), std::move(label)});
   if (blocks) {
     blocking_ = {index};
   }

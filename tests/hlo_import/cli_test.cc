@@ -59,6 +59,16 @@ TEST(HloCliTest, RunPrintsTheOperationsByInstructionName) {
   EXPECT_NE(r.out.find("straight on tpu-v5e-2x2"), std::string::npos) << r.out;
 }
 
+TEST(HloCliTest, TheTraceNamesInstructionsAndTheirOpNames) {
+  const auto trace = std::filesystem::temp_directory_path() / "hlo_cli_trace.json";
+  const CliRun r =
+      podsim({"run", "--hlo", straight(), "-t", topology(), "--trace", trace.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string json = config::read_file_to_string(trace);
+  EXPECT_NE(json.find("\"name\":\"dot.1\""), std::string::npos);
+  EXPECT_NE(json.find("\"op_name\":\"jit(step)/up\""), std::string::npos);
+}
+
 TEST(HloCliTest, CsvCarriesTheFilesPathAndHash) {
   const CliRun r = podsim({"run", "--hlo", straight(), "-t", topology(), "-f", "csv"});
   ASSERT_EQ(r.code, 0) << r.err;
