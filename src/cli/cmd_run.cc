@@ -12,6 +12,7 @@
 #include "cli/calibration_option.h"
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/hlo_option.h"
 #include "cli/limit_options.h"
 #include "cli/output.h"
 #include "cli/pricing_option.h"
@@ -246,6 +247,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
       "also trace the critical chip's units (MXU, vector unit, issue, DMA) running one layer: "
       "a layer number or L<n>, embed, head or other");
   add_set_option(opts);
+  add_hlo_options(opts);
   add_calibration_option(opts);
   add_pricing_options(opts);
   add_limit_options(opts);
@@ -325,6 +327,7 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
     throw UsageError("--link-stats needs --format json (or textproto or binpb)");
   }
   oo.progress = ctx.err_is_terminal && vm.count("quiet") == 0;
+  const std::optional<HloRequest> hlo = hlo_request(vm);
   const auto given = [&vm](const char* option) {
     return vm.count(option) != 0 ? vm[option].as<std::string>() : std::string();
   };
@@ -332,14 +335,18 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
                      {"--workload", given("workload")},
                      {"--op-table", given("op-table")},
                      {"--calibration", given("calibration")},
-                     {"--pricing", given("pricing")}},
+                     {"--pricing", given("pricing")},
+                     {"--hlo", given("hlo")},
+                     {"--hlo-devices", hlo ? hlo->devices_file : std::string()}},
                     {{"--out", given("out")}, {"--trace", given("trace")}});
 
   // A machine-readable format gets a result even when the inputs do not
   // load: status invalid, with what is known; the diagnostics go to stderr.
   study::KnownInputs known;
   known.topology_file = vm.count("topology") != 0 ? vm["topology"].as<std::string>() : "";
-  known.workload_file = vm.count("workload") != 0 ? vm["workload"].as<std::string>() : "";
+  known.workload_file = vm.count("workload") != 0 ? vm["workload"].as<std::string>()
+                        : hlo                     ? hlo->file
+                                                  : "";
   known.options = &options;
   std::optional<config::PodSpec> pod_spec;
   std::optional<config::WorkloadSpec> workload;
@@ -357,7 +364,8 @@ int cmd_run(Context& ctx, const std::vector<std::string>& args) {
     if (profile)
       apply_calibration_profile(ctx, *profile, *pod_spec);
     workload =
-        vm.count("workload") != 0
+        hlo ? load_hlo(ctx, *hlo, *pod_spec, overrides)
+        : vm.count("workload") != 0
             ? config::load_workload_file(vm["workload"].as<std::string>(), *pod_spec, overrides)
             : config::default_workload(*pod_spec, overrides);
     known.workload = &*workload;

@@ -21,5 +21,6 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args);
 int cmd_capacity(Context& ctx, const std::vector<std::string>& args);
 int cmd_calibrate(Context& ctx, const std::vector<std::string>& args);
 int cmd_report(Context& ctx, const std::vector<std::string>& args);
+int cmd_hlo_stats(Context& ctx, const std::vector<std::string>& args);
 
 }  // namespace podsim::cli

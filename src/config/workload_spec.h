@@ -93,8 +93,27 @@ struct OperationSpec {
   // A collective over mesh axes, or a compute operation every chip runs
   // (SPMD; compute_ops.h).
   std::variant<CollectiveSpec, ComputeOp> op;
+  // Where the operation came from, for traces: an imported HLO
+  // instruction's metadata op_name; empty for a workload file.
+  std::string op_name = {};
 
   friend bool operator==(const OperationSpec&, const OperationSpec&) = default;
+};
+
+// A range of operations played `iterations` times (an imported HLO while
+// loop, src/hlo_import/): operations [first, end) of the list run, and when
+// every one of them has finished, all of them run again, until the last
+// iteration. An operation inside the range that waits for one outside it
+// waits once; an operation outside that waits for one inside waits for the
+// last iteration. Loops nest (an inner range lies wholly inside an outer
+// one) and never overlap otherwise. engine/op_list_loops.h plays them.
+struct LoopSpec {
+  std::string name;
+  size_t first = 0;
+  size_t end = 0;           // one past the last operation; end > first
+  uint32_t iterations = 1;  // >= 1
+
+  friend bool operator==(const LoopSpec&, const LoopSpec&) = default;
 };
 
 struct WorkloadSpec {
@@ -107,6 +126,9 @@ struct WorkloadSpec {
   // Exactly one of the two forms: a list of operations, or a serving step.
   std::vector<OperationSpec> operations;
   std::optional<ServingSpec> serving;
+  // Ranges of `operations` played several times (HLO while loops); none for
+  // a workload file.
+  std::vector<LoopSpec> loops;
 
   friend bool operator==(const WorkloadSpec&, const WorkloadSpec&) = default;
 };

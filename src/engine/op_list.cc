@@ -9,6 +9,7 @@
 
 #include "coll/executor.h"
 #include "coll/plan.h"
+#include "engine/op_list_loops.h"
 #include "engine/reachable.h"
 #include "engine/symmetry.h"
 #include "engine/workload_mesh.h"
@@ -21,7 +22,7 @@ namespace podsim::engine {
 namespace {
 
 // Plays the operation list; one instance per run.
-class OpListRun {
+class OpListRun : private OpListLoops::Sink {
  public:
   OpListRun(const topo::Pod& pod, const config::WorkloadSpec& w, const net::Options& options,
             const chip::ComputeModel& compute, const OpListOptions& run_options)
@@ -32,14 +33,12 @@ class OpListRun {
         sim_(sim::Simulation::Options::charging(run_options.budget)),
         progress_(run_options.progress),
         before_start_(run_options.before_start),
-        state_(w.operations.size()) {
+        state_(w.operations.size()),
+        loops_(w) {
     require_routes(pod, mesh_, w);  // a cut pod refused before lowering a collective
     for (size_t i = 0; i < w.operations.size(); ++i) {
-      runs_total_ += w.operations[i].repeat;
+      runs_total_ += w.operations[i].repeat * loops_.passes(i);
       state_[i].deps_left = w.operations[i].after.size();
-      for (const size_t dep : w.operations[i].after) {
-        state_[dep].dependents.push_back(i);
-      }
       if (const auto* op = std::get_if<config::ComputeOp>(&w.operations[i].op)) {
         try {
           state_[i].timing = compute.time(*op);
@@ -78,6 +77,7 @@ class OpListRun {
           is_compute(i) ? 1 : std::max<uint64_t>(1, state_[i].min_transfers / classes_factor());
       uint64_t runs = 0;
       if (__builtin_mul_overflow(per_run, workload_.operations[i].repeat, &runs) ||
+          __builtin_mul_overflow(runs, loops_.passes(i), &runs) ||
           __builtin_add_overflow(total, runs, &total)) {
         return std::numeric_limits<uint64_t>::max();
       }
@@ -125,7 +125,6 @@ class OpListRun {
  private:
   struct OpState {
     size_t deps_left = 0;
-    std::vector<size_t> dependents;
     coll::Plan plan;                       // collectives
     uint64_t min_transfers = 0;            // coll::min_transfers(plan)
     std::optional<chip::OpTiming> timing;  // compute operations: one run
@@ -148,8 +147,22 @@ class OpListRun {
     return symmetry_.classes ? symmetry_.classes->orbit_size() : 1;
   }
 
+  // OpListLoops::Sink: a dependency of operation i is done; a loop's new
+  // iteration runs i again.
+  void release(size_t i) override {
+    if (--state_[i].deps_left == 0) {
+      ready(i);
+    }
+  }
+  void reset(size_t i, size_t waits) override {
+    OpState& st = state_[i];
+    st.deps_left = waits;
+    st.runs_done = 0;
+    st.finished = false;
+  }
+
   // Every dependency of operation i is done.
-  void ready(size_t i) {
+  void ready(size_t i) override {
     if (!is_compute(i)) {
       begin(i);
       return;
@@ -259,11 +272,7 @@ class OpListRun {
     OpState& st = state_[i];
     st.finished = true;
     st.end = s.now();
-    for (const size_t d : st.dependents) {
-      if (--state_[d].deps_left == 0) {
-        ready(d);
-      }
-    }
+    loops_.finished(i, *this);
   }
 
   OperationResult summarize(size_t i) const {
@@ -271,11 +280,21 @@ class OpListRun {
     const auto& op = workload_.operations[i];
     OperationResult r;
     r.name = op.name;
+    r.op_name = op.op_name;
     r.repeat = op.repeat;
     r.start = st.start;
     r.end = st.end;
     r.runs = st.runs;
-    if (st.finished) {
+    if (st.finished && loops_.in_loop(i)) {
+      // Runs of several iterations, with other operations between them: the
+      // mean run, over every run.
+      r.repeat = static_cast<uint32_t>(std::min<size_t>(st.runs.size(), UINT32_MAX));
+      int64_t sum_ps = 0;
+      for (const RunSpan& run : st.runs) {
+        sum_ps += (run.end - run.start).count_ps();
+      }
+      r.per_run = sim::Time::ps(sum_ps / static_cast<int64_t>(std::max<size_t>(st.runs.size(), 1)));
+    } else if (st.finished) {
       r.per_run = sim::Time::ps((st.end - st.start).count_ps() / std::max<uint32_t>(op.repeat, 1));
     }
     if (const auto* compute = std::get_if<config::ComputeOp>(&op.op)) {
@@ -335,6 +354,7 @@ class OpListRun {
   coll::ExecutorOptions exec_options_;
   std::vector<OpState> state_;
   SymmetryChoice symmetry_;
+  OpListLoops loops_;
   // The compute unit (one timeline for every chip): compute operations whose
   // dependencies are done, by file position, and whether one is running.
   std::set<size_t> ready_compute_;

@@ -16,6 +16,9 @@
 // first in the file; operations that become ready at the same instant are
 // all considered. Collectives never wait for the unit: they run alongside
 // compute, as on a TPU whose ICI DMA engines work beside the TensorCore.
+// Loops (WorkloadSpec::loops, from an imported HLO while) play a range of
+// operations several times, each iteration after the previous one
+// (engine/op_list_loops.h); an operation in a loop reports every run.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +56,7 @@ struct ComputeResult {
 // operation leaves them at their defaults and sets `compute` instead.
 struct OperationResult {
   std::string name;
+  std::string op_name;  // OperationSpec::op_name
   config::CollectiveKind kind = config::CollectiveKind::kAllReduce;
   uint64_t bytes = 0;             // V, as the workload gives it
   std::vector<std::string> axes;  // empty for a send

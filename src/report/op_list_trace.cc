@@ -32,6 +32,9 @@ void add_compute(TraceEventWriter& w, const TraceTrack& track, const engine::Ope
   args.set_hbm_bytes(static_cast<double>(timing.bytes));
   args.set_bound(std::string(chip::to_string(timing.bound)));
   args.set_dur_ps(ps(op.end - op.start));
+  if (!op.op_name.empty()) {
+    args.set_op_name(op.op_name);
+  }
   w.slice(track, op.name, kind, op.start, op.end, args);
   if (op.runs.size() <= 1) {
     return;
@@ -76,6 +79,9 @@ void render_op_list_trace(const RunInputs& run, const engine::OpListResult& resu
     args.set_algbw_gbps(op.algbw_gbps);
     args.set_busbw_gbps(op.busbw_gbps);
     args.set_dur_ps(ps(op.end - op.start));
+    if (!op.op_name.empty()) {
+      args.set_op_name(op.op_name);
+    }
     w.slice(track, op.name, kind, op.start, op.end, args);
     for (size_t r = 0; r < op.runs.size(); ++r) {
       const engine::RunSpan& run_span = op.runs[r];

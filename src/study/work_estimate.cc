@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "engine/op_list_loops.h"
 #include "sim/saturating.h"
 
 namespace podsim::study {
@@ -23,7 +24,11 @@ WorkEstimate estimate_op_list(const config::WorkloadSpec& workload, const topo::
     mesh_chips = saturating_mul(mesh_chips, mesh.axis_size(axis.name));
   }
   const uint64_t receivers = std::max<uint64_t>(1, mesh_chips / 2);
-  for (const config::OperationSpec& op : workload.operations) {
+  // An operation in a loop (an imported HLO while) runs once per iteration.
+  const engine::OpListLoops loops(workload);
+  for (size_t i = 0; i < workload.operations.size(); ++i) {
+    const config::OperationSpec& op = workload.operations[i];
+    const uint64_t runs = saturating_mul(op.repeat, loops.passes(i));
     uint64_t per_run = 1;
     if (const auto* c = std::get_if<config::CollectiveSpec>(&op.op)) {
       const uint64_t chips = c->kind == config::CollectiveKind::kSend
@@ -36,8 +41,8 @@ WorkEstimate estimate_op_list(const config::WorkloadSpec& workload, const topo::
       }
       per_run = saturating_mul(chips, messages);
     }
-    e.events = saturating_add(e.events, saturating_mul(op.repeat, per_run));
-    e.memory_bytes = saturating_add(e.memory_bytes, saturating_mul(op.repeat, kSpanBytes));
+    e.events = saturating_add(e.events, saturating_mul(runs, per_run));
+    e.memory_bytes = saturating_add(e.memory_bytes, saturating_mul(runs, kSpanBytes));
   }
   return e;
 }
