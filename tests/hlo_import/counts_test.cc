@@ -1,7 +1,7 @@
 // podsim's module totals (podsim hlo-stats, src/hlo_import/stats.h) against
 // scripts/hlo_counts.py, which reads the same files its own way (regular
 // expressions, collective bytes from result shapes), on every module under
-// tests/hlo/data and tests/hlo_import/data.
+// tests/hlo/data, tests/hlo_import/data and workloads/hlo.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -37,7 +37,7 @@ TEST(HloCountsTest, PodsimAgreesWithTheIndependentScript) {
     GTEST_SKIP() << "no /usr/bin/python3";
   }
   int modules = 0;
-  for (const char* dir : {"tests/hlo/data", "tests/hlo_import/data"}) {
+  for (const char* dir : {"tests/hlo/data", "tests/hlo_import/data", "workloads/hlo"}) {
     for (const auto& entry : std::filesystem::directory_iterator(source_dir() / dir)) {
       if (entry.path().extension() != ".hlo") {
         continue;
@@ -59,7 +59,10 @@ TEST(HloCountsTest, MirrorTotalsByHand) {
   // 2,101,346,304 (the while body counts once here).
   std::ostringstream out;
   std::ostringstream err;
-  ASSERT_EQ(cli::run_cli({"hlo-stats", data("llama3_8b_decode_mirror.hlo").string()}, out, err), 0);
+  ASSERT_EQ(cli::run_cli({"hlo-stats",
+                          (source_dir() / "workloads/hlo/llama3-8b-decode-v5e-2x2.hlo").string()},
+                         out, err),
+            0);
   EXPECT_NE(out.str().find("dots 5\n"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("dot_flops 2973761536\n"), std::string::npos) << out.str();
   // all-gather: 32 KiB x 3 + 112 KiB + 64 KiB per the module's shapes.

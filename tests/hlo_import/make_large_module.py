@@ -2,7 +2,7 @@
 """Writes an HLO module the size of OpenXLA's LLaMA-3-8B benchmark module
 (about 670 KB) for the speed measurement in docs/hlo.md ("Running a module").
 
-It unrolls the layer of tests/hlo_import/data/llama3_8b_decode_mirror.hlo
+It unrolls the layer of workloads/hlo/llama3-8b-decode-v5e-2x2.hlo
 LAYERS times in the ENTRY computation (no while loop: every layer is its own
 operations, the harder case for the simulation), each instruction carrying
 metadata as long as the real dump's. Standard library only.
@@ -21,7 +21,7 @@ METADATA = (', metadata={{op_name="jit(train_step)/jvp(TransformerLinenPure.appl
 
 def main():
     layers = int(sys.argv[1]) if len(sys.argv) > 1 else 40
-    with open(os.path.join(HERE, "data", "llama3_8b_decode_mirror.hlo"), encoding="utf-8") as f:
+    with open(os.path.join(HERE, "..", "..", "workloads", "hlo", "llama3-8b-decode-v5e-2x2.hlo"), encoding="utf-8") as f:
         text = f.read()
     head = text[:text.index("%layer (p:")]
     body = text[text.index("%layer (p:"):text.index("%layers_left")]

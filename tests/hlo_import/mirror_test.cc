@@ -1,5 +1,5 @@
 // Issue 34's acceptance point: an HLO module written to mirror one of
-// podsim's own lowered decode steps (data/llama3_8b_decode_mirror.hlo, whose
+// podsim's own lowered decode steps (workloads/hlo/llama3-8b-decode-v5e-2x2.hlo, whose
 // header says what differs) gives the same step time within 2%, on each of
 // the three network models.
 #include <gtest/gtest.h>
@@ -22,7 +22,8 @@ TEST(HloMirrorTest, DecodeStepMatchesPodsimsOwnLowering) {
   const topo::Pod pod(spec);
   const config::WorkloadSpec own = config::load_workload_file(
       source_dir() / "workloads" / "llama3-8b-decode-v5e.textproto", spec, overrides);
-  const Imported mirror = load_hlo_workload(data("llama3_8b_decode_mirror.hlo"), pod, {});
+  const Imported mirror = load_hlo_workload(
+      source_dir() / "workloads" / "hlo" / "llama3-8b-decode-v5e-2x2.hlo", pod, {});
   EXPECT_TRUE(mirror.warnings.empty());
   ASSERT_EQ(mirror.workload.loops.size(), 1u);
   EXPECT_EQ(mirror.workload.loops[0].iterations, 32u);
