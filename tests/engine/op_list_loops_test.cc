@@ -8,6 +8,7 @@
 
 #include "chip/compute_model.h"
 #include "engine/op_list.h"
+#include "specs.h"
 #include "topo/pod.h"
 
 namespace podsim::engine {
@@ -15,28 +16,7 @@ namespace {
 
 // A 4x4 torus of v5e-like chips (wraparound on both axes).
 config::PodSpec torus_4x4() {
-  config::PodSpec s;
-  s.name = "loops";
-  s.chip.name = "v5e-like";
-  s.chip.peak_bf16_flops = 1.97e14;
-  s.chip.peak_int8_ops = 3.94e14;
-  s.chip.hbm_bytes = 16'000'000'000;
-  s.chip.hbm_bandwidth = sim::Bandwidth::from_gbps(819);
-  s.chip.mxu_count = 4;
-  s.chip.mxu_rows = 128;
-  s.chip.mxu_columns = 128;
-  s.chip.mxu_clock_hz = 1.5e9;
-  s.chip.ici_ports = 4;
-  for (const char* name : {"x", "y"}) {
-    config::DimensionSpec d;
-    d.name = name;
-    d.size = 4;
-    d.wraparound = true;
-    d.link_bandwidth = sim::Bandwidth::from_gbps(50);
-    d.hop_latency = sim::Time::us(1);
-    s.torus.dims.push_back(d);
-  }
-  return s;
+  return podsim::testing::v5e_torus({{"x", 4, true}, {"y", 4, true}});
 }
 
 config::OperationSpec loop_op(std::string name, config::ComputeOp c, std::vector<size_t> after) {
