@@ -4,8 +4,6 @@
 // tests/hlo/data, tests/hlo_import/data and workloads/hlo.
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <sstream>
 
 #include "cli/context.h"
@@ -13,24 +11,6 @@
 
 namespace podsim::hlo_import::testing {
 namespace {
-
-std::string script_output(const std::filesystem::path& file) {
-  const std::string command = "/usr/bin/python3 '" +
-                              (source_dir() / "scripts" / "hlo_counts.py").string() + "' '" +
-                              file.string() + "' 2>&1";
-  std::string out;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    return "popen failed";
-  }
-  std::array<char, 4096> buffer{};
-  size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    out.append(buffer.data(), n);
-  }
-  pclose(pipe);
-  return out;
-}
 
 TEST(HloCountsTest, PodsimAgreesWithTheIndependentScript) {
   if (!std::filesystem::exists("/usr/bin/python3")) {
@@ -46,7 +26,7 @@ TEST(HloCountsTest, PodsimAgreesWithTheIndependentScript) {
       std::ostringstream err;
       const int code = cli::run_cli({"hlo-stats", entry.path().string()}, out, err);
       ASSERT_EQ(code, 0) << entry.path() << ": " << err.str();
-      EXPECT_EQ(out.str(), script_output(entry.path())) << entry.path();
+      EXPECT_EQ(out.str(), hlo_counts_script(entry.path())) << entry.path();
       ++modules;
     }
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -83,6 +85,24 @@ std::filesystem::path source_dir() {
 
 std::filesystem::path data(const std::string& file) {
   return source_dir() / "tests" / "hlo_import" / "data" / file;
+}
+
+std::string hlo_counts_script(const std::filesystem::path& file) {
+  const std::string command = "/usr/bin/python3 '" +
+                              (source_dir() / "scripts" / "hlo_counts.py").string() + "' '" +
+                              file.string() + "' 2>&1";
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    return "popen failed";
+  }
+  std::array<char, 4096> buffer{};
+  size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+    out.append(buffer.data(), n);
+  }
+  pclose(pipe);
+  return out;
 }
 
 }  // namespace podsim::hlo_import::testing

@@ -36,6 +36,10 @@ const config::CollectiveSpec& collective_of(const config::WorkloadSpec& w, std::
 size_t index_of(const config::WorkloadSpec& w, std::string_view name);
 const engine::OperationResult& result_of(const engine::OpListResult& r, std::string_view name);
 
+// What scripts/hlo_counts.py prints on `file` (stdout and stderr), run with
+// /usr/bin/python3.
+std::string hlo_counts_script(const std::filesystem::path& file);
+
 // The source tree (PODSIM_SOURCE_DIR) and this folder's modules.
 std::filesystem::path source_dir();
 std::filesystem::path data(const std::string& file);
