@@ -3,7 +3,7 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer in build-sanitize/
 # (scripts/build-sanitize.sh; clang-14 and libclang-rt-14-dev from Debian).
 #
-#   scripts/fuzz.sh [--seconds N] [--jobs J] [--merge] [--no-build] [TARGET...]
+#   scripts/fuzz.sh [--seconds N] [--jobs J] [--merge] [--quick] [--no-build] [TARGET...]
 #
 # Each target runs N seconds (default 20) on its committed corpus,
 # tests/fuzz/corpus/TARGET/, plus its seeds (the shipped topologies,
@@ -13,8 +13,12 @@
 # at once (default 1). --merge then minimises the committed corpus, the new
 # inputs and the seeds into tests/fuzz/corpus/TARGET/ (libFuzzer -merge=1:
 # the fewest inputs that keep every feature), so the next run starts where
-# this one stopped; commit the result. Targets default to all ten, the
-# slowest first.
+# this one stopped; commit the result. --quick (CI's pass, scripts/test.sh)
+# sets PODSIM_FUZZ_QUICK=1: the targets that simulate (serving, sweeps)
+# parse and check every input as always but simulate less of it (4 or 3
+# requests of a serving run, the first point of a sweep), so that replaying
+# their corpora fits CI's budget; it cannot be merged. Targets default to
+# all ten, the slowest first.
 #
 # A crash, sanitizer report, escaped exception, leak, input slower than
 # $PODSIM_FUZZ_TIMEOUT s (default 10) or over $PODSIM_FUZZ_RSS_MB MB
@@ -37,13 +41,18 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2 ;;
     --jobs) jobs=$2; shift 2 ;;
     --merge) merge=1; shift ;;
+    --quick) export PODSIM_FUZZ_QUICK=1; shift ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
 [ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
+if [ "$merge" = 1 ] && [ "${PODSIM_FUZZ_QUICK:-0}" = 1 ]; then
+  echo "fuzz.sh: --merge with --quick (or PODSIM_FUZZ_QUICK=1) would keep the quick harnesses' features only" >&2
+  exit 2
+fi
 
 dir=${PODSIM_SANITIZE_BUILD_DIR:-build-sanitize}
 if [ "$build" = 1 ]; then

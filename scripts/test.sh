@@ -13,5 +13,5 @@ jobs=$(nproc 2>/dev/null || echo 2)
 ctest --test-dir build --output-on-failure -j"$jobs"
 if [ "${PODSIM_TEST_SANITIZERS:-1}" != 0 ]; then
   scripts/test-sanitizers.sh --ci
-  scripts/fuzz.sh --no-build --jobs "$jobs" --seconds "${PODSIM_FUZZ_SECONDS:-5}"
+  scripts/fuzz.sh --no-build --quick --jobs "$jobs" --seconds "${PODSIM_FUZZ_SECONDS:-5}"
 fi

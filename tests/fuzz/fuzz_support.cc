@@ -22,6 +22,14 @@ std::string source_path(const std::string& relative_path) {
   return std::string(PODSIM_SOURCE_DIR) + "/" + relative_path;
 }
 
+bool quick() {
+  static const bool on = [] {
+    const char* v = std::getenv("PODSIM_FUZZ_QUICK");
+    return v != nullptr && std::string_view(v) == "1";
+  }();
+  return on;
+}
+
 std::string source_file(const std::string& relative_path) {
   const std::string path = std::string(PODSIM_SOURCE_DIR) + "/" + relative_path;
   std::ifstream in(path, std::ios::binary);

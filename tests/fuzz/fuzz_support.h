@@ -34,6 +34,13 @@ std::string source_file(const std::string& relative_path);
 // The path of a file or folder of the source tree, e.g. "workloads/serve".
 std::string source_path(const std::string& relative_path);
 
+// CI's replay of the corpora (scripts/fuzz.sh --quick sets PODSIM_FUZZ_QUICK=1):
+// the targets that simulate still parse and check every input but simulate
+// less of it (fewer requests of a serving run, one point of a sweep), so
+// that replaying their corpora under the sanitizers fits CI's budget. Read
+// once. A corpus is never merged in this mode (its features differ).
+bool quick();
+
 // Small pods built once from shipped topologies shrunk with overrides: a
 // v5e 2x2, a v4 2x2x2 and two v5e 2x2 slices joined by DCN (every
 // dimension a line: a wrap needs 3 chips, and 3 divides no shipped

@@ -28,6 +28,7 @@ namespace {
 // tokens each, on at most this many replica copies of at most 16 chips (the
 // shipped examples' 2x2 and 4x4 slices): a few hundred cheap steps.
 constexpr uint64_t kMaxRequests = 24;
+constexpr uint64_t kQuickRequests = 4;  // podsim::fuzz::quick()
 constexpr uint32_t kMaxTokens = 512;
 constexpr uint32_t kMaxCopies = 3;
 constexpr uint32_t kMaxChips = 16;
@@ -35,6 +36,7 @@ constexpr uint32_t kMaxUsers = 8;
 
 bool small_enough(podsim::config::ServeSpec& spec) {
   using podsim::config::ArrivalKind;
+  const uint64_t max_requests = podsim::fuzz::quick() ? kQuickRequests : kMaxRequests;
   uint32_t copies = 0;
   for (const auto& r : spec.replicas) {
     uint64_t chips = 1;
@@ -55,8 +57,8 @@ bool small_enough(podsim::config::ServeSpec& spec) {
   }
   auto& a = spec.arrivals;
   if (a.kind == ArrivalKind::kTrace) {
-    if (a.trace.size() > kMaxRequests) {
-      a.trace.resize(kMaxRequests);
+    if (a.trace.size() > max_requests) {
+      a.trace.resize(max_requests);
     }
     return std::all_of(a.trace.begin(), a.trace.end(), [](const auto& t) {
       return t.prompt_tokens <= kMaxTokens && t.output_tokens <= kMaxTokens;
@@ -65,7 +67,7 @@ bool small_enough(podsim::config::ServeSpec& spec) {
   if (a.kind == ArrivalKind::kClosedLoop && a.users > kMaxUsers) {
     return false;
   }
-  spec.max_requests = std::min(spec.max_requests, kMaxRequests);
+  spec.max_requests = std::min(spec.max_requests, max_requests);
   return a.prompt.max <= kMaxTokens && a.output.max <= kMaxTokens;
 }
 

@@ -67,6 +67,7 @@ constexpr std::string_view kSeparator = "\n#--- trace.csv ---\n";
 // simulations under the sanitizers): at most this many requests of at most
 // this many tokens on at most this many replica copies of at most 16 chips.
 constexpr uint64_t kMaxRequests = 8;
+constexpr uint64_t kQuickRequests = 3;  // podsim::fuzz::quick()
 constexpr uint32_t kMaxTokens = 512;
 constexpr uint32_t kMaxCopies = 3;
 constexpr uint32_t kMaxChips = 16;
@@ -141,6 +142,7 @@ std::string with_trace_file(std::string_view text, const std::string& path) {
 }
 
 bool small_enough(podsim::config::ServeSpec& spec) {
+  const uint64_t max_requests = podsim::fuzz::quick() ? kQuickRequests : kMaxRequests;
   using podsim::config::ArrivalKind;
   uint32_t copies = 0;
   for (const auto& r : spec.replicas) {
@@ -158,8 +160,8 @@ bool small_enough(podsim::config::ServeSpec& spec) {
   }
   auto& a = spec.arrivals;
   if (a.kind == ArrivalKind::kTrace) {
-    if (a.trace.size() > kMaxRequests) {
-      a.trace.resize(kMaxRequests);
+    if (a.trace.size() > max_requests) {
+      a.trace.resize(max_requests);
     }
     return std::all_of(a.trace.begin(), a.trace.end(), [](const auto& t) {
       return t.prompt_tokens <= kMaxTokens && t.output_tokens <= kMaxTokens;
@@ -168,7 +170,7 @@ bool small_enough(podsim::config::ServeSpec& spec) {
   if (a.kind == ArrivalKind::kClosedLoop && a.users > kMaxUsers) {
     return false;
   }
-  spec.max_requests = std::min(spec.max_requests, kMaxRequests);
+  spec.max_requests = std::min(spec.max_requests, max_requests);
   return a.prompt.max <= kMaxTokens && a.output.max <= kMaxTokens;
 }
 
