@@ -7,10 +7,32 @@
 #include "topo/shape.h"
 
 namespace podsim::engine {
+namespace {
+
+constexpr const char* kNeedsFlowOrAnalytical =
+    "symmetric runs need the flow or the analytical network model";
+
+// The fewest hops along `dim` whose translation (one hop: `unit`) keeps
+// every plan: the least common multiple of their periods, the dimension's
+// size when no shorter one does.
+uint32_t common_period(const topo::Pod& pod, std::span<const coll::Plan* const> plans, uint32_t dim,
+                       const std::vector<topo::ChipId>& unit) {
+  const uint32_t n = pod.dim_size(dim);
+  uint32_t period = 1;
+  for (const coll::Plan* plan : plans) {
+    period = std::lcm(period, coll::plan_period(pod, *plan, dim, unit));
+    if (period >= n) {
+      return n;
+    }
+  }
+  return period;
+}
+
+}  // namespace
 
 std::optional<std::string> why_never_symmetric(const topo::Pod& pod, const net::Options& network) {
   if (network.model == net::Model::kPacket) {
-    return "symmetric runs need the flow or the analytical network model";
+    return kNeedsFlowOrAnalytical;
   }
   if (pod.has_faults()) {
     return "the pod has faults";
@@ -38,13 +60,7 @@ SymmetryChoice choose_symmetry(const topo::Pod& pod, std::span<const coll::Plan*
       continue;  // a line
     }
     any_translation = true;
-    uint32_t period = 1;
-    for (const coll::Plan* plan : plans) {
-      period = std::lcm(period, coll::plan_period(pod, *plan, d, *unit));
-      if (period >= n) {
-        break;
-      }
-    }
+    const uint32_t period = common_period(pod, plans, d, *unit);
     if (period < n) {
       generators.push_back(topo::Translation{d, period});
       units.push_back(std::move(*unit));
@@ -90,7 +106,7 @@ SymmetryChoice choose_symmetry_within(const topo::Pod& pod,
                                       const std::vector<uint8_t>& moved) {
   SymmetryChoice out;
   if (network.model == net::Model::kPacket) {
-    out.why_full = "symmetric runs need the flow or the analytical network model";
+    out.why_full = kNeedsFlowOrAnalytical;
     return out;
   }
   if (pod.slice_count() != 1 || pod.has_twists()) {
@@ -103,14 +119,7 @@ SymmetryChoice choose_symmetry_within(const topo::Pod& pod,
     if (d >= movable.size() || !movable[d] || n <= 1 || !pod.wraparound(d)) {
       continue;
     }
-    const std::vector<topo::ChipId> unit = shift_within(pod, d, moved);
-    uint32_t period = 1;
-    for (const coll::Plan* plan : plans) {
-      period = std::lcm(period, coll::plan_period(pod, *plan, d, unit));
-      if (period >= n) {
-        break;
-      }
-    }
+    const uint32_t period = common_period(pod, plans, d, shift_within(pod, d, moved));
     if (period < n) {
       generators.push_back(topo::Translation{d, period});
     }

@@ -71,14 +71,10 @@ bool Lexer::consume(std::string_view s) {
 void Lexer::expect(char c, std::string_view context, std::string_view subject) {
   const char next = peek();
   if (next != c) {
-    std::string message = "expected ";
-    message += quote_char(c);
-    message += ' ';
-    message += context;
-    message += subject;
-    message += ", found ";
-    message += quote_char(next);
-    fail(message);
+    std::string what = quote_char(c);
+    what += ' ';
+    what += context;
+    fail_expected(what, subject);
   }
   ++pos_;
 }
@@ -103,12 +99,7 @@ std::string_view Lexer::name() {
 std::string_view Lexer::expect_name(std::string_view what, std::string_view subject) {
   const std::string_view n = name();
   if (n.empty()) {
-    std::string message = "expected ";
-    message += what;
-    message += subject;
-    message += ", found ";
-    message += quote_char(peek());
-    fail(message);
+    fail_expected(what, subject);
   }
   return n;
 }
@@ -148,12 +139,7 @@ std::optional<int64_t> Lexer::integer() {
 int64_t Lexer::expect_integer(std::string_view what, std::string_view subject) {
   const std::optional<int64_t> v = integer();
   if (!v) {
-    std::string message = "expected ";
-    message += what;
-    message += subject;
-    message += ", found ";
-    message += quote_char(peek());
-    fail(message);
+    fail_expected(what, subject);
   }
   return *v;
 }
@@ -261,6 +247,15 @@ std::string_view Lexer::raw_until_close(std::string_view what, std::string_view 
     fail(message);
   }
   return text_.substr(start, pos_ - start);
+}
+
+void Lexer::fail_expected(std::string_view what, std::string_view subject) {
+  std::string message = "expected ";
+  message += what;
+  message += subject;
+  message += ", found ";
+  message += quote_char(peek());
+  fail(message);
 }
 
 void Lexer::fail(const std::string& message) const {

@@ -57,6 +57,8 @@ class Lexer {
   const std::string& file() const { return file_; }
 
   [[noreturn]] void fail(const std::string& message) const;
+  // "expected <what><subject>, found '<next character>'".
+  [[noreturn]] void fail_expected(std::string_view what, std::string_view subject);
   [[noreturn]] void fail_at(size_t offset, const std::string& message) const;
 
  private:
