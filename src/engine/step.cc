@@ -94,14 +94,17 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
         sim_index_(pod.chip_count(), -1) {
     exec_options_ = coll::executor_options(pod);
     exec_options_.count_link_bytes = false;  // the network's link statistics serve
-    if (options.replay_collectives && options.network.model == net::Model::kAnalytical) {
-      analytical_ = dynamic_cast<net::AnalyticalNetwork*>(network_.get());
-      replays_.emplace(pod, options.network, exec_options_);
-    }
     choose_chips(options);
     prepare_stages(compute);
     time_stragglers(options.stragglers);
     choose_classes(options);
+    // After the classes: a symmetric run's recordings are played over them
+    // too (the representatives join, the links are the classes'), so what
+    // is laid down is what playing the run over the classes books.
+    if (options.replay_collectives && options.network.model == net::Model::kAnalytical) {
+      analytical_ = dynamic_cast<net::AnalyticalNetwork*>(network_.get());
+      replays_.emplace(pod, options.network, exec_options_);
+    }
     allocate_chip_state();
     for (const auto& c : chips_) {
       instructions_ += program_.stages[c.stage].instructions.size();
@@ -297,12 +300,6 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
       } else {
         symmetry_ = choose_symmetry(pod_, plans, network_options_, movable);
       }
-    }
-    if (symmetry_.classes) {
-      // The representatives play every collective over link classes; a
-      // replay (coll/replay.h) records and lays whole-pod bookings instead.
-      analytical_ = nullptr;
-      replays_.reset();
     }
     played_.clear();
     for (uint32_t i = 0; i < chips_.size(); ++i) {

@@ -22,7 +22,7 @@ sim::Time analytical_time(const topo::Pod& pod, std::span<const topo::LinkId> ro
 }
 
 AnalyticalNetwork::AnalyticalNetwork(const topo::Pod& pod, const Options& options)
-    : links_(pod, options), usage_(links_.size()), marked_(links_.size(), 0) {}
+    : links_(pod, options), usage_(links_.size()), marked_(links_.size()) {}
 
 void AnalyticalNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& sink,
                               uint64_t tag) {
@@ -92,6 +92,9 @@ void AnalyticalNetwork::book_batch(sim::Simulation& sim) {
       done += b;
     }
     const sim::Time stream = sim::transfer_time(done, bandwidth);
+    if (u.bytes == 0) {
+      used_.push_back(uses_[g].link);
+    }
     u.bytes += done;
     u.busy += stream;
     u.free = start + stream;
@@ -131,12 +134,13 @@ LinkStats AnalyticalNetwork::link_stats(const sim::Simulation& sim) const {
 }
 
 std::vector<AnalyticalNetwork::Booking> AnalyticalNetwork::bookings() const {
+  std::vector<topo::LinkId> used = used_;
+  std::sort(used.begin(), used.end());
   std::vector<Booking> out;
-  for (topo::LinkId id = 0; id < usage_.size(); ++id) {
+  out.reserve(used.size());
+  for (const topo::LinkId id : used) {
     const Usage& u = usage_[id];
-    if (u.bytes > 0) {
-      out.push_back(Booking{id, u.bytes, u.busy, u.free});
-    }
+    out.push_back(Booking{id, u.bytes, u.busy, u.free});
   }
   return out;
 }
@@ -163,10 +167,13 @@ bool AnalyticalNetwork::idle(std::span<const Booking> links, sim::Time now) cons
 
 void AnalyticalNetwork::book(std::span<const Booking> bookings, sim::Time start) {
   if (laid_until_.empty()) {
-    laid_until_.assign(usage_.size(), sim::Time::zero());
+    laid_until_ = ZeroedArray<sim::Time>(usage_.size());
   }
   for (const Booking& b : bookings) {
     Usage& u = usage_[b.link];
+    if (u.bytes == 0 && b.bytes > 0) {
+      used_.push_back(b.link);
+    }
     u.bytes += b.bytes;
     u.busy += b.busy;
     u.free = std::max(u.free, start + b.free);

@@ -71,8 +71,9 @@
 // Costs: per instant with starts, O(H log H) for the H (link, transfer)
 // pairs of its transfers' routes (a sort by link and size) and one
 // transfer_time per pair; one event per transfer and one per instant, 24
-// bytes per link, one small record per transfer in flight, no allocation in
-// steady state (the batch's buffers are reused). Deterministic: bookings
+// bytes per link (left unwritten until a transfer uses the link), one small
+// record per transfer in flight, no allocation in steady state (the batch's
+// buffers are reused). Deterministic: bookings
 // follow start time, size and call order only.
 #pragma once
 
@@ -83,6 +84,7 @@
 #include "net/link_table.h"
 #include "net/network.h"
 #include "net/slot_pool.h"
+#include "net/zeroed_array.h"
 #include "sim/event.h"
 
 namespace podsim::net {
@@ -115,10 +117,12 @@ class AnalyticalNetwork final : public Network, private sim::EventHandler {
     sim::Time busy;
     sim::Time free;
   };
-  // Every link that has carried bytes, in LinkId order. O(links).
+  // Every link that has carried bytes, in LinkId order. O(L log L) for the
+  // L links that have.
   std::vector<Booking> bookings() const;
   // True when no link of `links` is booked past `now` or carries a transfer
-  // started at this instant and not booked yet. O(links + the instant's hops).
+  // started at this instant and not booked yet. O(|links| + the instant's
+  // hops).
   bool idle(std::span<const Booking> links, sim::Time now) const;
   // Adds each booking, its end shifted by `start`, to its link: bytes and busy
   // add up, and the link is booked until start + free. The links should be
@@ -164,7 +168,11 @@ class AnalyticalNetwork final : public Network, private sim::EventHandler {
   }
   LinkTable links_;
   SlotPool<Pending> pending_;
-  std::vector<Usage> usage_;  // indexed by LinkId
+  // Indexed by LinkId, zeroed until a transfer or a booking first names the
+  // link (net/zeroed_array.h): a symmetric run on a large torus, and each
+  // recording of a collective (coll/replay.h), touch a few of its links.
+  ZeroedArray<Usage> usage_;
+  std::vector<topo::LinkId> used_;  // the links with bytes, in the order they got them
   std::vector<topo::LinkId> route_scratch_;
   // One link of one batch transfer's route, for the per-link booking.
   struct Use {
@@ -178,8 +186,9 @@ class AnalyticalNetwork final : public Network, private sim::EventHandler {
   std::vector<Use> uses_;
   std::vector<sim::Time> ends_;
   std::vector<sim::Time> latencies_;
-  mutable std::vector<uint8_t> marked_;  // idle()'s scratch, one flag per link
-  std::vector<sim::Time> laid_until_;    // per link: end of bookings laid by book()
+  mutable ZeroedArray<uint8_t> marked_;  // idle()'s scratch, one flag per link
+  // Per link: end of bookings laid by book(); allocated by the first book().
+  ZeroedArray<sim::Time> laid_until_;
   bool disturbed_ = false;
 };
 
