@@ -122,6 +122,20 @@ TEST_P(ReplayAgreement, FlowLockstepMatchesPlayingEveryChip) {
               simulate(c, {net::Model::kFlow, false, true}));
 }
 
+// The default step (one tensor-parallel ring of 16 chips per replica) is
+// symmetric: its one played chip replays over the classes, and replaying
+// saves most of the collectives' events.
+TEST(ReplayAgreement, SymmetricRunsReplayOverTheirClasses) {
+  const Case c = shipped_serving().front();
+  ASSERT_EQ(c.label, "default");
+  const StepResult played = simulate(c, {net::Model::kAnalytical, false, false});
+  const StepResult fast = simulate(c, {net::Model::kAnalytical, true, false});
+  EXPECT_TRUE(played.symmetric);
+  EXPECT_TRUE(fast.symmetric);
+  expect_same(played, fast);
+  EXPECT_LT(3 * fast.events, played.events);
+}
+
 INSTANTIATE_TEST_SUITE_P(Shipped, ReplayAgreement, ::testing::ValuesIn(shipped_serving()),
                          [](const auto& p) { return p.param.label; });
 
