@@ -82,6 +82,7 @@ struct Epilogue {
   double vector_flops = 0;   // the fused op's vector work
   uint64_t read_bytes = 0;   // its other operands (a residual), read from HBM
   uint64_t write_bytes = 0;  // its output, written instead of the matmul's
+  friend bool operator==(const Epilogue&, const Epilogue&) = default;
 };
 
 // The work an operation did on the chip's units, for its energy

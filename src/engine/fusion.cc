@@ -73,14 +73,35 @@ StageFusion plan_fusion(const std::vector<workload::Instruction>& prog,
 std::vector<chip::OpTiming> stage_timings(const std::vector<workload::Instruction>& prog,
                                           const chip::ComputeModel& compute,
                                           const StageFusion& fusion) {
+  // A stage repeats a few distinct operations once per layer, and a model's
+  // timing is a function of the operation (and epilogue) alone: each of the
+  // first kDistinct distinct ones is timed once. A repeat's timing is the
+  // first's, except that it is not its kind's first table fallback (which
+  // the model reports once, on the first call).
+  constexpr size_t kDistinct = 64;
+  struct Timed {
+    uint32_t k = 0;  // the first instruction with this operation and epilogue
+    chip::OpTiming timing;
+  };
+  std::vector<Timed> timed;
   std::vector<chip::OpTiming> timing(prog.size());
   for (uint32_t k = 0; k < prog.size(); ++k) {
     const chip::Op* op = op_of(prog[k]);
     if (op == nullptr || fusion.fused_into[k] >= 0)
       continue;  // a fused op's time, FLOPs and bytes are in its matmul's timing
+    const auto same = std::find_if(timed.begin(), timed.end(), [&](const Timed& t) {
+      return fusion.epilogue[t.k] == fusion.epilogue[k] && *op_of(prog[t.k]) == *op;
+    });
+    if (same != timed.end()) {
+      timing[k] = same->timing;
+      timing[k].first_fallback = false;
+      continue;
+    }
     timing[k] = fusion.epilogue[k]
                     ? *compute.fused_time(std::get<chip::Matmul>(*op), *fusion.epilogue[k])
                     : compute.time(*op);
+    if (timed.size() < kDistinct)
+      timed.push_back(Timed{k, timing[k]});
   }
   return timing;
 }

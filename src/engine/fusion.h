@@ -45,7 +45,8 @@ StageFusion plan_fusion(const std::vector<workload::Instruction>& program,
 // matmul's is its fused kernel's, a fused elementwise op's is zero (no
 // time, FLOPs or bytes: the matmul's timing holds them), other compute
 // instructions' compute.time(op); non-compute instructions get a default
-// OpTiming.
+// OpTiming. Each distinct (operation, epilogue) is timed once: a model's
+// timing depends on nothing else.
 std::vector<chip::OpTiming> stage_timings(const std::vector<workload::Instruction>& program,
                                           const chip::ComputeModel& compute,
                                           const StageFusion& fusion);

@@ -153,5 +153,50 @@ TEST(Fusion, AWholeStepConservesFlopsAndSavesTheIntermediates) {
   EXPECT_EQ(r.critical.units.total(), r.critical.compute + r.critical.memory);
 }
 
+// stage_timings times each distinct (operation, epilogue) once: a program
+// that repeats one layer gets, at every instruction, what timing that
+// instruction alone gives, on every model (fused matmuls, fused
+// elementwise ops and distinct operations between repeats included).
+TEST(Fusion, RepeatedLayersGetEachInstructionsOwnTiming) {
+  std::vector<workload::Instruction> prog;
+  for (uint32_t layer = 0; layer < 3; ++layer) {
+    const auto base = static_cast<uint32_t>(prog.size());
+    prog.push_back(op("residual", chip::Copy{kOut},
+                      base > 0 ? std::vector<uint32_t>{base - 1} : std::vector<uint32_t>{}));
+    prog.push_back(op("up", kUp, {base}));
+    prog.push_back(op("gate", gate(kOut), {base + 1, base}));
+    // One operation that differs from layer to layer.
+    prog.push_back(op("down", chip::Matmul{1, 64, 4096, 1024 * (layer + 1)}, {base + 2}));
+  }
+  // The fused matmul again, with nothing to fuse: its own kernel's time.
+  prog.push_back(op("up_alone", kUp, {static_cast<uint32_t>(prog.size() - 1)}));
+  for (const auto kind : {chip::ComputeModelKind::kRoofline, chip::ComputeModelKind::kSystolic,
+                          chip::ComputeModelKind::kTensorCore}) {
+    const auto m = model(kind);
+    const StageFusion f = plan_fusion(prog, *m);
+    const std::vector<chip::OpTiming> timing = stage_timings(prog, *m, f);
+    ASSERT_EQ(timing.size(), prog.size());
+    if (kind == chip::ComputeModelKind::kTensorCore) {
+      ASSERT_TRUE(f.epilogue[1]);  // "up" is fused, "up_alone" not
+      ASSERT_FALSE(f.epilogue.back());
+    }
+    for (uint32_t k = 0; k < prog.size(); ++k) {
+      SCOPED_TRACE(prog[k].name + " " + std::to_string(k));
+      const chip::Op& o = std::get<chip::Op>(prog[k].body);
+      chip::OpTiming alone;
+      if (f.fused_into[k] < 0) {
+        alone =
+            f.epilogue[k] ? *m->fused_time(std::get<chip::Matmul>(o), *f.epilogue[k]) : m->time(o);
+      }
+      EXPECT_EQ(timing[k].time, alone.time);
+      EXPECT_EQ(timing[k].compute_time, alone.compute_time);
+      EXPECT_EQ(timing[k].memory_time, alone.memory_time);
+      EXPECT_EQ(timing[k].bytes, alone.bytes);
+      EXPECT_EQ(timing[k].flops, alone.flops);
+      EXPECT_EQ(timing[k].cycles, alone.cycles);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace podsim::engine
