@@ -169,7 +169,8 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   uint64_t bytes_received() const { return bytes_received_; }
   // Bytes of this collective that crossed each link (indexed by LinkId); in
   // a symmetric run on the classes' representative links only. Empty unless
-  // ExecutorOptions::count_link_bytes.
+  // ExecutorOptions::count_link_bytes. Complete once the run is done():
+  // the lanes whose members always send to one peer are counted then.
   std::span<const uint64_t> link_bytes() const { return link_bytes_.span(); }
 
   void delivered(sim::Simulation& sim, uint64_t tag) override;
@@ -255,6 +256,9 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   void send(sim::Simulation& sim, uint32_t lane, topo::ChipId src, topo::ChipId dst, int part,
             std::span<const topo::LinkId> route);
   void send_path(sim::Simulation& sim, uint32_t lane, uint32_t path);
+  // Adds the link bytes of the lanes with a peer table, from the steps each
+  // member sent (see executor.cc).
+  void count_peer_link_bytes();
 
   // A joiner's index into the per-member state: state is kept for the chips
   // that may join only (one replica of a folded step, one chip per class of

@@ -50,6 +50,7 @@ Outcome run(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::Co
   o.bytes_sent = run.bytes_sent();
   o.bytes_received = run.bytes_received();
   o.link_bytes.assign(run.link_bytes().begin(), run.link_bytes().end());
+  o.network_link_bytes = network->link_stats(sim).bytes;
   o.schedule = plan.schedule;
   return o;
 }

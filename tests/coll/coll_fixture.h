@@ -49,8 +49,9 @@ struct Outcome {
   uint64_t bytes_sent = 0;
   uint64_t bytes_received = 0;
   bool done = false;
-  std::vector<uint64_t> link_bytes;
-  std::string schedule;  // Plan::schedule of the plan lower() chose
+  std::vector<uint64_t> link_bytes;          // counted by the run
+  std::vector<uint64_t> network_link_bytes;  // counted by the network
+  std::string schedule;                      // Plan::schedule of the plan lower() chose
 };
 
 Outcome run(const topo::Pod& pod, const topo::DeviceMesh& mesh, const config::CollectiveSpec& c,

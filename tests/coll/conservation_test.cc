@@ -64,6 +64,9 @@ TEST_P(Conservation, EveryByteArrivesAndEveryChipFinishes) {
   const uint64_t link_total =
       std::accumulate(o.link_bytes.begin(), o.link_bytes.end(), uint64_t{0});
   EXPECT_GE(link_total, o.bytes_sent) << k.label;
+  // The run's count (per transfer and hop, or per member and step for the
+  // lanes with one peer) is the network's, link by link.
+  EXPECT_EQ(o.link_bytes, o.network_link_bytes) << k.label;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Conservation::ParamType>& info) {
