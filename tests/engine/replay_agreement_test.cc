@@ -10,8 +10,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <ostream>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "chip/compute_model.h"
@@ -83,8 +85,27 @@ bool same_breakdown(const ChipBreakdown& a, const ChipBreakdown& b) {
          a.collective_overlapped == b.collective_overlapped;
 }
 
-// Both runs' results, compared to the picosecond.
-void expect_same(const StepResult& played, const StepResult& fast) {
+// The collective instructions of the case's program, over its stages.
+uint64_t collectives(const Case& c) {
+  const topo::Pod pod(c.pod);
+  const workload::Program program =
+      workload::lower(*c.workload.serving, mesh_axes(workload_mesh(pod, c.workload)));
+  uint64_t n = 0;
+  for (const auto& stage : program.stages) {
+    for (const auto& ins : stage.instructions) {
+      n += std::holds_alternative<config::CollectiveSpec>(ins.body) ? 1 : 0;
+    }
+  }
+  return n;
+}
+
+// Both runs' results, compared to the picosecond. A shortcut saves events;
+// in a symmetric run, whose played collectives cost few events, a replay
+// that turns out not to apply (its chips join at different instants) costs
+// its decision's event: at most one per collective instruction (DeepSeek-V3
+// decode on the v5p 8x16x16, whose 8 played chips reach each collective two
+// at a time: 89,134 events against 88,828).
+void expect_same(const StepResult& played, const StepResult& fast, uint64_t decisions = 0) {
   ASSERT_EQ(played.chips, fast.chips);
   EXPECT_EQ(played.step_time, fast.step_time);
   EXPECT_EQ(played.critical_chip, fast.critical_chip);
@@ -94,7 +115,7 @@ void expect_same(const StepResult& played, const StepResult& fast) {
   }
   EXPECT_TRUE(played.link_stats.bytes == fast.link_stats.bytes);
   EXPECT_TRUE(played.link_stats.busy == fast.link_stats.busy);
-  EXPECT_LE(fast.events, played.events);
+  EXPECT_LE(fast.events, played.events + (fast.symmetric ? decisions : 0));
 }
 
 class ReplayAgreement : public ::testing::TestWithParam<Case> {};
@@ -104,7 +125,7 @@ TEST_P(ReplayAgreement, AnalyticalShortcutsMatchPlayingEverything) {
   const StepResult played = simulate(c, {net::Model::kAnalytical, false, false});
   {
     SCOPED_TRACE("replay and lock step");
-    expect_same(played, simulate(c, {net::Model::kAnalytical, true, true}));
+    expect_same(played, simulate(c, {net::Model::kAnalytical, true, true}), collectives(c));
   }
   {
     SCOPED_TRACE("lock step alone");
