@@ -376,7 +376,10 @@ void FlowNetwork::plan(sim::Simulation& sim, uint32_t slot, double rate, bool al
   Flow& f = flows_[slot];
   f.rate = rate;
   f.phase = alone ? Phase::kAlone : Phase::kDraining;
-  f.drain_at = sim.now() + drain_time(f.remaining, rate);
+  if (f.remaining != last_drain_.remaining || rate != last_drain_.rate) {
+    last_drain_ = LastDrain{f.remaining, rate, drain_time(f.remaining, rate)};
+  }
+  f.drain_at = sim.now() + last_drain_.time;
   f.event = alone ? schedule(sim, f.drain_at + f.latency, slot, EventKind::kDelivered)
                   : schedule(sim, f.drain_at, slot, EventKind::kDrained);
 }
