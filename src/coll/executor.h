@@ -67,7 +67,8 @@ struct ExecutorOptions {
   sim::Time step_sync;
   // Count the bytes each link carried for link_bytes(). A serving step
   // turns it off: it reads the network's link statistics instead, and the
-  // count costs a pod-sized array per run and a write per hop per transfer.
+  // count costs a pod-sized array per run, a write per hop per all-to-all
+  // transfer, and one per hop per member and lane at the end of the run.
   bool count_link_bytes = true;
 };
 
