@@ -5,7 +5,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdint>
+#include <fstream>
 #include <vector>
 
 #include "sim/simulation.h"
@@ -71,6 +74,25 @@ TEST(WorkBudget, NoLimitRunsToTheEnd) {
   Simulation sim(Simulation::Options::charging(&budget));
   EXPECT_EQ(run_ticks(sim, 300'000), 300'001U);
   EXPECT_EQ(budget.events(), 300'001U);
+}
+
+// The resident set read from /proc/self/statm is the same figure an
+// independent parse of the file gives (read just before and just after:
+// the process may grow a little in between).
+TEST(WorkBudget, ResidentMemoryIsStatmsSecondFieldInPages) {
+  auto statm = [] {
+    std::ifstream in("/proc/self/statm");
+    uint64_t size = 0;
+    uint64_t resident = 0;
+    in >> size >> resident;
+    return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  };
+  const uint64_t before = statm();
+  const uint64_t read = resident_memory_bytes();
+  const uint64_t after = statm();
+  ASSERT_GT(before, 0U);
+  EXPECT_GE(read + (1U << 20), before);
+  EXPECT_LE(read, after + (1U << 20));
 }
 
 TEST(WorkBudget, WallTimeAndMemoryLimits) {
