@@ -1,7 +1,9 @@
 #include "engine/energy.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstddef>
 #include <stdexcept>
 
 #include "engine/link_usage.h"
@@ -131,6 +133,18 @@ StepEnergy priced_step(const topo::Pod& pod, const config::PowerSpec& power,
     index[step.chips[i]] = static_cast<int32_t>(i);
   }
   out.chips.resize(step.chips.size());
+  // A chip's energy is a function of its breakdown (its value) and its
+  // link bytes alone, and the chips a folded or symmetric run stands for
+  // usually share both: the last few distinct ones are kept (the 256 chips
+  // of the default 70B step price as one).
+  struct Priced {
+    int32_t breakdown = -1;
+    uint64_t ici = 0;
+    uint64_t dcn = 0;
+    ChipEnergy energy;
+  };
+  std::array<Priced, 8> priced;
+  size_t next_priced = 0;
   for (topo::ChipId c = 0; c < pod.chip_count(); ++c) {
     if (pod.is_dead(c)) {
       continue;
@@ -140,8 +154,20 @@ StepEnergy priced_step(const topo::Pod& pod, const config::PowerSpec& power,
       throw std::logic_error("podsim::engine: chip " + std::to_string(c) +
                              " has no simulated chip standing for it");
     }
-    const ChipEnergy e = chip_energy(power, step.chip_breakdowns[static_cast<size_t>(i)],
-                                     step.step_time, ici[c], dcn[c]);
+    const auto& breakdowns = step.chip_breakdowns;
+    auto it = std::find_if(priced.begin(), priced.end(), [&](const Priced& p) {
+      return p.breakdown >= 0 && p.ici == ici[c] && p.dcn == dcn[c] &&
+             (p.breakdown == i ||
+              breakdowns[static_cast<size_t>(p.breakdown)] == breakdowns[static_cast<size_t>(i)]);
+    });
+    if (it == priced.end()) {
+      it = priced.begin() + static_cast<std::ptrdiff_t>(next_priced);
+      *it = Priced{i, ici[c], dcn[c],
+                   chip_energy(power, step.chip_breakdowns[static_cast<size_t>(i)], step.step_time,
+                               ici[c], dcn[c])};
+      next_priced = (next_priced + 1) % priced.size();
+    }
+    const ChipEnergy& e = it->energy;
     ++out.powered_chips;
     out.parts += e.parts;
     out.classes += e.classes;

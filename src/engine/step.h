@@ -108,6 +108,7 @@ struct ChipBreakdown {
   // bound ones count as compute-bound), for the energy (engine/energy.h).
   chip::WorkDone compute_work;
   chip::WorkDone memory_work;
+  friend bool operator==(const ChipBreakdown&, const ChipBreakdown&) = default;
 };
 
 struct GroupTime {
