@@ -207,10 +207,14 @@ class StepRun final : public sim::EventHandler, public net::TransferSink {
   void choose_chips(const StepOptions& options) {
     std::set<uint32_t> spanned;
     bool named_sends = false;
+    const std::vector<std::string>* added = nullptr;  // a layer repeats its collectives' axes
     for (const auto& stage : program_.stages) {
       for (const auto& ins : stage.instructions) {
         if (const auto* c = std::get_if<config::CollectiveSpec>(&ins.body)) {
-          add_axis_dims(mesh_, c->axes, spanned);
+          if (added == nullptr || *added != c->axes) {
+            add_axis_dims(mesh_, c->axes, spanned);
+            added = &c->axes;
+          }
           named_sends = named_sends || c->kind == config::CollectiveKind::kSend;
         }
       }
