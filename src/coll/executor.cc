@@ -395,8 +395,10 @@ void CollectiveRun::chip_finished(sim::Simulation& sim, topo::ChipId chip) {
 // step. So the bytes it put on each link of that route are the sum over
 // the steps it sent, [its role's first step, next_step), added here once,
 // rather than per transfer and hop as send() did: a random write per hop
-// into a pod-sized array, about a tenth of a full 32x32x32 all-reduce's
-// time. The sums are of whole numbers, so the counts are the same.
+// into a pod-sized array, about a tenth of the samples of a full 32x32x32
+// all-reduce (though the run gained less: the link record's first read
+// then took most of that wait). The sums are of whole numbers, so the
+// counts are the same.
 void CollectiveRun::count_peer_link_bytes() {
   if (link_bytes_.empty()) {
     return;

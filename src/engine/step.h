@@ -69,8 +69,8 @@ struct StepOptions {
   // (engine/symmetry.h): no straggler, the flow or analytical network (a
   // symmetric analytical run records and replays its collectives over the
   // classes: see replay_collectives); with pipeline stages, translations
-  // only along the dimensions the pipeline axis leaves out. The result is the same either way; only
-  // the event count differs.
+  // only along the dimensions the pipeline axis leaves out. The result is
+  // the same either way; only the event count differs.
   bool symmetry = true;
   // Called as instructions complete, with the number done and the total over
   // the simulated chips: every kProgressInterval completions and once at
