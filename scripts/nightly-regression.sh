@@ -227,7 +227,7 @@ rm -rf "$out/runs" "$out/stderr.txt" "$out/stdout.txt"
 if [ "$update" = 1 ]; then
   # Refuse a suite whose rows compare is unable to match (a repeated key).
   for kind in "${kinds[@]}"; do
-    "$podsim" compare "$out/$kind.csv" "$out/$kind.csv" >/dev/null ||
+    "$podsim" compare "$out/$kind.csv" "$out/$kind.csv" >"$out/$kind.self-compare.txt" ||
       die "the suite's $kind rows cannot be compared; baselines left unchanged"
   done
   mkdir -p "$baselines"

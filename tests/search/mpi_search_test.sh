@@ -16,7 +16,7 @@ args=(search --model "$src/workloads/llama3-8b-decode-v5e.textproto"
 "$podsim" "${args[@]}" --jobs 1 --out "$dir/one.csv" --write-best "$dir/one.textproto"
 "$mpiexec" --oversubscribe -np 2 "$podsim" "${args[@]}" --jobs 2 --out "$dir/mpi.csv" \
   --write-best "$dir/mpi.textproto"
-"$mpiexec" --oversubscribe -np 2 "$podsim" "${args[@]}" >"$dir/mpi-stdout.csv" 2>/dev/null
+"$mpiexec" --oversubscribe -np 2 "$podsim" "${args[@]}" >"$dir/mpi-stdout.csv" 2>"$dir/mpi-stderr.txt"
 cmp "$dir/one.csv" "$dir/mpi.csv"
 cmp "$dir/one.csv" "$dir/mpi-stdout.csv"
 cmp "$dir/one.textproto" "$dir/mpi.textproto"
