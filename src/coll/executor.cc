@@ -168,6 +168,9 @@ void CollectiveRun::join(sim::Simulation& sim, topo::ChipId chip) {
     throw std::logic_error("CollectiveRun: chip " + std::to_string(chip) + " joined twice");
   }
   joined_[slot(chip)] = 1;
+  if (!link_bytes_.empty()) {
+    joined_chips_.push_back(chip);  // count_peer_link_bytes() visits them
+  }
   if (!started_) {
     started_ = true;
     start_ = sim.now();
@@ -408,10 +411,7 @@ void CollectiveRun::count_peer_link_bytes() {
     if (li.peers == kNoPeers) {
       continue;
     }
-    for (topo::ChipId chip = 0; chip < chip_count_; ++chip) {
-      if (!may_join(chip) || joined_[slot(chip)] == 0) {
-        continue;
-      }
+    for (const topo::ChipId chip : joined_chips_) {
       const uint32_t first = role(lane, chip).first_step;
       const uint32_t next = state(lane, chip).next_step;
       if (next <= first) {

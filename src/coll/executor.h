@@ -314,6 +314,7 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   std::vector<uint16_t> lanes_left_;               // share x slot: lanes of it not done
   std::vector<uint16_t> shares_left_;              // slot
   std::vector<uint8_t> joined_;                    // slot
+  std::vector<topo::ChipId> joined_chips_;         // in join order, when link bytes are counted
   std::vector<sim::Time> chip_end_;                // slot
   uint32_t chips_done_ = 0;
   uint32_t participants_ = 0;  // 0: every chip
