@@ -3,6 +3,8 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
 
+#include "topo/pod_graph.h"
+
 namespace podsim::topo::detail {
 namespace {
 
@@ -39,7 +41,7 @@ void ici_bfs(const Pod& pod, ChipId src, BfsTree& tree) {
   tree.pred_link.assign(pod.vertex_count(), kNoPred);
   tree.dist.assign(pod.vertex_count(), kUnreached);
   tree.dist[src] = 0;
-  const boost::filtered_graph<PodGraph, IciOnly> ici(pod.graph(), IciOnly(&pod));
+  const boost::filtered_graph<PodGraphBase, IciOnly> ici(pod.graph(), IciOnly(&pod));
   boost::breadth_first_search(ici, src, boost::visitor(TreeRecorder(&tree)));
 }
 

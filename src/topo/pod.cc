@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "topo/pod_graph.h"
+
 namespace podsim::topo {
 namespace {
 
@@ -54,6 +56,8 @@ Pod::Pod(config::PodSpec spec)
   index_out_links();
   index_chip_faults();
 }
+
+Pod::~Pod() = default;
 
 const PodGraph& Pod::graph() const {
   std::call_once(graph_once_, [this] {

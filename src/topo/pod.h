@@ -5,10 +5,10 @@
 //    source chip, then dimension, then direction (+ before -); then, when the pod
 //    has several slices, each chip's DCN up link followed by its down link;
 //  - a table (chip, dim, direction) -> LinkId for O(1) neighbour look-ups;
-//  - a Boost.Graph adjacency_list with the same edges, added in LinkId order so
-//    that graph searches break ties the same way on every run; built on first
-//    use (dimension-order routing never needs it), once, under std::call_once,
-//    so a Pod shared by threads stays safe to read.
+//  - a Boost.Graph adjacency_list with the same edges (topo/pod_graph.h),
+//    added in LinkId order so that graph searches break ties the same way on
+//    every run; built on first use (dimension-order routing never needs it),
+//    once, under std::call_once, so a Pod shared by threads stays safe to read.
 // A Pod is neither copied nor moved: it is large and has one owner (make it
 // where it lives, or hold it by pointer).
 // Failed links are absent (both directions of the physical link), and so
@@ -21,7 +21,6 @@
 // meshes in topo/mesh.h.
 #pragma once
 
-#include <boost/graph/adjacency_list.hpp>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -36,12 +35,7 @@
 
 namespace podsim::topo {
 
-struct LinkEdge {
-  LinkId link = 0;
-};
-// Vertices are VertexIds; each edge carries the LinkId of its Link.
-using PodGraph =
-    boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, LinkEdge>;
+class PodGraph;  // topo/pod_graph.h
 
 class Pod {
  public:
@@ -52,7 +46,7 @@ class Pod {
   Pod& operator=(const Pod&) = delete;
   Pod(Pod&&) = delete;
   Pod& operator=(Pod&&) = delete;
-  ~Pod() = default;
+  ~Pod();  // pod.cc, where PodGraph is complete
 
   const config::PodSpec& spec() const { return spec_; }
   const Shape& shape() const { return shape_; }
@@ -119,9 +113,9 @@ class Pod {
     return std::span<const LinkId>(out_ids_).subspan(out_begin_[vertex],
                                                      out_begin_[vertex + 1] - out_begin_[vertex]);
   }
-  // The links as a Boost graph, for searches over it (ici_bfs.h). Built on
-  // first use, once, whichever thread asks first: most runs route by
-  // dimension order and never need it.
+  // The links as a Boost graph, for searches over it (ici_bfs.h; include
+  // topo/pod_graph.h to use it). Built on first use, once, whichever thread
+  // asks first: most runs route by dimension order and never need it.
   const PodGraph& graph() const;
 
  private:

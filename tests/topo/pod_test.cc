@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "topo/pod_graph.h"
 #include "torus_fixture.h"
 
 namespace podsim::topo {
