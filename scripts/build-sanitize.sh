@@ -35,6 +35,7 @@ cmake -S . -B "$dir" "${generator[@]}" "${launcher[@]}" \
   -DPODSIM_FUZZ=ON \
   -DPODSIM_BUILD_BENCHMARKS=OFF \
   -DCMAKE_UNITY_BUILD=ON \
+  -DPODSIM_TEST_PCH=ON \
   -DPODSIM_TEST_OPTIMIZATION=-O0 \
   "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld" \
   -DPODSIM_WERROR=ON >/dev/null

@@ -17,5 +17,5 @@ generator=()
 if [ ! -e build/CMakeCache.txt ] && command -v ninja >/dev/null; then
   generator=(-G Ninja)
 fi
-cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON "$@" >/dev/null
+cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON -DPODSIM_TEST_PCH=ON "$@" >/dev/null
 cmake --build build -j"$jobs"
