@@ -6,8 +6,10 @@
 # Arguments name the targets to build (default: all).
 #
 # Kept cheap enough for CI (docs/testing.md has the figures): -O1 with line
-# tables only (no full debug info; the test sources at -O0, the libraries
-# they exercise at -O1), linked with lld, no benchmarks, and a unity build
+# tables only (no full debug info; the test sources at -O0 without line
+# tables or fuzzer coverage, the libraries they exercise at -O1 with both),
+# one precompiled header for the tests (PODSIM_TEST_PCH), linked with lld,
+# no benchmarks, and a unity build
 # (CMAKE_UNITY_BUILD: each library's and test's sources compiled a few at a
 # time in one translation unit, so the heavy headers are parsed once per
 # batch instead of once per file). -DNDEBUG as in the release build: with
@@ -36,7 +38,7 @@ cmake -S . -B "$dir" "${generator[@]}" "${launcher[@]}" \
   -DPODSIM_BUILD_BENCHMARKS=OFF \
   -DCMAKE_UNITY_BUILD=ON \
   -DPODSIM_TEST_PCH=ON \
-  -DPODSIM_TEST_OPTIMIZATION=-O0 \
+  "-DPODSIM_TEST_OPTIMIZATION=-O0;-g0" \
   "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld" \
   -DPODSIM_WERROR=ON >/dev/null
 targets=()
