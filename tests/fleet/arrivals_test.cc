@@ -6,15 +6,27 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace podsim::fleet {
 namespace arrivals_test {
 
+// GoogleTest copies each parameter many times while it registers the tests,
+// in every run of this executable (CTest starts it once per test): the spec,
+// with the trace case's 2,000 requests, is shared rather than copied.
 struct Case {
+  Case(std::string n, config::ArrivalSpec s, bool is_seeded = true, bool is_open = true)
+      : name(std::move(n)),
+        shared_spec(std::make_shared<const config::ArrivalSpec>(std::move(s))),
+        seeded(is_seeded),
+        open(is_open) {}
+  const config::ArrivalSpec& spec() const { return *shared_spec; }
+
   std::string name;
-  config::ArrivalSpec spec;
+  std::shared_ptr<const config::ArrivalSpec> shared_spec;
   bool seeded = true;  // different seeds give different streams
   bool open = true;    // next() alone gives the whole stream at the spec's rate
 };
@@ -66,7 +78,7 @@ std::vector<Case> cases() {
 }
 
 std::vector<Arrival> draw(const Case& c, uint64_t seed, size_t n) {
-  auto p = make_arrival_process(c.spec, seed);
+  auto p = make_arrival_process(c.spec(), seed);
   std::vector<Arrival> out;
   while (out.size() < n) {
     auto a = p->next();
@@ -109,10 +121,10 @@ TEST_P(ArrivalConformance, TimesNeverGoBackAndLengthsStayInRange) {
     last = x.time;
     EXPECT_GE(x.prompt_tokens, 1u);
     EXPECT_GE(x.output_tokens, 1u);
-    if (c.spec.kind != config::ArrivalKind::kTrace) {
-      EXPECT_GE(x.prompt_tokens, c.spec.prompt.min);
-      EXPECT_LE(x.prompt_tokens, c.spec.prompt.max);
-      EXPECT_LE(x.output_tokens, c.spec.output.max);
+    if (c.spec().kind != config::ArrivalKind::kTrace) {
+      EXPECT_GE(x.prompt_tokens, c.spec().prompt.min);
+      EXPECT_LE(x.prompt_tokens, c.spec().prompt.max);
+      EXPECT_LE(x.output_tokens, c.spec().output.max);
     }
   }
 }
@@ -124,17 +136,17 @@ TEST_P(ArrivalConformance, OpenProcessesKeepTheirRate) {
   const auto a = draw(c, 11, 20000);
   ASSERT_GE(a.size(), 2000u);
   const double rate = static_cast<double>(a.size() - 1) / (a.back().time - a.front().time).to_s();
-  const double want = c.spec.kind == config::ArrivalKind::kTrace ? 50.0 : c.spec.rate_per_s;
+  const double want = c.spec().kind == config::ArrivalKind::kTrace ? 50.0 : c.spec().rate_per_s;
   // 20000 gaps of cv 3: the mean gap's relative standard error is 3 / sqrt(20000) = 2.1%.
   EXPECT_NEAR(rate, want, want * 0.08);
 }
 
 TEST_P(ArrivalConformance, FinishedFeedsOnlyTheClosedLoop) {
   const Case& c = GetParam();
-  auto p = make_arrival_process(c.spec, 3);
+  auto p = make_arrival_process(c.spec(), 3);
   (void)p->next();
   const auto more = p->finished(sim::Time::s(5));
-  EXPECT_EQ(more.has_value(), c.spec.kind == config::ArrivalKind::kClosedLoop);
+  EXPECT_EQ(more.has_value(), c.spec().kind == config::ArrivalKind::kClosedLoop);
   if (more) {
     EXPECT_GE(more->time, sim::Time::s(5));
   }
@@ -145,7 +157,7 @@ INSTANTIATE_TEST_SUITE_P(Processes, ArrivalConformance, ::testing::ValuesIn(case
 
 TEST(ArrivalMoments, GammaGapsHaveTheirCoefficientOfVariation) {
   for (double cv : {0.5, 1.0, 2.0, 4.0}) {
-    config::ArrivalSpec s = cases()[0].spec;
+    config::ArrivalSpec s = cases()[0].spec();
     s.kind = config::ArrivalKind::kGamma;
     s.cv = cv;
     auto p = make_arrival_process(s, 5);
