@@ -29,6 +29,7 @@ launcher=()
 if [ -z "${CCACHE_DISABLE:-}" ] && command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
+mkdir -p "$dir"  # configure's messages go to $dir/configure.log
 cmake -S . -B "$dir" "${generator[@]}" "${launcher[@]}" \
   -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -40,7 +41,7 @@ cmake -S . -B "$dir" "${generator[@]}" "${launcher[@]}" \
   -DPODSIM_TEST_PCH=ON \
   "-DPODSIM_TEST_OPTIMIZATION=-O0;-g0" \
   "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld" \
-  -DPODSIM_WERROR=ON >/dev/null
+  -DPODSIM_WERROR=ON >"$dir/configure.log"
 targets=()
 for t in "$@"; do
   targets+=(--target "$t")

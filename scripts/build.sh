@@ -17,5 +17,6 @@ generator=()
 if [ ! -e build/CMakeCache.txt ] && command -v ninja >/dev/null; then
   generator=(-G Ninja)
 fi
-cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON -DPODSIM_TEST_PCH=ON "$@" >/dev/null
+mkdir -p build  # configure's messages go to build/configure.log
+cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON -DPODSIM_TEST_PCH=ON "$@" >build/configure.log
 cmake --build build -j"$jobs"

@@ -27,8 +27,8 @@ struct Case {
 
   std::string name;
   std::shared_ptr<const config::ArrivalSpec> shared_spec;
-  bool seeded = true;  // different seeds give different streams
-  bool open = true;    // next() alone gives the whole stream at the spec's rate
+  bool seeded;  // different seeds give different streams
+  bool open;    // next() alone gives the whole stream at the spec's rate
 };
 
 config::LengthSpec uniform(uint32_t lo, uint32_t hi) {
