@@ -1,7 +1,5 @@
 #include "coll/replay.h"
 
-#include <limits>
-
 namespace podsim::coll {
 
 Recording record_isolated(const topo::Pod& pod, const net::Options& options, const Plan& plan,
@@ -49,7 +47,7 @@ void ReplayedRun::join(sim::Simulation& sim, topo::ChipId chip) {
   if (joiners_.empty()) {
     // Just before the analytical network books this instant's transfers
     // (priority max), after everything else of the instant.
-    sim.schedule_at(sim.now(), *this, kDecide, std::numeric_limits<int>::max() - 1);
+    sim.schedule_at(sim.now(), *this, kDecide, sim::kLastPriority - 1);
   }
   joiners_.push_back(chip);
 }

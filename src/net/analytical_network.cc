@@ -1,7 +1,6 @@
 #include "net/analytical_network.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "sim/simulation.h"
 
@@ -38,7 +37,7 @@ void AnalyticalNetwork::start(sim::Simulation& sim, const Transfer& t, TransferS
   pending_[slot] = Pending{&sink, tag};
   if (batch_.empty()) {
     // Last at this instant, after every start the instant's other events make.
-    sim.schedule_at(sim.now(), *this, kBookBatch, std::numeric_limits<int>::max());
+    sim.schedule_at(sim.now(), *this, kBookBatch, sim::kLastPriority);
   }
   Starting s{slot, t.bytes, route, 0, false};
   if (t.route.empty()) {

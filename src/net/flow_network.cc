@@ -41,17 +41,14 @@ void FlowNetwork::fill(topo::LinkId id) {
   link.dst = l.dst;
 }
 
-sim::EventId FlowNetwork::schedule(sim::Simulation& sim, sim::Time at, uint32_t slot,
-                                   EventKind kind, int priority) {
+uint64_t FlowNetwork::payload(uint32_t slot, EventKind kind) const {
   uint64_t link = kNoLink;
   if (kind != EventKind::kResolve) {
     const Flow& f = flows_[slot];
     if (f.hop_count > 0 && (kind == EventKind::kDrained || f.phase == Phase::kAlone))
       link = hops(slot)[0].link;
   }
-  return sim.schedule_at(
-      at, *this, (link << kLinkShift) | (uint64_t{slot} << kKindBits) | static_cast<uint64_t>(kind),
-      priority);
+  return (link << kLinkShift) | (uint64_t{slot} << kKindBits) | static_cast<uint64_t>(kind);
 }
 
 std::span<const topo::LinkId> FlowNetwork::resolve_route(const Transfer& t) {
@@ -92,7 +89,8 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
   f.hop_count = 0;
   if (route.empty() || t.bytes == 0) {  // nothing to drain: only the latency to pay
     f.phase = Phase::kLatency;
-    f.event = schedule(sim, sim.now() + f.latency, slot, EventKind::kDelivered);
+    f.event = sim::EventId{};  // nothing re-plans a delivery
+    sim.schedule_at(sim.now() + f.latency, *this, payload(slot, EventKind::kDelivered));
     return;
   }
   f.phase = Phase::kDraining;
@@ -156,7 +154,7 @@ void FlowNetwork::prefetch(uint64_t payload) const {
 
 void FlowNetwork::mark_dirty(sim::Simulation& sim, topo::LinkId id) {
   if (dirty_.empty())
-    schedule(sim, sim.now(), 0, EventKind::kResolve, kResolvePriority);
+    sim.schedule_at(sim.now(), *this, payload(0, EventKind::kResolve), kResolvePriority);
   dirty_.push_back(id);
 }
 
@@ -165,7 +163,8 @@ void FlowNetwork::drained(sim::Simulation& sim, uint32_t slot) {
   f.remaining = 0;
   f.rate = 0;
   f.phase = Phase::kLatency;
-  f.event = schedule(sim, sim.now() + f.latency, slot, EventKind::kDelivered);
+  f.event = sim::EventId{};  // nothing re-plans a delivery
+  sim.schedule_at(sim.now() + f.latency, *this, payload(slot, EventKind::kDelivered));
   detach(slot, sim.now());
   // The flows left on its links (and whatever they connect to) share the
   // capacity it frees, from the resolve at the end of this instant.
@@ -380,8 +379,11 @@ void FlowNetwork::plan(sim::Simulation& sim, uint32_t slot, double rate, bool al
     last_drain_ = LastDrain{f.remaining, rate, drain_time(f.remaining, rate)};
   }
   f.drain_at = sim.now() + last_drain_.time;
-  f.event = alone ? schedule(sim, f.drain_at + f.latency, slot, EventKind::kDelivered)
-                  : schedule(sim, f.drain_at, slot, EventKind::kDrained);
+  // A re-solve of the flow's component may cancel it (solve_component).
+  f.event =
+      alone ? sim.schedule_cancellable_at(f.drain_at + f.latency, *this,
+                                          payload(slot, EventKind::kDelivered))
+            : sim.schedule_cancellable_at(f.drain_at, *this, payload(slot, EventKind::kDrained));
 }
 
 LinkStats FlowNetwork::link_stats(const sim::Simulation& sim) const {

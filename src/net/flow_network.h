@@ -71,7 +71,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <span>
 #include <vector>
 
@@ -88,7 +87,7 @@ class FlowNetwork final : public Network, private sim::EventHandler {
  public:
   // The resolve event runs after every other event of its instant that uses a
   // lower priority (the default is 0).
-  static constexpr int kResolvePriority = std::numeric_limits<int>::max();
+  static constexpr int kResolvePriority = sim::kLastPriority;
 
   FlowNetwork(const topo::Pod& pod, const Options& options);
 
@@ -138,7 +137,7 @@ class FlowNetwork final : public Network, private sim::EventHandler {
     double remaining = 0;  // bytes not yet drained at `updated`
     double rate = 0;       // bytes/s since `updated`
     sim::Time updated;
-    sim::EventId event;
+    sim::EventId event;  // the drain or delivery plan() scheduled, while pending
   };
   static_assert(offsetof(Flow, remaining) == 64 && sizeof(Flow) == 128);
   struct Member {
@@ -229,8 +228,8 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   void advance(Flow& f, sim::Time now) const;
   // The next component-walk epoch; on wrap-around every mark is cleared.
   void next_epoch();
-  sim::EventId schedule(sim::Simulation& sim, sim::Time at, uint32_t slot, EventKind kind,
-                        int priority = 0);
+  // The payload of the flow's event of this kind.
+  uint64_t payload(uint32_t slot, EventKind kind) const;
 
   LinkTable table_;
   // By LinkId, zeroed until a transfer first names the link (touch()).

@@ -27,11 +27,11 @@ PacketNetwork::PacketNetwork(const topo::Pod& pod, const Options& options)
   }
 }
 
-sim::EventId PacketNetwork::schedule(sim::Simulation& sim, sim::Time at, EventKind kind, uint64_t a,
-                                     uint64_t b) {
+void PacketNetwork::schedule(sim::Simulation& sim, sim::Time at, EventKind kind, uint64_t a,
+                             uint64_t b) {
   const uint64_t payload =
       static_cast<uint64_t>(kind) | (a << kKindBits) | (b << (kKindBits + kIdBits));
-  return sim.schedule_at(at, *this, payload);
+  sim.schedule_at(at, *this, payload);
 }
 
 void PacketNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& sink,

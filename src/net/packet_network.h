@@ -101,8 +101,7 @@ class PacketNetwork final : public Network, private sim::EventHandler {
   // Starts the next packet on an idle link with packets waiting.
   void serve(sim::Simulation& sim, topo::LinkId id);
   sim::Time serialization(const LinkState& link, uint64_t packet_bytes) const;
-  sim::EventId schedule(sim::Simulation& sim, sim::Time at, EventKind kind, uint64_t a,
-                        uint64_t b = 0);
+  void schedule(sim::Simulation& sim, sim::Time at, EventKind kind, uint64_t a, uint64_t b = 0);
 
   LinkTable table_;
   uint64_t packet_bytes_;

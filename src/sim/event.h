@@ -38,6 +38,18 @@ class EventHandler {
   ~EventHandler() = default;
 };
 
+// The priorities an event may have: lower runs first among events at the same
+// time. 16 bits, so that the queue's key packs into two words (queue_entry.h).
+// kLastPriority runs after every other event at its time; kLastPriority - 1
+// just before those.
+inline constexpr int kMinPriority = -(1 << 15);
+inline constexpr int kMaxPriority = (1 << 15) - 1;
+inline constexpr int kLastPriority = kMaxPriority;
+
+// Insertion sequences of one queue fit in 48 bits: 2.8e14 events, 130 days of
+// scheduling at 25e6 events per second. Scheduling the next one throws.
+inline constexpr uint64_t kMaxSequence = (uint64_t{1} << 48) - 1;
+
 // Where an event goes when it fires.
 struct EventTarget {
   EventHandler* handler = nullptr;
@@ -46,7 +58,7 @@ struct EventTarget {
   friend bool operator==(const EventTarget&, const EventTarget&) = default;
 };
 
-// Names one scheduled event so it can be cancelled. `seq` is the event's
+// Names one event scheduled as cancellable, so it can be cancelled. `seq` is the event's
 // insertion sequence, unique within its queue, so an id can never be confused
 // with a later event that reuses the same slot (no generation wrap-around).
 // A default-constructed id names no event.

@@ -8,9 +8,22 @@ namespace podsim::sim {
 
 EventQueue::EventQueue(Options options) : options_(options) {}
 
-void EventQueue::reject(Time t, EventTarget target) const {
+void EventQueue::SlotMarker::handle(Simulation&, uint64_t payload) {
+  throw std::logic_error("podsim::sim::EventQueue: the slot marker of slot " +
+                         std::to_string(payload) + " ran as an event");
+}
+
+void EventQueue::reject(Time t, int priority, EventTarget target) const {
   if (target.handler == nullptr) {
     throw std::invalid_argument("podsim::sim::EventQueue: event without a handler");
+  }
+  if (priority < kMinPriority || priority > kMaxPriority) {
+    throw std::invalid_argument("podsim::sim::EventQueue: priority " + std::to_string(priority) +
+                                " is outside [" + std::to_string(kMinPriority) + ", " +
+                                std::to_string(kMaxPriority) + "]");
+  }
+  if (next_seq_ > kMaxSequence) {
+    throw std::length_error("podsim::sim::EventQueue: more than 2^48 events scheduled");
   }
   throw std::logic_error("podsim::sim::EventQueue: event at " + t.to_string() +
                          " is before the current time " + now_.to_string());
@@ -23,7 +36,7 @@ std::optional<EventTarget> EventQueue::cancel(EventId id) {
   slots_.clear_pending(id.slot);  // its entry stays queued until popped or purged
   --live_;
   ++dead_;
-  const EventTarget target = slots_.target(id.slot);
+  const EventTarget target = slots_.target(id.slot);  // a copy: a purge frees the slot
   if (dead_ > kPurgeThreshold && dead_ > live_) {
     purge_dead();
   }
@@ -49,7 +62,7 @@ void EventQueue::advance_to(Time t) {
       throw std::logic_error("podsim::sim::EventQueue: cannot advance to " + t.to_string() +
                              " past a pending event at " + next->time.to_string());
     }
-    slots_.release(take().slot);
+    slots_.release(slot_of(take()));
     --dead_;
   }
   now_ = t;
@@ -61,7 +74,7 @@ void EventQueue::purge_dead() {
     if (!is_dead(e)) {
       return false;
     }
-    slots_.release(e.slot);
+    slots_.release(slot_of(e));
     return true;
   };
   next_ = nullptr;  // entries move
@@ -76,24 +89,35 @@ bool EventQueue::is_valid() const {
   }
   std::size_t live = 0;
   std::size_t dead = 0;
+  std::size_t with_slot = 0;
   bool entries_ok = true;
   const auto check = [&](const QueueEntry& e) {
-    if (e.slot >= slots_.capacity() || !slots_.is_occupied(e.slot) || slots_.seq(e.slot) != e.seq ||
-        !(slots_.target(e.slot) == e.target) || e.time < now_) {
+    if (e.time < now_ || e.target.handler == nullptr || e.seq() >= next_seq_) {
       entries_ok = false;
       return;
     }
+    if (!has_slot(e)) {
+      ++live;
+      return;
+    }
+    const uint32_t slot = slot_of(e);
+    if (e.target.payload >= slots_.capacity() || !slots_.is_occupied(slot) ||
+        slots_.seq(slot) != e.seq() || slots_.target(slot).handler == nullptr) {
+      entries_ok = false;
+      return;
+    }
+    ++with_slot;
     ++(is_dead(e) ? dead : live);
   };
   heap_.for_each(check);
   for (std::size_t i = 0; i < fifo_.size(); ++i) {
     check(fifo_[i]);
-    if (fifo_[i].priority != 0 || (i > 0 && !QueueEntryLess{}(fifo_[i - 1], fifo_[i]))) {
+    if (fifo_[i].priority() != 0 || (i > 0 && !QueueEntryLess{}(fifo_[i - 1], fifo_[i]))) {
       return false;
     }
   }
   // Every occupied slot belongs to exactly one entry (sequences are unique).
-  return entries_ok && live == live_ && dead == dead_ && live + dead == slots_.occupied();
+  return entries_ok && live == live_ && dead == dead_ && with_slot == slots_.occupied();
 }
 
 // Full validation is O(n), so it runs only while the queue is small; large

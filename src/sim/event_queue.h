@@ -5,17 +5,24 @@
 //
 // Implementation (cf. ns-3's Scheduler documentation)
 //
-//   entries  40-byte QueueEntry values {time, sequence, priority, slot, target}
+//   entries  32-byte QueueEntry values {time, priority and sequence, target}
 //            in a RadixHeap: a small near heap in front of 4096-way radix buckets
 //            (radix_heap.h says why not a plain binary or 4-ary heap).
-//   slots    each queued entry owns a slot (SlotTable) that an EventId {slot,
-//            sequence} finds directly: this is what makes cancel O(1). A slot
-//            records the event's sequence and target (for cancel); a bit in a
-//            dense bitmap says whether it is still pending. pop() reads only that
-//            bit, never the slot itself (the bitmaps for 1e6 pending events take
-//            about 0.6 MB, the slots 55 MB). Entries pop in an order unrelated
-//            to their slots', so pop() prefetches the bits of the entry a few
-//            places ahead in the radix heap's sorted run.
+//   slots    only a cancellable event (push_cancellable) takes a slot
+//            (SlotTable), which an EventId {slot, sequence} finds directly: this
+//            is what makes cancel O(1). The slot records the event's sequence and
+//            target; its entry targets the queue's private slot marker with the
+//            slot as payload. A bit in a dense bitmap says whether the slot's
+//            event is still pending; pop() reads it and the slot's target.
+//            Entries pop in an order unrelated to their slots', so pop()
+//            prefetches the slot of the entry a few places ahead in the radix
+//            heap's sorted run. Most events are never cancelled (the hold
+//            benchmark's, the executor's, the packet model's): they take no
+//            slot, and push and pop touch nothing but the entry. Giving every
+//            event a slot cost a 24-byte slot write, two bitmap updates and a
+//            8-byte-larger entry per event: the hold benchmark at 1e6 pending
+//            ran at 19-23e6 events/s against FIXME with slots for the
+//            cancellable only.
 //   fifo     events scheduled at exactly now() with the default priority 0 go to
 //            a ring buffer instead of the radix heap. Its entries are already
 //            sorted by key (same time and priority, rising sequence), and pop()
@@ -29,9 +36,9 @@
 //             ("lazy deletion"). When dead entries outnumber live ones (and
 //             there are more than kPurgeThreshold), one O(n) pass removes them
 //             all, so memory stays O(live events) and cancel O(1) amortised.
-//   memory    40 bytes per queued entry (live or dead) + 24 bytes and 2 bits per
-//             slot (at most 16/7 slots per entry at the peak), plus chunk and
-//             vector slack.
+//   memory    32 bytes per queued entry (live or dead) + for cancellable ones 24
+//             bytes and 2 bits per slot (at most 16/7 slots per such entry at
+//             the peak), plus chunk and vector slack.
 //
 // Not thread-safe: a queue belongs to one simulation, driven by one thread.
 #pragma once
@@ -53,7 +60,7 @@ namespace podsim::sim {
 class EventQueue {
  public:
   static constexpr std::size_t kPurgeThreshold = 1024;
-  // How far ahead in the radix heap's sorted run pop() prefetches slot bits.
+  // How far ahead in the radix heap's sorted run pop() prefetches slots.
   static constexpr std::size_t kPrefetchDistance = 8;
 
   struct Options {
@@ -71,9 +78,13 @@ class EventQueue {
   // queue never accepts nor returns an event earlier than this.
   Time now() const { return now_; }
 
-  // Adds an event. Throws std::logic_error if t < now() (time never goes
-  // backwards) and std::invalid_argument if target.handler is null.
-  EventId push(Time t, int priority, EventTarget target);
+  // Adds an event that cannot be cancelled. Throws std::logic_error if t <
+  // now() (time never goes backwards), std::invalid_argument if
+  // target.handler is null or the priority is outside [kMinPriority,
+  // kMaxPriority], and std::length_error once kMaxSequence events were pushed.
+  void push(Time t, int priority, EventTarget target);
+  // The same for an event that cancel() can remove: it takes a slot.
+  EventId push_cancellable(Time t, int priority, EventTarget target);
 
   // Removes and returns the next live event if its time is <= limit; otherwise
   // (or when empty) returns nothing and leaves the queue as it was, apart from
@@ -93,7 +104,11 @@ class EventQueue {
   // current one runs.
   const EventTarget* next_target() {
     const QueueEntry* next = peek();
-    return next == nullptr || is_dead(*next) ? nullptr : &next->target;
+    if (next == nullptr || !has_slot(*next)) {
+      return next == nullptr ? nullptr : &next->target;
+    }
+    const uint32_t slot = slot_of(*next);
+    return slots_.is_pending(slot) ? &slots_.target(slot) : nullptr;
   }
 
   // Moves now() forward to t without popping (cancelled entries before t are
@@ -112,8 +127,27 @@ class EventQueue {
   bool is_valid() const;
 
  private:
-  bool is_dead(const QueueEntry& e) const { return !slots_.is_pending(e.slot); }
-  [[noreturn]] void reject(Time t, EventTarget target) const;
+  // The target of every cancellable event's entry, with the slot as payload:
+  // pop() replaces it by the slot's target, so it never runs.
+  class SlotMarker final : public EventHandler {
+   public:
+    void handle(Simulation& sim, uint64_t payload) override;
+  };
+
+  bool has_slot(const QueueEntry& e) const { return e.target.handler == &slot_marker_; }
+  static uint32_t slot_of(const QueueEntry& e) { return static_cast<uint32_t>(e.target.payload); }
+  // Whether the entry's event was cancelled (only cancellable ones can be).
+  bool is_dead(const QueueEntry& e) const { return has_slot(e) && !slots_.is_pending(slot_of(e)); }
+  // Checks a new event and returns its sequence.
+  uint64_t admit(Time t, int priority, EventTarget target) {
+    if (t < now_ || target.handler == nullptr || priority < kMinPriority ||
+        priority > kMaxPriority || next_seq_ > kMaxSequence) [[unlikely]] {
+      reject(t, priority, target);
+    }
+    return next_seq_++;
+  }
+  [[noreturn]] void reject(Time t, int priority, EventTarget target) const;
+  void enqueue(const QueueEntry& entry);
   // The smallest entry overall, or null when the queue is empty. The answer
   // is kept (next_) until a push or a removal may change it, so the peek of
   // next_target() and that of the following pop() are one: the handler in
@@ -145,6 +179,7 @@ class EventQueue {
   RadixHeap heap_;
   RingQueue<QueueEntry> fifo_;
   SlotTable slots_;
+  SlotMarker slot_marker_;
   // peek()'s answer, or null when not known (or the queue is empty), and
   // whether it is the FIFO's front (else the radix heap's top).
   const QueueEntry* next_ = nullptr;
@@ -154,20 +189,15 @@ class EventQueue {
 // The per-event operations are defined inline: on the hold benchmark, the calls
 // between translation units cost ~15% of the throughput.
 
-inline EventId EventQueue::push(Time t, int priority, EventTarget target) {
-  if (t < now_ || target.handler == nullptr) [[unlikely]] {
-    reject(t, target);
-  }
-  const uint64_t seq = next_seq_++;
-  const uint32_t slot = slots_.acquire(target, seq);
-  const QueueEntry entry{t, seq, priority, slot, target};
+// Always inlined, like RadixHeap::push (radix_heap.h says why).
+[[gnu::always_inline]] inline void EventQueue::enqueue(const QueueEntry& entry) {
   // Fast path: an entry at now() with priority 0 is larger than every entry
   // already in the FIFO (same time and priority, larger sequence), so appending
   // keeps the FIFO sorted.
-  if (options_.same_time_fifo && priority == 0 && t == now_) {
+  if (options_.same_time_fifo && entry.priority() == 0 && entry.time == now_) {
     fifo_.push_back(entry);  // may move the FIFO's entries
     next_ = nullptr;
-  } else if (heap_.push(entry) || t == now_) {
+  } else if (heap_.push(entry) || entry.time == now_) {
     // Into the near heap (it may be the heap's new top), or at now() with a
     // priority that may put it before the FIFO's front. Otherwise it went
     // into a radix bucket, later than the heap's top, and later than the
@@ -176,6 +206,17 @@ inline EventId EventQueue::push(Time t, int priority, EventTarget target) {
   }
   ++live_;
   debug_check();
+}
+
+inline void EventQueue::push(Time t, int priority, EventTarget target) {
+  const uint64_t seq = admit(t, priority, target);
+  enqueue(QueueEntry::make(t, priority, seq, target));
+}
+
+inline EventId EventQueue::push_cancellable(Time t, int priority, EventTarget target) {
+  const uint64_t seq = admit(t, priority, target);
+  const uint32_t slot = slots_.acquire(target, seq);
+  enqueue(QueueEntry::make(t, priority, seq, EventTarget{&slot_marker_, slot}));
   return EventId{slot, seq};
 }
 
@@ -200,23 +241,29 @@ inline std::optional<Event> EventQueue::pop(Time limit) {
       return std::nullopt;
     }
     const QueueEntry e = take();
-    // The pending bits of 1e6 events do not stay in cache, and the order in
-    // which entries pop is unrelated to that of their slots: without this,
-    // the check of the next entry's bit was a cache miss per event.
-    if (const QueueEntry* ahead = heap_.run_ahead(kPrefetchDistance)) {
-      slots_.prefetch(ahead->slot);
+    // The slots of 1e6 events do not stay in cache, and the order in which
+    // entries pop is unrelated to that of their slots: without this, the read
+    // of a cancellable entry's slot was a cache miss.
+    if (const QueueEntry* ahead = heap_.run_ahead(kPrefetchDistance);
+        ahead != nullptr && has_slot(*ahead)) {
+      slots_.prefetch(slot_of(*ahead));
     }
-    slots_.release(e.slot);
-    if (is_dead(e)) [[unlikely]] {  // cancelled: drop it now
-      --dead_;
-      continue;
+    EventTarget target = e.target;
+    if (has_slot(e)) {
+      const uint32_t slot = slot_of(e);
+      const bool pending = slots_.is_pending(slot);
+      target = slots_.target(slot);
+      slots_.release(slot);
+      if (!pending) [[unlikely]] {  // cancelled: drop it now
+        --dead_;
+        continue;
+      }
     }
-    slots_.clear_pending(e.slot);
     --live_;
     assert(e.time >= now_ && "time went backwards");
     now_ = e.time;
     debug_check();
-    return Event{e.time, e.priority, e.seq, e.target};
+    return Event{e.time, e.priority(), e.seq(), target};
   }
 }
 

@@ -11,6 +11,8 @@
 // BM_HoldCharged   BM_HoldHandler with a WorkBudget charged every 2^16
 //                  events (no limit reached): what --max-events and its
 //                  siblings cost a run.
+// BM_HoldCancellable  BM_HoldHandler with every event scheduled as
+//                  cancellable (none is cancelled): what a slot costs.
 // BM_HoldCallback  the same with callable targets (std::function in a slab).
 // BM_SameTimeBurst every hold event also fans out B-1 events at the current
 //                  time (what a collective does), with the FIFO fast path on/off.
@@ -60,14 +62,19 @@ class Rng {
 // Payload 0 is a hold event; payload 1 a same-time leaf that does nothing.
 class HoldModel final : public EventHandler {
  public:
-  HoldModel(int64_t limit, int64_t fan_out) : limit_(limit), fan_out_(fan_out) {}
+  HoldModel(int64_t limit, int64_t fan_out, bool cancellable = false)
+      : limit_(limit), fan_out_(fan_out), cancellable_(cancellable) {}
 
   void handle(Simulation& sim, uint64_t payload) override {
     if (++executed_ == limit_) {
       sim.stop();
     }
     if (payload == 0) {
-      sim.schedule_in(rng_.delay(), *this, 0);
+      if (cancellable_) {
+        benchmark::DoNotOptimize(sim.schedule_cancellable_in(rng_.delay(), *this, 0));
+      } else {
+        sim.schedule_in(rng_.delay(), *this, 0);
+      }
       for (int64_t i = 1; i < fan_out_; ++i) {
         sim.schedule_in(Time::zero(), *this, 1);
       }
@@ -80,6 +87,7 @@ class HoldModel final : public EventHandler {
   int64_t executed_ = 0;
   int64_t limit_;
   int64_t fan_out_;
+  bool cancellable_;
 };
 
 // One timed run of `events` events over `pending` initially scheduled ones.
@@ -119,6 +127,18 @@ void BM_HoldCharged(benchmark::State& state) {
     auto model = std::make_unique<HoldModel>(events, 1);
     for (int64_t i = 0; i < pending; ++i) {
       sim.schedule_at(model->delay(), *model, 0);
+    }
+    return model;
+  });
+}
+
+void BM_HoldCancellable(benchmark::State& state) {
+  const int64_t pending = state.range(0);
+  const int64_t events = state.range(1);
+  run_hold(state, {}, events, [&](Simulation& sim) {
+    auto model = std::make_unique<HoldModel>(events, 1, true);
+    for (int64_t i = 0; i < pending; ++i) {
+      benchmark::DoNotOptimize(sim.schedule_cancellable_at(model->delay(), *model, 0));
     }
     return model;
   });
@@ -189,12 +209,12 @@ void BM_QueueHold(benchmark::State& state) {
     Rng rng(kSeed);
     uint64_t seq = 0;
     for (int64_t i = 0; i < pending; ++i) {
-      heap->push(QueueEntry{rng.delay(), seq++, 0, 0, {}});
+      heap->push(QueueEntry::make(rng.delay(), 0, seq++, {}));
     }
     state.ResumeTiming();
     for (int64_t i = 0; i < events; ++i) {
       const QueueEntry e = heap->pop();
-      heap->push(QueueEntry{e.time + rng.delay(), seq++, 0, e.slot, e.target});
+      heap->push(QueueEntry::make(e.time + rng.delay(), 0, seq++, e.target));
     }
     benchmark::DoNotOptimize(heap->top());
     state.PauseTiming();
@@ -227,6 +247,7 @@ BENCHMARK(BM_HoldCharged)
     ->ArgNames({"pending", "events"})
     ->Args({1'000'000, 10'000'000})
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HoldCancellable)->Apply(hold_args);
 BENCHMARK(BM_HoldCallback)->Apply(hold_args);
 BENCHMARK(BM_SameTimeBurst)
     ->ArgNames({"fan_out", "fast_path"})

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cassert>
-#include <limits>
 
 namespace podsim::sim {
 
@@ -77,8 +76,8 @@ void RadixHeap::refill_from_lowest() {
 // the lowest digit (12 bits) of their time: a counting sort on that digit puts
 // them in time order in two sequential passes, instead of splitting them into
 // up to 4096 level-0 buckets and refilling each. The sort is stable, so when
-// the bucket holds its entries in sequence order, all at one priority, the
-// result is in key order. That is the usual case in a simulation (entries are
+// the bucket holds its entries in rising order words (priority, then
+// sequence), the result is in key order. That is the usual case in a simulation (entries are
 // pushed in sequence order and a split keeps the order), and the first pass
 // checks it; otherwise the run is checked and sorted by the full key.
 //
@@ -100,16 +99,12 @@ void RadixHeap::sort_into_run(int b) {
     return;
   }
   std::array<uint32_t, kDigits> start{};
-  bool rising = true;  // sequences rise in bag order
-  uint64_t above = 0;  // the previous entry's sequence + 1
-  int32_t lowest = std::numeric_limits<int32_t>::max();
-  int32_t highest = std::numeric_limits<int32_t>::min();
+  bool rising = true;  // order words (priority, sequence) rise in bag order
+  uint64_t above = 0;  // the previous entry's order word + 1
   buckets_.for_each(b, [&](const QueueEntry& e) {
     ++start[key(e) & (kDigits - 1)];
-    rising = rising && e.seq >= above;
-    above = e.seq + 1;
-    lowest = std::min(lowest, e.priority);
-    highest = std::max(highest, e.priority);
+    rising = rising && e.order >= above;
+    above = e.order + 1;
   });
   uint32_t sum = 0;
   for (uint32_t& s : start) {
@@ -118,7 +113,7 @@ void RadixHeap::sort_into_run(int b) {
     sum += count;
   }
   buckets_.drain(b, [&](const QueueEntry& e) { run_[start[key(e) & (kDigits - 1)]++] = e; });
-  if (!(rising && lowest == highest) && !std::is_sorted(run_.begin(), end, QueueEntryLess{})) {
+  if (!rising && !std::is_sorted(run_.begin(), end, QueueEntryLess{})) {
     std::sort(run_.begin(), end, QueueEntryLess{});
   }
   bound_ = key(run_[n - 1]);  // the latest

@@ -11,19 +11,34 @@ Simulation::Simulation(Options options)
     : queue_(EventQueue::Options{.same_time_fifo = options.same_time_fast_path}),
       budget_(options.budget) {}
 
-EventId Simulation::schedule_at(Time t, Callback fn, int priority) {
+template <typename Push>
+auto Simulation::push_callback(Time t, Callback fn, Push push) {
   check_not_past(t);  // before storing fn, so a rejected event leaves no trace
   const uint64_t slot = callbacks_.add(std::move(fn));
   try {
-    return queue_.push(t, priority, EventTarget{&callbacks_, slot});
-  } catch (...) {  // e.g. std::bad_alloc: do not leak the stored callable
+    return push(EventTarget{&callbacks_, slot});
+  } catch (...) {  // e.g. a priority out of range: do not leak the stored callable
     callbacks_.release(slot);
     throw;
   }
 }
 
-EventId Simulation::schedule_in(Time delay, Callback fn, int priority) {
-  return schedule_at(now() + delay, std::move(fn), priority);
+void Simulation::schedule_at(Time t, Callback fn, int priority) {
+  push_callback(t, std::move(fn), [&](EventTarget target) { queue_.push(t, priority, target); });
+}
+
+void Simulation::schedule_in(Time delay, Callback fn, int priority) {
+  schedule_at(now() + delay, std::move(fn), priority);
+}
+
+EventId Simulation::schedule_cancellable_at(Time t, Callback fn, int priority) {
+  return push_callback(t, std::move(fn), [&](EventTarget target) {
+    return queue_.push_cancellable(t, priority, target);
+  });
+}
+
+EventId Simulation::schedule_cancellable_in(Time delay, Callback fn, int priority) {
+  return schedule_cancellable_at(now() + delay, std::move(fn), priority);
 }
 
 bool Simulation::cancel(EventId id) {

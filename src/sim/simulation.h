@@ -10,7 +10,8 @@
 // Every executed event is folded into a fingerprint (see fingerprint.h).
 //
 // Events run in the total order (time, priority, insertion sequence); handlers
-// receive the Simulation explicitly and may schedule, cancel and stop.
+// receive the Simulation explicitly and may schedule, cancel (the events
+// scheduled as cancellable) and stop.
 #pragma once
 
 #include <cstddef>
@@ -61,18 +62,29 @@ class Simulation {
 
   // Schedules handler.handle(*this, payload) at time t (or now() + delay).
   // Lower priority runs first among events at the same time; equal keys run in
-  // scheduling order. Throws std::logic_error if the time is before now(), and
-  // TimeOverflow if now() + delay does not fit in Time. O(log n); O(1) for an
-  // event at now() with priority 0.
-  EventId schedule_at(Time t, EventHandler& handler, uint64_t payload = 0, int priority = 0);
-  EventId schedule_in(Time delay, EventHandler& handler, uint64_t payload = 0, int priority = 0);
+  // scheduling order. Throws std::logic_error if the time is before now(),
+  // TimeOverflow if now() + delay does not fit in Time, and
+  // std::invalid_argument if the priority is outside [kMinPriority,
+  // kMaxPriority]. O(1) amortised. The event cannot be cancelled.
+  void schedule_at(Time t, EventHandler& handler, uint64_t payload = 0, int priority = 0);
+  void schedule_in(Time delay, EventHandler& handler, uint64_t payload = 0, int priority = 0);
+  // The same for an event that cancel() can remove. It costs more (a slot is
+  // written at schedule and read at run: kernel_benchmark's
+  // BM_HoldCancellable), so schedule so only events that may be cancelled.
+  EventId schedule_cancellable_at(Time t, EventHandler& handler, uint64_t payload = 0,
+                                  int priority = 0);
+  EventId schedule_cancellable_in(Time delay, EventHandler& handler, uint64_t payload = 0,
+                                  int priority = 0);
 
   // The same for a callable (stored until it runs or is cancelled).
-  EventId schedule_at(Time t, Callback fn, int priority = 0);
-  EventId schedule_in(Time delay, Callback fn, int priority = 0);
+  void schedule_at(Time t, Callback fn, int priority = 0);
+  void schedule_in(Time delay, Callback fn, int priority = 0);
+  EventId schedule_cancellable_at(Time t, Callback fn, int priority = 0);
+  EventId schedule_cancellable_in(Time delay, Callback fn, int priority = 0);
 
-  // Cancels a pending event in O(1). Returns false, and does nothing, if it has
-  // already run or been cancelled (or the id is default-constructed).
+  // Cancels a pending cancellable event in O(1). Returns false, and does
+  // nothing, if it has already run or been cancelled (or the id is
+  // default-constructed).
   bool cancel(EventId id);
   bool is_pending(EventId id) const { return queue_.is_pending(id); }
 
@@ -103,6 +115,9 @@ class Simulation {
   // Runs events up to limit; returns true if stop() ended the run.
   bool execute_until(Time limit);
   void check_not_past(Time t) const;
+  // Stores fn and pushes its event with push(target); releases fn if that throws.
+  template <typename Push>
+  auto push_callback(Time t, Callback fn, Push push);
 
   EventQueue queue_;
   CallbackSlab callbacks_;
@@ -115,14 +130,23 @@ class Simulation {
 };
 
 // Inline: the per-event path of components.
-inline EventId Simulation::schedule_at(Time t, EventHandler& handler, uint64_t payload,
-                                       int priority) {
-  return queue_.push(t, priority, EventTarget{&handler, payload});
+inline void Simulation::schedule_at(Time t, EventHandler& handler, uint64_t payload, int priority) {
+  queue_.push(t, priority, EventTarget{&handler, payload});
 }
 
-inline EventId Simulation::schedule_in(Time delay, EventHandler& handler, uint64_t payload,
-                                       int priority) {
-  return schedule_at(now() + delay, handler, payload, priority);
+inline void Simulation::schedule_in(Time delay, EventHandler& handler, uint64_t payload,
+                                    int priority) {
+  schedule_at(now() + delay, handler, payload, priority);
+}
+
+inline EventId Simulation::schedule_cancellable_at(Time t, EventHandler& handler, uint64_t payload,
+                                                   int priority) {
+  return queue_.push_cancellable(t, priority, EventTarget{&handler, payload});
+}
+
+inline EventId Simulation::schedule_cancellable_in(Time delay, EventHandler& handler,
+                                                   uint64_t payload, int priority) {
+  return schedule_cancellable_at(now() + delay, handler, payload, priority);
 }
 
 }  // namespace podsim::sim

@@ -1,7 +1,7 @@
-// The slots of queued events: the part of an event that cancel() needs to find
-// in O(1). A slot records the event's insertion sequence (which an EventId must
-// match, so a stale id can never hit a later event in the same slot) and its
-// target, and two bitmaps say whether the slot is occupied (some queued entry,
+// The slots of queued cancellable events: the part of such an event that
+// cancel() needs to find in O(1), and what pop() reads to run it. A slot records the event's
+// insertion sequence (which an EventId must match, so a stale id can never hit a later event in the
+// same slot) and its target, and two bitmaps say whether the slot is occupied (some queued entry,
 // live or cancelled, refers to it) and whether its event is still pending.
 //
 // Allocation is next-fit: a cursor sweeps the occupied bitmap for a free bit,
@@ -33,11 +33,15 @@ class SlotTable {
   // The entry that referred to `slot` has left the queue: the slot is free.
   void release(uint32_t slot) {
     word(slot).occupied &= ~bit(slot);
+    word(slot).pending &= ~bit(slot);
     --occupied_count_;
   }
 
-  // Starts loading the bits of `slot`, which pop() will read and clear.
-  void prefetch(uint32_t slot) const { __builtin_prefetch(&word(slot), 1); }
+  // Starts loading the bits and the target of `slot`, which pop() will read.
+  void prefetch(uint32_t slot) const {
+    __builtin_prefetch(&word(slot), 1);
+    __builtin_prefetch(&slots_[slot]);
+  }
 
   bool is_pending(uint32_t slot) const { return (word(slot).pending & bit(slot)) != 0; }
   void clear_pending(uint32_t slot) { word(slot).pending &= ~bit(slot); }
@@ -48,7 +52,7 @@ class SlotTable {
 
   bool is_occupied(uint32_t slot) const { return (word(slot).occupied & bit(slot)) != 0; }
   uint64_t seq(uint32_t slot) const { return slots_[slot].seq; }
-  EventTarget target(uint32_t slot) const { return slots_[slot].target; }
+  const EventTarget& target(uint32_t slot) const { return slots_[slot].target; }
   std::size_t capacity() const { return capacity_; }
   std::size_t occupied() const { return occupied_count_; }
 

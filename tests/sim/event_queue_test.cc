@@ -83,6 +83,43 @@ TEST_F(EventQueueTest, PushBeforeNowThrows) {
   EXPECT_TRUE(q.is_valid());
 }
 
+TEST_F(EventQueueTest, PrioritiesOutsideSixteenBitsAreRejected) {
+  EventQueue q;
+  EXPECT_THROW(q.push(Time::ps(1), kMaxPriority + 1, target(0)), std::invalid_argument);
+  EXPECT_THROW(q.push_cancellable(Time::ps(1), kMinPriority - 1, target(0)), std::invalid_argument);
+  EXPECT_TRUE(q.empty());
+  // The extremes are accepted and keep their order at one time.
+  q.push(Time::ps(1), kMaxPriority, target(0));
+  q.push_cancellable(Time::ps(1), kMinPriority, target(1));
+  q.push(Time::ps(1), 0, target(2));
+  EXPECT_TRUE(q.is_valid());
+  std::vector<int> priorities;
+  while (const std::optional<Event> e = q.pop()) {
+    priorities.push_back(e->priority);
+  }
+  EXPECT_EQ(priorities, (std::vector<int>{kMinPriority, 0, kMaxPriority}));
+}
+
+TEST_F(EventQueueTest, CancellableAndPlainEventsInterleaveByKey) {
+  EventQueue q;
+  q.push(Time::ps(3), 0, target(0));
+  const EventId a = q.push_cancellable(Time::ps(2), 0, target(1));
+  q.push(Time::ps(2), 0, target(2));
+  q.push_cancellable(Time::ps(1), 0, target(3));
+  // The hint names the real target of a cancellable event, not the marker.
+  ASSERT_NE(q.next_target(), nullptr);
+  EXPECT_EQ(q.next_target()->handler, &handler_);
+  EXPECT_EQ(q.next_target()->payload, 3u);
+  EXPECT_TRUE(q.is_valid());
+  const std::optional<Event> first = q.pop();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->target.handler, &handler_);
+  EXPECT_EQ(first->seq, 3u);
+  EXPECT_TRUE(q.cancel(a).has_value());
+  EXPECT_EQ(q.next_target(), nullptr);  // the cancelled event is next
+  EXPECT_EQ(drain(q), (std::vector<uint64_t>{2, 0}));
+}
+
 TEST_F(EventQueueTest, PopRespectsTheLimit) {
   EventQueue q;
   q.push(Time::ps(10), 0, target(0));
@@ -100,9 +137,9 @@ TEST_F(EventQueueTest, PopRespectsTheLimit) {
 
 TEST_F(EventQueueTest, CancelIsOneShotAndSkipsTheEvent) {
   EventQueue q;
-  const EventId a = q.push(Time::ps(1), 0, target(0));
-  const EventId b = q.push(Time::ps(2), 0, target(1));
-  const EventId c = q.push(Time::ps(0), 0, target(2));  // FIFO path
+  const EventId a = q.push_cancellable(Time::ps(1), 0, target(0));
+  const EventId b = q.push_cancellable(Time::ps(2), 0, target(1));
+  const EventId c = q.push_cancellable(Time::ps(0), 0, target(2));  // FIFO path
   EXPECT_TRUE(q.is_pending(b));
   const std::optional<EventTarget> cancelled = q.cancel(b);
   ASSERT_TRUE(cancelled.has_value());
@@ -122,9 +159,9 @@ TEST_F(EventQueueTest, CancelIsOneShotAndSkipsTheEvent) {
 
 TEST_F(EventQueueTest, StaleIdDoesNotCancelTheSlotsNextEvent) {
   EventQueue q;
-  const EventId first = q.push(Time::ps(1), 0, target(0));
+  const EventId first = q.push_cancellable(Time::ps(1), 0, target(0));
   q.pop();
-  const EventId second = q.push(Time::ps(2), 0, target(1));
+  const EventId second = q.push_cancellable(Time::ps(2), 0, target(1));
   // Whether or not the slot was reused, the old id must not reach the new event.
   EXPECT_FALSE(q.cancel(first).has_value());
   EXPECT_TRUE(q.is_pending(second));
@@ -135,7 +172,8 @@ TEST_F(EventQueueTest, MassCancellationPurgesDeadEntries) {
   EventQueue q;
   std::vector<EventId> ids;
   for (uint64_t i = 0; i < 4'000; ++i) {
-    ids.push_back(q.push(Time::ps(static_cast<int64_t>((i * 7'919) % 4'001)), 0, target(i)));
+    ids.push_back(
+        q.push_cancellable(Time::ps(static_cast<int64_t>((i * 7'919) % 4'001)), 0, target(i)));
   }
   std::vector<uint64_t> kept;
   for (uint64_t i = 0; i < ids.size(); ++i) {
@@ -157,7 +195,7 @@ TEST_F(EventQueueTest, MassCancellationPurgesDeadEntries) {
 TEST_F(EventQueueTest, AdvanceToMovesTheClockOnly) {
   EventQueue q;
   q.push(Time::ps(50), 0, target(0));
-  const EventId dead = q.push(Time::ps(20), 0, target(1));
+  const EventId dead = q.push_cancellable(Time::ps(20), 0, target(1));
   q.cancel(dead);
   q.advance_to(Time::ps(30));  // passes the cancelled entry at 20
   EXPECT_EQ(q.now(), Time::ps(30));
@@ -213,7 +251,13 @@ TEST_P(EventQueueRandomTest, MatchesAnOrderedMapReference) {
                                         : static_cast<int64_t>(rng() % 1'000'000'000);
       const int priority = rng() % 4 == 0 ? static_cast<int>(rng() % 3) - 1 : 0;
       const RefKey key{now + delay, priority, pushes};
-      issued.emplace_back(q.push(Time::ps(now + delay), priority, target(pushes)), key);
+      // Half the events cancellable (slot marker entries), half plain.
+      if (rng() % 2 == 0) {
+        issued.emplace_back(q.push_cancellable(Time::ps(now + delay), priority, target(pushes)),
+                            key);
+      } else {
+        q.push(Time::ps(now + delay), priority, target(pushes));
+      }
       reference.emplace(key, pushes);
       ++pushes;
     } else if (op < 8) {

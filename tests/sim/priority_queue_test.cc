@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <random>
 #include <set>
 #include <vector>
@@ -25,17 +24,17 @@ bool reference_less(const QueueEntry& a, const QueueEntry& b) {
   if (a.time.count_ps() != b.time.count_ps()) {
     return a.time.count_ps() < b.time.count_ps();
   }
-  if (a.priority != b.priority) {
-    return a.priority < b.priority;
+  if (a.priority() != b.priority()) {
+    return a.priority() < b.priority();
   }
-  return a.seq < b.seq;
+  return a.seq() < b.seq();
 }
 
 template <typename Q>
 std::vector<uint64_t> drain(Q& q) {
   std::vector<uint64_t> seqs;
   while (!q.empty()) {
-    seqs.push_back(q.pop().seq);
+    seqs.push_back(q.pop().seq());
   }
   return seqs;
 }
@@ -44,9 +43,22 @@ std::vector<uint64_t> sorted_seqs(std::vector<QueueEntry> entries) {
   std::sort(entries.begin(), entries.end(), reference_less);
   std::vector<uint64_t> seqs;
   for (const QueueEntry& e : entries) {
-    seqs.push_back(e.seq);
+    seqs.push_back(e.seq());
   }
   return seqs;
+}
+
+TEST(QueueEntryTest, PacksPriorityAndSequenceIntoOneOrderedWord) {
+  for (const int priority : {kMinPriority, -1, 0, 1, kMaxPriority}) {
+    for (const uint64_t seq : {uint64_t{0}, uint64_t{12'345}, kMaxSequence}) {
+      const QueueEntry e = QueueEntry::make(Time::ps(7), priority, seq, {});
+      EXPECT_EQ(e.priority(), priority);
+      EXPECT_EQ(e.seq(), seq);
+    }
+  }
+  // A lower priority orders first whatever the sequences.
+  EXPECT_LT(QueueEntry::make_order(-1, kMaxSequence), QueueEntry::make_order(0, 0));
+  EXPECT_LT(QueueEntry::make_order(0, 1), QueueEntry::make_order(0, 2));
 }
 
 template <typename Q>
@@ -58,9 +70,10 @@ TYPED_TEST_SUITE(PriorityQueueTest, Queues);
 TYPED_TEST(PriorityQueueTest, PopsByTimeThenPriorityThenSequence) {
   TypeParam q;
   const std::vector<QueueEntry> entries = {
-      {Time::ps(5), 0, 1, 0, {}},  {Time::ps(5), 1, 0, 0, {}}, {Time::ps(3), 2, 9, 0, {}},
-      {Time::ps(5), 3, -2, 0, {}}, {Time::ps(5), 4, 0, 0, {}}, {Time::ps(9), 5, -9, 0, {}},
-      {Time::ps(0), 6, 0, 0, {}},
+      QueueEntry::make(Time::ps(5), 1, 0, {}), QueueEntry::make(Time::ps(5), 0, 1, {}),
+      QueueEntry::make(Time::ps(3), 9, 2, {}), QueueEntry::make(Time::ps(5), -2, 3, {}),
+      QueueEntry::make(Time::ps(5), 0, 4, {}), QueueEntry::make(Time::ps(9), -9, 5, {}),
+      QueueEntry::make(Time::ps(0), 0, 6, {}),
   };
   for (const QueueEntry& e : entries) {
     q.push(e);
@@ -83,12 +96,13 @@ TYPED_TEST(PriorityQueueTest, MatchesAnOrderedSetOnRandomMonotoneUse) {
       // Mix tiny and huge delays so entries spread over many radix levels.
       const int shift = static_cast<int>(rng() % 48);
       const auto delay = static_cast<int64_t>(rng() % (uint64_t{1} << shift));
-      const QueueEntry e{Time::ps(now + delay), seq++, static_cast<int32_t>(rng() % 3) - 1, 0, {}};
+      const QueueEntry e =
+          QueueEntry::make(Time::ps(now + delay), static_cast<int32_t>(rng() % 3) - 1, seq++, {});
       q.push(e);
       reference.insert(e);
     } else {
       const QueueEntry e = q.pop();
-      ASSERT_EQ(e.seq, reference.begin()->seq);
+      ASSERT_EQ(e.seq(), reference.begin()->seq());
       reference.erase(reference.begin());
       now = e.time.count_ps();
     }
@@ -97,7 +111,7 @@ TYPED_TEST(PriorityQueueTest, MatchesAnOrderedSetOnRandomMonotoneUse) {
   ASSERT_TRUE(q.is_valid());
   std::vector<uint64_t> rest;
   for (const QueueEntry& e : reference) {
-    rest.push_back(e.seq);
+    rest.push_back(e.seq());
   }
   EXPECT_EQ(drain(q), rest);
 }
@@ -108,8 +122,8 @@ TYPED_TEST(PriorityQueueTest, MatchesSortWhenPushesGoBackInTime) {
   TypeParam q;
   std::vector<QueueEntry> all;
   for (uint64_t seq = 0; seq < 5'000; ++seq) {
-    const QueueEntry e{
-        Time::ps(static_cast<int64_t>(rng() % 1'000)), seq, static_cast<int32_t>(rng() % 5), 0, {}};
+    const QueueEntry e = QueueEntry::make(Time::ps(static_cast<int64_t>(rng() % 1'000)),
+                                          static_cast<int32_t>(rng() % 5), seq, {});
     q.push(e);
     all.push_back(e);
     if (seq % 1'000 == 999) {  // pop a little, then push earlier keys again
@@ -126,16 +140,18 @@ TYPED_TEST(PriorityQueueTest, MatchesSortWhenPushesGoBackInTime) {
   EXPECT_EQ(drain(q), sorted_seqs(all));
 }
 
-TYPED_TEST(PriorityQueueTest, HandlesTheExtremesOfTime) {
+TYPED_TEST(PriorityQueueTest, HandlesTheExtremesOfTimePriorityAndSequence) {
   TypeParam q;
-  const int32_t lowest = std::numeric_limits<int32_t>::min();
-  const int32_t highest = std::numeric_limits<int32_t>::max();
-  q.push({Time::max(), 0, 0, 0, {}});
-  q.push({Time::max() - Time::ps(1), 1, highest, 0, {}});
-  q.push({Time::max(), 2, lowest, 0, {}});
-  q.push({Time::zero(), 3, highest, 0, {}});
-  q.push({Time::ps(int64_t{1} << 62), 4, 0, 0, {}});
-  EXPECT_EQ(drain(q), (std::vector<uint64_t>{3, 4, 1, 2, 0}));
+  const int lowest = kMinPriority;
+  const int highest = kMaxPriority;
+  q.push(QueueEntry::make(Time::max(), 0, 0, {}));
+  q.push(QueueEntry::make(Time::max() - Time::ps(1), highest, 1, {}));
+  q.push(QueueEntry::make(Time::max(), lowest, 2, {}));
+  q.push(QueueEntry::make(Time::zero(), highest, 3, {}));
+  q.push(QueueEntry::make(Time::ps(int64_t{1} << 62), 0, 4, {}));
+  q.push(QueueEntry::make(Time::ps(int64_t{1} << 62), lowest, kMaxSequence, {}));
+  q.push(QueueEntry::make(Time::ps(int64_t{1} << 62), highest, 5, {}));
+  EXPECT_EQ(drain(q), (std::vector<uint64_t>{3, kMaxSequence, 4, 5, 1, 2, 0}));
 }
 
 TYPED_TEST(PriorityQueueTest, ManyEntriesAtOneTime) {
@@ -143,7 +159,7 @@ TYPED_TEST(PriorityQueueTest, ManyEntriesAtOneTime) {
   TypeParam q;
   std::vector<QueueEntry> all;
   for (uint64_t seq = 0; seq < 3'000; ++seq) {
-    const QueueEntry e{Time::us(1), seq, static_cast<int32_t>(seq % 4), 0, {}};
+    const QueueEntry e = QueueEntry::make(Time::us(1), static_cast<int32_t>(seq % 4), seq, {});
     q.push(e);
     all.push_back(e);
   }
@@ -167,7 +183,8 @@ TYPED_TEST(PriorityQueueTest, SequenceBreaksTiesWhateverThePushOrder) {
       TypeParam q;
       std::vector<QueueEntry> all;
       for (std::size_t i = 0; i < seqs.size(); ++i) {
-        const QueueEntry e{Time::ps(5'000 + static_cast<int64_t>(i % 3) * 7), seqs[i], 1, 0, {}};
+        const QueueEntry e =
+            QueueEntry::make(Time::ps(5'000 + static_cast<int64_t>(i % 3) * 7), 1, seqs[i], {});
         q.push(e);
         all.push_back(e);
       }
@@ -182,7 +199,8 @@ TYPED_TEST(PriorityQueueTest, RemoveIfKeepsTheRestInOrder) {
   TypeParam q;
   std::vector<QueueEntry> kept;
   for (uint64_t seq = 0; seq < 4'000; ++seq) {
-    const QueueEntry e{Time::ps(static_cast<int64_t>(rng() % 100'000'000)), seq, 0, 0, {}};
+    const QueueEntry e =
+        QueueEntry::make(Time::ps(static_cast<int64_t>(rng() % 100'000'000)), 0, seq, {});
     q.push(e);
     if (seq % 3 != 0) {
       kept.push_back(e);
@@ -192,7 +210,8 @@ TYPED_TEST(PriorityQueueTest, RemoveIfKeepsTheRestInOrder) {
     const QueueEntry e = q.pop();
     q.push(e);
   }
-  EXPECT_EQ(q.remove_if([](const QueueEntry& e) { return e.seq % 3 == 0; }), 4'000u - kept.size());
+  EXPECT_EQ(q.remove_if([](const QueueEntry& e) { return e.seq() % 3 == 0; }),
+            4'000u - kept.size());
   EXPECT_EQ(q.size(), kept.size());
   EXPECT_TRUE(q.is_valid());
   EXPECT_EQ(drain(q), sorted_seqs(kept));
@@ -204,11 +223,12 @@ TEST(RadixHeapTest, MemoryFollowsTheLiveEntries) {
   RadixHeap q;
   uint64_t seq = 0;
   for (int i = 0; i < 10'000; ++i) {
-    q.push({Time::ps(static_cast<int64_t>(rng() % 1'000'000)), seq++, 0, 0, {}});
+    q.push(QueueEntry::make(Time::ps(static_cast<int64_t>(rng() % 1'000'000)), 0, seq++, {}));
   }
   for (int i = 0; i < 500'000; ++i) {
     const QueueEntry e = q.pop();
-    q.push({e.time + Time::ps(static_cast<int64_t>(rng() % 1'000'000)), seq++, 0, 0, {}});
+    q.push(
+        QueueEntry::make(e.time + Time::ps(static_cast<int64_t>(rng() % 1'000'000)), 0, seq++, {}));
   }
   EXPECT_TRUE(q.is_valid());
   EXPECT_EQ(q.size(), 10'000u);

@@ -95,7 +95,7 @@ TEST(SimulationTest, CancelBeforeRun) {
   Simulation sim;
   Recorder rec;
   sim.schedule_at(Time::ps(1), rec, 1);
-  const EventId b = sim.schedule_at(Time::ps(2), rec, 2);
+  const EventId b = sim.schedule_cancellable_at(Time::ps(2), rec, 2);
   sim.schedule_at(Time::ps(3), rec, 3);
   EXPECT_TRUE(sim.is_pending(b));
   EXPECT_TRUE(sim.cancel(b));
@@ -112,7 +112,7 @@ TEST(SimulationTest, CancelFromInsideAHandler) {
   Recorder rec;
   EventId later;
   sim.schedule_at(Time::ps(1), [&](Simulation& s) { EXPECT_TRUE(s.cancel(later)); });
-  later = sim.schedule_at(Time::ps(2), rec, 2);
+  later = sim.schedule_cancellable_at(Time::ps(2), rec, 2);
   sim.schedule_at(Time::ps(3), rec, 3);
   sim.run();
   EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{3}));
@@ -123,8 +123,9 @@ TEST(SimulationTest, CancellingAnEventThatRanOrIsRunningIsANoOp) {
   Recorder rec;
   EventId self;
   bool cancelled_self = true;
-  self = sim.schedule_at(Time::ps(1), [&](Simulation& s) { cancelled_self = s.cancel(self); });
-  const EventId ran = sim.schedule_at(Time::ps(2), rec, 2);
+  self = sim.schedule_cancellable_at(Time::ps(1),
+                                     [&](Simulation& s) { cancelled_self = s.cancel(self); });
+  const EventId ran = sim.schedule_cancellable_at(Time::ps(2), rec, 2);
   sim.run();
   EXPECT_FALSE(cancelled_self);
   EXPECT_FALSE(sim.cancel(ran));
@@ -136,10 +137,10 @@ TEST(SimulationTest, CancelAFastPathEvent) {
   Simulation sim;
   Recorder rec;
   // At time zero with priority 0: queued through the same-time FIFO.
-  const EventId at_start = sim.schedule_at(Time::zero(), rec, 0);
+  const EventId at_start = sim.schedule_cancellable_at(Time::zero(), rec, 0);
   EXPECT_TRUE(sim.cancel(at_start));
   sim.schedule_at(Time::ps(4), [&](Simulation& s) {
-    const EventId now_event = s.schedule_in(Time::zero(), rec, 1);  // FIFO path
+    const EventId now_event = s.schedule_cancellable_in(Time::zero(), rec, 1);  // FIFO path
     s.schedule_in(Time::zero(), rec, 2);
     EXPECT_TRUE(s.cancel(now_event));
   });
@@ -150,7 +151,8 @@ TEST(SimulationTest, CancelAFastPathEvent) {
 TEST(SimulationTest, CancellingACallableReleasesItsCaptures) {
   Simulation sim;
   auto resource = std::make_shared<int>(0);
-  const EventId id = sim.schedule_at(Time::ps(1), [resource](Simulation&) { ++*resource; });
+  const EventId id =
+      sim.schedule_cancellable_at(Time::ps(1), [resource](Simulation&) { ++*resource; });
   EXPECT_EQ(resource.use_count(), 2);
   EXPECT_TRUE(sim.cancel(id));
   EXPECT_EQ(resource.use_count(), 1);
@@ -301,12 +303,30 @@ TEST(SimulationTest, PrefetchHintsTheNextPendingEventOnly) {
   PrefetchCounter second;
   sim.schedule_at(Time::ns(1), first, 1);
   sim.schedule_at(Time::ns(2), second, 2);
-  const EventId cancelled = sim.schedule_at(Time::ns(3), second, 3);
+  const EventId cancelled = sim.schedule_cancellable_at(Time::ns(3), second, 3);
   sim.schedule_at(Time::ns(4), first, 4);
   ASSERT_TRUE(sim.cancel(cancelled));
   sim.run();
   EXPECT_EQ(second.hinted, (std::vector<uint64_t>{2}));  // while event 1 ran
   EXPECT_TRUE(first.hinted.empty());                     // event 4 came after the cancelled 3
+}
+
+TEST(SimulationTest, PrioritiesOutsideTheRangeThrowAndLeaveNoTrace) {
+  Simulation sim;
+  Recorder rec;
+  EXPECT_THROW(sim.schedule_at(Time::ps(1), rec, 1, kMaxPriority + 1), std::invalid_argument);
+  EXPECT_THROW(sim.schedule_cancellable_at(Time::ps(1), rec, 1, kMinPriority - 1),
+               std::invalid_argument);
+  auto resource = std::make_shared<int>(0);
+  EXPECT_THROW(sim.schedule_at(
+                   Time::ps(1), [resource](Simulation&) { ++*resource; }, kMaxPriority + 1),
+               std::invalid_argument);
+  EXPECT_EQ(resource.use_count(), 1);  // the rejected callable was released
+  EXPECT_EQ(sim.pending(), 0u);
+  sim.schedule_at(Time::ps(1), rec, 2, kLastPriority);
+  sim.schedule_at(Time::ps(1), rec, 1, kMinPriority);
+  sim.run();
+  EXPECT_EQ(rec.labels(), (std::vector<uint64_t>{1, 2}));
 }
 
 TEST(SimulationTest, HandlersReceiveTheirPayloads) {

@@ -18,6 +18,7 @@ struct Child {
   int64_t delay_ps = 0;
   int priority = 0;
   bool as_callable = false;
+  bool cancellable = false;  // scheduled with schedule_cancellable_*
 };
 struct Decision {
   std::vector<Child> children;
@@ -34,6 +35,7 @@ Child random_child(std::mt19937_64& rng) {
   const uint64_t p = rng() % 8;
   c.priority = p < 5 ? 0 : p == 5 ? -1 : p == 6 ? 1 : -7;
   c.as_callable = rng() % 8 == 0;
+  c.cancellable = rng() % 4 != 0;
   return c;
 }
 
@@ -100,11 +102,18 @@ class SimulationDriver final : public EventHandler {
     const uint64_t label = ids_.size();
     const Time delay = Time::ps(c.delay_ps);
     priorities_.push_back(c.priority);
-    if (c.as_callable) {
-      ids_.push_back(sim_.schedule_in(
-          delay, [this, label](Simulation& sim) { on_event(sim, label); }, c.priority));
+    // A plain event gets no id: cancelling it is cancelling EventId{}.
+    const auto fn = [this, label](Simulation& sim) { on_event(sim, label); };
+    if (c.cancellable) {
+      ids_.push_back(c.as_callable ? sim_.schedule_cancellable_in(delay, fn, c.priority)
+                                   : sim_.schedule_cancellable_in(delay, *this, label, c.priority));
     } else {
-      ids_.push_back(sim_.schedule_in(delay, *this, label, c.priority));
+      ids_.emplace_back();
+      if (c.as_callable) {
+        sim_.schedule_in(delay, fn, c.priority);
+      } else {
+        sim_.schedule_in(delay, *this, label, c.priority);
+      }
     }
   }
 
@@ -141,7 +150,7 @@ class ReferenceDriver {
       }
       if (d.cancel_label) {
         const uint64_t victim = *d.cancel_label;
-        const bool ok = state_[victim] == State::kPending;
+        const bool ok = state_[victim] == State::kPending && cancellable_[victim];
         if (ok) {
           pending_.erase(keys_[victim]);
           state_[victim] = State::kCancelled;
@@ -164,6 +173,7 @@ class ReferenceDriver {
     const uint64_t label = keys_.size();
     const Key key{now_ps_ + c.delay_ps, c.priority, label};
     keys_.push_back(key);
+    cancellable_.push_back(c.cancellable);
     state_.push_back(State::kPending);
     pending_.emplace(key, label);
   }
@@ -173,6 +183,7 @@ class ReferenceDriver {
   std::map<Key, uint64_t> pending_;
   std::vector<Key> keys_;  // by label
   std::vector<State> state_;
+  std::vector<bool> cancellable_;  // by label
   StressResult result_;
 };
 

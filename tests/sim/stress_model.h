@@ -6,9 +6,9 @@
 // the traces.
 //
 // The workload mixes what exercises the kernel: events at the current time
-// (FIFO path), exact ties, priorities, far-future events, cancellations of
-// pending, run and already-cancelled events (from inside handlers), handler and
-// callable targets.
+// (FIFO path), exact ties, priorities, far-future events, cancellable and plain
+// events, cancellations of pending, run and already-cancelled events (from
+// inside handlers), handler and callable targets.
 #pragma once
 
 #include <cstdint>
