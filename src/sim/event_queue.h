@@ -19,10 +19,12 @@
 //            heap's sorted run. Most events are never cancelled (the hold
 //            benchmark's, the executor's, the packet model's): they take no
 //            slot, and push and pop touch nothing but the entry. Giving every
-//            event a slot cost a 24-byte slot write, two bitmap updates and a
+//            event a slot cost a 24-byte slot write, two bitmap updates and an
 //            8-byte-larger entry per event: the hold benchmark at 1e6 pending
-//            ran at 19-23e6 events/s against FIXME with slots for the
-//            cancellable only.
+//            ran at 20.5-21.2e6 events/s that way against 25.1-25.4e6 with
+//            slots for the cancellable only (medians, src/sim/README.md). A
+//            cancellable event's pop now reads its slot's target too, a
+//            second random line: BM_HoldCancellable runs at 15-17e6.
 //   fifo     events scheduled at exactly now() with the default priority 0 go to
 //            a ring buffer instead of the radix heap. Its entries are already
 //            sorted by key (same time and priority, rising sequence), and pop()
