@@ -106,8 +106,11 @@ class EventQueue {
   // current one runs.
   const EventTarget* next_target() {
     const QueueEntry* next = peek();
-    if (next == nullptr || !has_slot(*next)) {
-      return next == nullptr ? nullptr : &next->target;
+    if (next == nullptr) {
+      return nullptr;
+    }
+    if (!has_slot(*next)) {
+      return &next->target;
     }
     const uint32_t slot = slot_of(*next);
     return slots_.is_pending(slot) ? &slots_.target(slot) : nullptr;

@@ -70,7 +70,7 @@ class Simulation {
   void schedule_in(Time delay, EventHandler& handler, uint64_t payload = 0, int priority = 0);
   // The same for an event that cancel() can remove. It costs more (a slot is
   // written at schedule and read at run: kernel_benchmark's
-  // BM_HoldCancellable), so schedule so only events that may be cancelled.
+  // BM_HoldCancellable): use it only for events that may be cancelled.
   EventId schedule_cancellable_at(Time t, EventHandler& handler, uint64_t payload = 0,
                                   int priority = 0);
   EventId schedule_cancellable_in(Time delay, EventHandler& handler, uint64_t payload = 0,
