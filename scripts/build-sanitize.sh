@@ -19,14 +19,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${PODSIM_SANITIZE_BUILD_DIR:-build-sanitize}
-jobs=$(nproc 2>/dev/null || echo 2)
+jobs=$(nproc || echo 2)
 cxx=${PODSIM_FUZZ_CXX:-clang++-14}
 generator=()
-if [ ! -e "$dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then
+if [ ! -e "$dir/CMakeCache.txt" ] && [ -n "$(command -v ninja)" ]; then
   generator=(-G Ninja)
 fi
 launcher=()
-if [ -z "${CCACHE_DISABLE:-}" ] && command -v ccache >/dev/null; then
+if [ -z "${CCACHE_DISABLE:-}" ] && [ -n "$(command -v ccache)" ]; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 mkdir -p "$dir"  # configure's messages go to $dir/configure.log

@@ -12,9 +12,9 @@
 # -DCMAKE_UNITY_BUILD=OFF here gives it too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-jobs=$(nproc 2>/dev/null || echo 2)
+jobs=$(nproc || echo 2)
 generator=()
-if [ ! -e build/CMakeCache.txt ] && command -v ninja >/dev/null; then
+if [ ! -e build/CMakeCache.txt ] && [ -n "$(command -v ninja)" ]; then
   generator=(-G Ninja)
 fi
 mkdir -p build  # configure's messages go to build/configure.log

@@ -53,7 +53,7 @@ fi
 # Skip the network round trip when everything is already installed.
 missing=()
 for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+  if ! dpkg-query -W -f='${Status}' "$p" 2>&1 | grep -q "install ok installed"; then
     missing+=("$p")
   fi
 done

@@ -120,7 +120,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${PODSIM_SANITIZE_BUILD_DIR:-build-sanitize}
-jobs=$(nproc 2>/dev/null || echo 2)
+jobs=$(nproc || echo 2)
 exclude='\.mpi_'  # run apart, below
 mpi_exclude='^$'  # none
 if [ "${1:-}" = --ci ]; then

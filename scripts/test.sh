@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh -DPODSIM_WERROR=ON
-jobs=$(nproc 2>/dev/null || echo 2)
+jobs=$(nproc || echo 2)
 ctest --test-dir build --output-on-failure -j"$jobs"
 if [ "${PODSIM_TEST_SANITIZERS:-1}" != 0 ]; then
   scripts/test-sanitizers.sh --ci

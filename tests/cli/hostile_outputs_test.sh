@@ -29,7 +29,7 @@ topo=$src/topologies/v5e-2x2.textproto
 "$podsim" topo "$topo" --format csv >"$dir/expected.csv" || fail "topo to stdout"
 
 # A character device of our own: written in place, never replaced.
-if mknod "$dir/null" c 1 3 2>/dev/null; then
+if mknod "$dir/null" c 1 3 2>"$dir/mknod.err"; then
   expect 0 "$podsim" topo "$topo" --out "$dir/null"
   [ -c "$dir/null" ] || fail "--out onto a character device replaced it"
   expect 0 "$podsim" run -w "$src/workloads/matmuls-v5e-4x4.textproto" \

@@ -21,7 +21,7 @@ while IFS= read -r f; do
     status=1
   fi
 done <<<"$files"
-if ! diff -q <(printf '%s\n' "$files") <(cd "$work/second" && find . -type f | sort) >/dev/null; then
+if ! cmp -s <(printf '%s\n' "$files") <(cd "$work/second" && find . -type f | sort); then
   echo "determinism: the two runs wrote different sets of files" >&2
   status=1
 fi

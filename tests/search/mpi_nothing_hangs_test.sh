@@ -18,7 +18,7 @@ dir=$(mktemp -d)
 job=
 stopped=
 cleanup() {
-  [ -n "$stopped" ] && kill -CONT "$stopped" 2>/dev/null
+  [ -n "$stopped" ] && kill -CONT "$stopped" 2>"$dir/stderr.discarded"
   [ -n "$job" ] && kill_job
   rm -rf "$dir"
 }

@@ -1,7 +1,9 @@
 # Sourced by the MPI tests that stop a rank or wait for a job to end
 # (issue 27): finds a rank's pid and bounds every wait. The caller sets
-# `job` to the pid of the launcher it started in the background and
-# defines fail().
+# `job` to the pid of the launcher it started in the background and `dir`
+# to its temporary directory (the messages of a kill or a read that may
+# race with a process's exit go to its file stderr.discarded, which the
+# tests' leftover checks ignore as they do every stderr.*), and defines fail().
 
 # Every process below $1 (mpirun's children and theirs).
 descendants() {
@@ -17,7 +19,7 @@ descendants() {
 rank_pid() {
   local p
   for p in $(descendants "$job"); do
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
+    if tr '\0' '\n' <"/proc/$p/environ" 2>"$dir/stderr.discarded" | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
       echo "$p"
       return 0
     fi
@@ -40,8 +42,8 @@ await_rank() {
 kill_job() {
   local pids
   pids=$(descendants "$job")
-  kill -KILL "$job" $pids 2>/dev/null
-  wait "$job" 2>/dev/null
+  kill -KILL "$job" $pids 2>"$dir/stderr.discarded"
+  wait "$job" 2>"$dir/stderr.discarded"
   return 0
 }
 
@@ -50,10 +52,10 @@ kill_job() {
 await_job() {
   local tenths=$(($1 * 10))
   for _ in $(seq "$tenths"); do
-    kill -0 "$job" 2>/dev/null || break
+    kill -0 "$job" 2>"$dir/stderr.discarded" || break
     sleep 0.1
   done
-  kill -0 "$job" 2>/dev/null && fail "$2: the job still runs after $1 s (it hangs)"
+  kill -0 "$job" 2>"$dir/stderr.discarded" && fail "$2: the job still runs after $1 s (it hangs)"
   rc=0
   wait "$job" || rc=$?
   job=

@@ -24,7 +24,7 @@ dir=$(mktemp -d)
 job=
 stopped=
 cleanup() {
-  [ -n "$stopped" ] && kill -CONT "$stopped" 2>/dev/null
+  [ -n "$stopped" ] && kill -CONT "$stopped" 2>"$dir/stderr.discarded"
   [ -n "$job" ] && kill_job
   rm -rf "$dir"
 }
@@ -58,7 +58,7 @@ await_output() {
   for _ in $(seq 300); do
     if pid=$(rank_pid 0); then
       for fd in /proc/"$pid"/fd/*; do
-        target=$(readlink "$fd" 2>/dev/null) || continue
+        target=$(readlink "$fd" 2>"$dir/stderr.discarded") || continue
         case $target in "$dir/#"* | "$dir/.out.csv.tmp."*) return 0 ;; esac
       done
     fi
