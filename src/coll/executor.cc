@@ -324,6 +324,28 @@ void CollectiveRun::delivered(sim::Simulation& sim, uint64_t tag) {
   receipt(sim, lane, dst);
 }
 
+void CollectiveRun::prefetch(uint64_t tag) const {
+  const auto lane = static_cast<uint32_t>(tag >> kLaneShift);
+  if (slot_of_ != nullptr || options_.classes != nullptr || lane >= lanes_.size()) {
+    return;
+  }
+  const LaneInfo& li = lanes_[lane];
+  if (li.sends != kNoPeers) {
+    return;
+  }
+  for (const auto chip : {static_cast<topo::ChipId>((tag >> kChipBits) & kChipMask),
+                          static_cast<topo::ChipId>(tag & kChipMask)}) {
+    if (chip >= chip_count_) {
+      continue;
+    }
+    __builtin_prefetch(&states_[static_cast<size_t>(lane) * slots_ + chip]);
+    __builtin_prefetch(&phase_at_[static_cast<size_t>(li.share) * slots_ + chip]);
+    if (li.peers != kNoPeers) {
+      __builtin_prefetch(&routes_->peers[static_cast<size_t>(li.peers) * slots_ + chip]);
+    }
+  }
+}
+
 void CollectiveRun::handle(sim::Simulation& sim, uint64_t payload) {
   receipt(sim, static_cast<uint32_t>(payload >> kLaneShift),
           static_cast<topo::ChipId>(payload & kChipMask));

@@ -175,6 +175,9 @@ class CollectiveRun final : public Run, public net::TransferSink, public sim::Ev
   std::span<const uint64_t> link_bytes() const { return link_bytes_.span(); }
 
   void delivered(sim::Simulation& sim, uint64_t tag) override;
+  // Loads the sender's and the receiver's counters and next peers (a full
+  // run's only: elsewhere the state is small and stays in cache).
+  void prefetch(uint64_t tag) const override;
   void handle(sim::Simulation& sim, uint64_t payload) override;
 
  private:

@@ -145,11 +145,24 @@ void FlowNetwork::prefetch(uint64_t payload) const {
   const auto slot = static_cast<uint32_t>((payload >> kKindBits) & kSlotMask);
   if (static_cast<EventKind>(payload & kKindMask) == EventKind::kResolve)
     return;
-  if (slot < flows_.capacity())
+  if (slot < flows_.capacity()) {
     __builtin_prefetch(&flows_[slot]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&flows_[slot]) + 64);
+  }
   const uint64_t link = payload >> kLinkShift;
   if (link < links_.size())
     __builtin_prefetch(&links_[link]);
+}
+
+void FlowNetwork::prefetch_indirect(uint64_t payload) const {
+  if (static_cast<EventKind>(payload & kKindMask) != EventKind::kDelivered)
+    return;
+  const auto slot = static_cast<uint32_t>((payload >> kKindBits) & kSlotMask);
+  if (slot < flows_.capacity()) {
+    const Flow& f = flows_[slot];
+    if (f.sink != nullptr)
+      f.sink->prefetch(f.tag);
+  }
 }
 
 void FlowNetwork::mark_dirty(sim::Simulation& sim, topo::LinkId id) {

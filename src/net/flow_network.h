@@ -63,9 +63,11 @@
 // walk over a large component reads the dense arrays for the incidences it
 // has already seen: on a 4096-chip pod the flows in flight do not fit in
 // cache, and those misses, not arithmetic, set the speed. The kernel's
-// prefetch hint starts loading the next event's flow record while the
-// current event runs. No allocation per event in steady state; no hash or
-// ordered maps anywhere.
+// prefetch hint starts loading an upcoming event's flow record (both lines:
+// a delivery's slot is the next start's, LIFO) and first link while the
+// current event runs; its second hint, one event later, hands a delivery's
+// sink the flow's tag, so that the sink's state loads too. No allocation
+// per event in steady state; no hash or ordered maps anywhere.
 #pragma once
 
 #include <array>
@@ -204,6 +206,9 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   // A drain or delivery reads the flow's first cache line, and the record
   // of the first link it leaves (named in the payload).
   void prefetch(uint64_t payload) const override;
+  // A delivery's sink gets its own hint from the flow record prefetch()
+  // loaded one event earlier.
+  void prefetch_indirect(uint64_t payload) const override;
   void drained(sim::Simulation& sim, uint32_t slot);
   void deliver(sim::Simulation& sim, uint32_t slot);
   void resolve(sim::Simulation& sim);

@@ -46,6 +46,10 @@ namespace podsim::net {
 class TransferSink {
  public:
   virtual void delivered(sim::Simulation& sim, uint64_t tag) = 0;
+  // A hint given shortly before delivered(sim, tag) (sim::EventHandler's
+  // prefetch_indirect): start loading what it will read. It must change
+  // nothing; the default does nothing.
+  virtual void prefetch(uint64_t tag) const { static_cast<void>(tag); }
 
  protected:
   TransferSink() = default;

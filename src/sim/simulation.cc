@@ -90,6 +90,7 @@ bool Simulation::execute_until(Time limit) {
     }
   } charge_rest{*this};
 
+  bool hinted_ahead = false;  // the next event was hinted as the one after next
   while (!stop_requested_) {
     const std::optional<Event> event = queue_.pop(limit);
     if (!event) {
@@ -97,11 +98,28 @@ bool Simulation::execute_until(Time limit) {
       return false;
     }
     assert(event->time == now());
-    // Overlap the next event's cache misses with this event's handler. Peeking
-    // costs nothing extra: the next pop() would do the same work.
+    // Overlap the next events' cache misses with this event's handler. Peeking
+    // costs nothing extra: the next pop() would do the same work. The event
+    // after next gets the first hint, so that by the time it is next what
+    // that hint loaded can be read for the second (EventHandler). Without
+    // an event after next at hand last time, the next event gets its first
+    // hint now and no second: reading what is still loading would stall
+    // here instead of under the handler. (A push that overtakes the event
+    // hinted as the one after next costs a hint, no more.)
     const EventTarget* next = queue_.next_target();
     if (next != nullptr) {
-      next->handler->prefetch(next->payload);
+      if (hinted_ahead) {
+        next->handler->prefetch_indirect(next->payload);
+      } else {
+        next->handler->prefetch(next->payload);
+      }
+      const EventTarget* after = queue_.after_next_target();
+      hinted_ahead = after != nullptr;
+      if (hinted_ahead) {
+        after->handler->prefetch(after->payload);
+      }
+    } else {
+      hinted_ahead = false;
     }
     fingerprint_.add(event->time, event->priority, event->seq);
     ++executed_;

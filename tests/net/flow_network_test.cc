@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -87,6 +88,56 @@ TEST(FlowNetwork, FlowsAloneOnTheirLinksCostOneEventEach) {
   EXPECT_EQ(network.counters().resolves, 0u);
   EXPECT_EQ(sink.time_of(0), stream(kMiB) + 3 * kHop);
   EXPECT_EQ(sink.time_of(1), stream(2 * kMiB) + kHop);
+}
+
+// Records, in order, the deliveries and the hints given before them.
+class HintedSink final : public TransferSink {
+ public:
+  void delivered(sim::Simulation&, uint64_t tag) override { log.push_back({false, tag}); }
+  void prefetch(uint64_t tag) const override { log.push_back({true, tag}); }
+  struct Entry {
+    bool hint = false;
+    uint64_t tag = 0;
+  };
+  mutable std::vector<Entry> log;
+};
+
+TEST(FlowNetwork, ADeliveryHintsItsSinkFirstAndADrainDoesNot) {
+  // Four flows share link 0 -> 1 and drain one by one (their drains are
+  // events that deliver nothing); sixteen more, alone on their links and of
+  // one size, are delivered at one instant: many events at one time, which
+  // the queue keeps in a sorted run, where the kernel can see the event
+  // after next. A hint names only a transfer still to be delivered (the
+  // kernel gives it while the event before that delivery runs), and those
+  // deliveries are hinted.
+  constexpr uint64_t kFlows = 20;
+  const topo::Pod line21 = line(21);
+  FlowNetwork network(line21, flow_options());
+  sim::Simulation sim;
+  HintedSink sink;
+  for (uint64_t i = 0; i < 4; ++i) {
+    network.start(sim, transfer(0, 1, (i + 1) * kMiB), sink, i);
+  }
+  for (uint64_t i = 4; i < kFlows; ++i) {
+    const auto src = static_cast<topo::ChipId>(i - 2);
+    network.start(sim, transfer(src, src + 1, kMiB), sink, i);
+  }
+  sim.run();
+  std::vector<bool> delivered(kFlows, false);
+  std::vector<bool> hinted(kFlows, false);
+  int hinted_deliveries = 0;
+  for (const auto& e : sink.log) {
+    ASSERT_LT(e.tag, kFlows);
+    EXPECT_FALSE(delivered[e.tag]) << "transfer " << e.tag << " after its delivery";
+    if (e.hint) {
+      hinted[e.tag] = true;
+    } else {
+      delivered[e.tag] = true;
+      hinted_deliveries += hinted[e.tag] ? 1 : 0;
+    }
+  }
+  EXPECT_EQ(std::count(delivered.begin(), delivered.end(), true), static_cast<long>(kFlows));
+  EXPECT_GE(hinted_deliveries, 14);
 }
 
 TEST(FlowNetwork, SharingFlowsAreReplannedOnlyWhenTheirRateChanges) {

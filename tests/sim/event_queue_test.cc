@@ -120,6 +120,42 @@ TEST_F(EventQueueTest, CancellableAndPlainEventsInterleaveByKey) {
   EXPECT_EQ(drain(q), (std::vector<uint64_t>{2, 0}));
 }
 
+// The second hint names the entry after the next one where the queue keeps
+// it at hand (here the same-time FIFO), never a cancelled one.
+TEST_F(EventQueueTest, AfterNextTargetNamesTheFollowingLiveEntry) {
+  EventQueue q;
+  q.push(Time::zero(), 0, target(0));
+  const EventId second = q.push_cancellable(Time::zero(), 0, target(1));
+  q.push(Time::zero(), 0, target(2));
+  ASSERT_NE(q.next_target(), nullptr);
+  const EventTarget* after = q.after_next_target();
+  ASSERT_NE(after, nullptr);
+  EXPECT_EQ(after->handler, &handler_);  // the real target, not the slot marker
+  EXPECT_EQ(after->payload, 1u);
+  ASSERT_TRUE(q.cancel(second).has_value());
+  ASSERT_NE(q.next_target(), nullptr);
+  EXPECT_EQ(q.after_next_target(), nullptr);
+  EXPECT_EQ(drain(q), (std::vector<uint64_t>{0, 2}));
+}
+
+// Without the FIFO, many entries at one time reach the radix heap's sorted
+// run, and the hint walks it.
+TEST_F(EventQueueTest, AfterNextTargetWalksTheSortedRun) {
+  EventQueue q(EventQueue::Options{.same_time_fifo = false});
+  for (uint64_t i = 0; i < 20; ++i) {
+    q.push(Time::ps(5'000), 0, target(i));
+  }
+  for (uint64_t i = 0; i + 1 < 20; ++i) {
+    ASSERT_NE(q.next_target(), nullptr);
+    const EventTarget* after = q.after_next_target();
+    ASSERT_NE(after, nullptr) << i;
+    EXPECT_EQ(after->payload, i + 1);
+    ASSERT_TRUE(q.pop().has_value());
+  }
+  ASSERT_NE(q.next_target(), nullptr);
+  EXPECT_EQ(q.after_next_target(), nullptr);  // the last one
+}
+
 TEST_F(EventQueueTest, PopRespectsTheLimit) {
   EventQueue q;
   q.push(Time::ps(10), 0, target(0));
@@ -236,10 +272,20 @@ TEST_P(EventQueueRandomTest, MatchesAnOrderedMapReference) {
   std::mt19937_64 rng(2024);
   int64_t now = 0;
   uint64_t pushes = 0;
+  std::vector<RefKey> key_of;  // by payload
+  uint64_t after_hints = 0;
   for (int step = 0; step < 60'000; ++step) {
     if (rng() % 2 == 0) {
       const EventTarget* next = q.next_target();  // null if the next entry is cancelled
       ASSERT_TRUE(next == nullptr || next->payload == reference.begin()->second);
+      // The second hint, when given, names another event still pending.
+      const EventTarget* after = next == nullptr ? nullptr : q.after_next_target();
+      if (after != nullptr) {
+        ++after_hints;
+        ASSERT_LT(after->payload, key_of.size());
+        ASSERT_NE(after->payload, next->payload);
+        ASSERT_EQ(reference.count(key_of[after->payload]), 1u);
+      }
     }
     const uint64_t op = rng() % 11;
     if (op < 5) {
@@ -259,6 +305,7 @@ TEST_P(EventQueueRandomTest, MatchesAnOrderedMapReference) {
         q.push(Time::ps(now + delay), priority, target(pushes));
       }
       reference.emplace(key, pushes);
+      key_of.push_back(key);
       ++pushes;
     } else if (op < 8) {
       const std::optional<Event> e = q.pop();
@@ -289,6 +336,9 @@ TEST_P(EventQueueRandomTest, MatchesAnOrderedMapReference) {
       ASSERT_TRUE(q.is_valid());
       ASSERT_EQ(q.size(), reference.size());
     }
+  }
+  if (GetParam()) {
+    EXPECT_GT(after_hints, 1'000u);  // the FIFO's second entry is at hand
   }
   ASSERT_TRUE(q.is_valid());
   for (const auto& [key, payload] : reference) {

@@ -311,6 +311,35 @@ TEST(SimulationTest, PrefetchHintsTheNextPendingEventOnly) {
   EXPECT_TRUE(first.hinted.empty());                     // event 4 came after the cancelled 3
 }
 
+// Records both hints, by payload.
+class TwoHintRecorder final : public EventHandler {
+ public:
+  void handle(Simulation&, uint64_t) override {}
+  void prefetch(uint64_t payload) const override { hinted.push_back(payload); }
+  void prefetch_indirect(uint64_t payload) const override { indirect.push_back(payload); }
+  mutable std::vector<uint64_t> hinted;
+  mutable std::vector<uint64_t> indirect;
+};
+
+TEST(SimulationTest, TheSecondHintFollowsTheFirstForTheNextEvent) {
+  // Events at one instant, in the same-time FIFO: while event k runs, the
+  // kernel gives k + 1 its second hint (prefetch_indirect) and k + 2 its
+  // first (prefetch); event 1, next when event 0 runs, gets only its first.
+  // The cancelled event 3 gets neither, and no hint is given while it is
+  // next.
+  Simulation sim;
+  TwoHintRecorder h;
+  for (uint64_t i = 0; i < 3; ++i) {
+    sim.schedule_at(Time::zero(), h, i);
+  }
+  const EventId cancelled = sim.schedule_cancellable_at(Time::zero(), h, 3);
+  sim.schedule_at(Time::zero(), h, 4);
+  ASSERT_TRUE(sim.cancel(cancelled));
+  sim.run();
+  EXPECT_EQ(h.hinted, (std::vector<uint64_t>{1, 2}));
+  EXPECT_EQ(h.indirect, (std::vector<uint64_t>{2}));
+}
+
 TEST(SimulationTest, PrioritiesOutsideTheRangeThrowAndLeaveNoTrace) {
   Simulation sim;
   Recorder rec;
