@@ -116,21 +116,23 @@ class EventQueue {
     return slots_.is_pending(slot) ? &slots_.target(slot) : nullptr;
   }
 
-  // A second hint, one place further: the target of the entry that pops
-  // after next_target()'s, when the queue holds it where a look is cheap
-  // (the FIFO's second entry, or the radix heap's sorted run); else null,
-  // as for a cancelled entry. Call it after next_target() gave a target.
-  const EventTarget* after_next_target() const {
-    const QueueEntry* after = nullptr;
+  // A hint further ahead: the target of the entry `k` >= 1 places after
+  // next_target()'s, when the queue holds it where a look is cheap (the
+  // FIFO, or the radix heap's sorted run); else null, as for a cancelled
+  // entry. An entry of the near heap that pops first is not counted, so
+  // this is an entry that pops soon, not always exactly k places later.
+  // Call it after next_target() gave a target.
+  const EventTarget* target_ahead(std::size_t k) const {
+    const QueueEntry* e = nullptr;
     if (next_in_fifo_) {
-      after = fifo_.size() > 1 ? &fifo_[1] : nullptr;
+      e = k < fifo_.size() ? &fifo_[k] : nullptr;
     } else {
-      after = heap_.run_ahead(heap_.run_ahead(0) == next_ ? 1 : 0);
+      e = heap_.run_ahead(heap_.run_ahead(0) == next_ ? k : k - 1);
     }
-    if (after == nullptr || !has_slot(*after)) {
-      return after == nullptr ? nullptr : &after->target;
+    if (e == nullptr || !has_slot(*e)) {
+      return e == nullptr ? nullptr : &e->target;
     }
-    const uint32_t slot = slot_of(*after);
+    const uint32_t slot = slot_of(*e);
     return slots_.is_pending(slot) ? &slots_.target(slot) : nullptr;
   }
 

@@ -90,7 +90,7 @@ bool Simulation::execute_until(Time limit) {
     }
   } charge_rest{*this};
 
-  bool hinted_ahead = false;  // the next event was hinted as the one after next
+  std::size_t hinted = 0;  // upcoming events, from the next on, given their first hint
   while (!stop_requested_) {
     const std::optional<Event> event = queue_.pop(limit);
     if (!event) {
@@ -98,29 +98,8 @@ bool Simulation::execute_until(Time limit) {
       return false;
     }
     assert(event->time == now());
-    // Overlap the next events' cache misses with this event's handler. Peeking
-    // costs nothing extra: the next pop() would do the same work. The event
-    // after next gets the first hint, so that by the time it is next what
-    // that hint loaded can be read for the second (EventHandler). Without
-    // an event after next at hand last time, the next event gets its first
-    // hint now and no second: reading what is still loading would stall
-    // here instead of under the handler. (A push that overtakes the event
-    // hinted as the one after next costs a hint, no more.)
-    const EventTarget* next = queue_.next_target();
-    if (next != nullptr) {
-      if (hinted_ahead) {
-        next->handler->prefetch_indirect(next->payload);
-      } else {
-        next->handler->prefetch(next->payload);
-      }
-      const EventTarget* after = queue_.after_next_target();
-      hinted_ahead = after != nullptr;
-      if (hinted_ahead) {
-        after->handler->prefetch(after->payload);
-      }
-    } else {
-      hinted_ahead = false;
-    }
+    hinted = hinted > 0 ? hinted - 1 : 0;  // the event popped was the first of them
+    give_hints(hinted);
     fingerprint_.add(event->time, event->priority, event->seq);
     ++executed_;
     if ((executed_ & (kChargeInterval - 1)) == 0 && budget_ != nullptr) {
@@ -131,6 +110,36 @@ bool Simulation::execute_until(Time limit) {
   }
   charge_rest();
   return true;
+}
+
+void Simulation::give_hints(std::size_t& hinted) {
+  // Overlap the coming events' cache misses with this event's handler.
+  // Peeking costs nothing extra: the next pop() would do the same work.
+  // Each event gets its first hint kFirstHintAhead events before it runs,
+  // and its second kSecondHintAhead before, when what the first loaded has
+  // had time to arrive (EventHandler). Where the queue has no events that
+  // far ahead at hand, the next one gets its first hint now and no second:
+  // reading what is still loading would stall here instead of under the
+  // handler. A push that overtakes hinted events, or a cancelled one among
+  // them, shifts the count: a hint lost or given early, never a wrong one.
+  const EventTarget* next = queue_.next_target();
+  if (next == nullptr) {
+    hinted = 0;
+    return;
+  }
+  constexpr std::size_t kSecond = kSecondHintAhead - 1;  // places after the next
+  if (hinted > kSecond) {  // its first hint came at least one event ago
+    if (const EventTarget* t = kSecond == 0 ? next : queue_.target_ahead(kSecond)) {
+      t->handler->prefetch_indirect(t->payload);
+    }
+  }
+  for (; hinted < kFirstHintAhead; ++hinted) {
+    const EventTarget* t = hinted == 0 ? next : queue_.target_ahead(hinted);
+    if (t == nullptr) {
+      break;
+    }
+    t->handler->prefetch(t->payload);
+  }
 }
 
 void Simulation::check_not_past(Time t) const {

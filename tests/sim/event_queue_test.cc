@@ -120,40 +120,46 @@ TEST_F(EventQueueTest, CancellableAndPlainEventsInterleaveByKey) {
   EXPECT_EQ(drain(q), (std::vector<uint64_t>{2, 0}));
 }
 
-// The second hint names the entry after the next one where the queue keeps
+// The look ahead names the entry after the next one where the queue keeps
 // it at hand (here the same-time FIFO), never a cancelled one.
-TEST_F(EventQueueTest, AfterNextTargetNamesTheFollowingLiveEntry) {
+TEST_F(EventQueueTest, TargetAheadNamesTheFollowingLiveEntry) {
   EventQueue q;
   q.push(Time::zero(), 0, target(0));
   const EventId second = q.push_cancellable(Time::zero(), 0, target(1));
   q.push(Time::zero(), 0, target(2));
   ASSERT_NE(q.next_target(), nullptr);
-  const EventTarget* after = q.after_next_target();
+  const EventTarget* after = q.target_ahead(1);
   ASSERT_NE(after, nullptr);
   EXPECT_EQ(after->handler, &handler_);  // the real target, not the slot marker
   EXPECT_EQ(after->payload, 1u);
   ASSERT_TRUE(q.cancel(second).has_value());
   ASSERT_NE(q.next_target(), nullptr);
-  EXPECT_EQ(q.after_next_target(), nullptr);
+  EXPECT_EQ(q.target_ahead(1), nullptr);
   EXPECT_EQ(drain(q), (std::vector<uint64_t>{0, 2}));
 }
 
 // Without the FIFO, many entries at one time reach the radix heap's sorted
-// run, and the hint walks it.
-TEST_F(EventQueueTest, AfterNextTargetWalksTheSortedRun) {
+// run, and the look ahead walks it.
+TEST_F(EventQueueTest, TargetAheadWalksTheSortedRun) {
   EventQueue q(EventQueue::Options{.same_time_fifo = false});
   for (uint64_t i = 0; i < 20; ++i) {
     q.push(Time::ps(5'000), 0, target(i));
   }
   for (uint64_t i = 0; i + 1 < 20; ++i) {
     ASSERT_NE(q.next_target(), nullptr);
-    const EventTarget* after = q.after_next_target();
-    ASSERT_NE(after, nullptr) << i;
-    EXPECT_EQ(after->payload, i + 1);
+    for (uint64_t k = 1; k < 4; ++k) {
+      const EventTarget* ahead = q.target_ahead(k);
+      if (i + k < 20) {
+        ASSERT_NE(ahead, nullptr) << i << " + " << k;
+        EXPECT_EQ(ahead->payload, i + k);
+      } else {
+        EXPECT_EQ(ahead, nullptr) << i << " + " << k;  // past the last one
+      }
+    }
     ASSERT_TRUE(q.pop().has_value());
   }
   ASSERT_NE(q.next_target(), nullptr);
-  EXPECT_EQ(q.after_next_target(), nullptr);  // the last one
+  EXPECT_EQ(q.target_ahead(1), nullptr);
 }
 
 TEST_F(EventQueueTest, PopRespectsTheLimit) {
@@ -278,8 +284,8 @@ TEST_P(EventQueueRandomTest, MatchesAnOrderedMapReference) {
     if (rng() % 2 == 0) {
       const EventTarget* next = q.next_target();  // null if the next entry is cancelled
       ASSERT_TRUE(next == nullptr || next->payload == reference.begin()->second);
-      // The second hint, when given, names another event still pending.
-      const EventTarget* after = next == nullptr ? nullptr : q.after_next_target();
+      // The look ahead, when it answers, names another event still pending.
+      const EventTarget* after = next == nullptr ? nullptr : q.target_ahead(1 + rng() % 4);
       if (after != nullptr) {
         ++after_hints;
         ASSERT_LT(after->payload, key_of.size());

@@ -321,23 +321,24 @@ class TwoHintRecorder final : public EventHandler {
   mutable std::vector<uint64_t> indirect;
 };
 
-TEST(SimulationTest, TheSecondHintFollowsTheFirstForTheNextEvent) {
-  // Events at one instant, in the same-time FIFO: while event k runs, the
-  // kernel gives k + 1 its second hint (prefetch_indirect) and k + 2 its
-  // first (prefetch); event 1, next when event 0 runs, gets only its first.
-  // The cancelled event 3 gets neither, and no hint is given while it is
-  // next.
+TEST(SimulationTest, HintsComeAheadOfTheirEvents) {
+  // Ten events at one instant, in the same-time FIFO, event 7 cancelled.
+  // While event 0 runs, events 1 to kFirstHintAhead get their first hint;
+  // then while event k runs, event k + kFirstHintAhead gets its first and
+  // event k + kSecondHintAhead its second. Event 7 gets neither, and the
+  // window stops at it until it has gone; event 9 then gets its first hint
+  // as the next event.
+  static_assert(Simulation::kFirstHintAhead == 4 && Simulation::kSecondHintAhead == 2);
   Simulation sim;
   TwoHintRecorder h;
-  for (uint64_t i = 0; i < 3; ++i) {
-    sim.schedule_at(Time::zero(), h, i);
+  std::vector<EventId> ids;
+  for (uint64_t i = 0; i < 10; ++i) {
+    ids.push_back(sim.schedule_cancellable_at(Time::zero(), h, i));
   }
-  const EventId cancelled = sim.schedule_cancellable_at(Time::zero(), h, 3);
-  sim.schedule_at(Time::zero(), h, 4);
-  ASSERT_TRUE(sim.cancel(cancelled));
+  ASSERT_TRUE(sim.cancel(ids[7]));
   sim.run();
-  EXPECT_EQ(h.hinted, (std::vector<uint64_t>{1, 2}));
-  EXPECT_EQ(h.indirect, (std::vector<uint64_t>{2}));
+  EXPECT_EQ(h.hinted, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 9}));
+  EXPECT_EQ(h.indirect, (std::vector<uint64_t>{3, 4, 5, 6}));
 }
 
 TEST(SimulationTest, PrioritiesOutsideTheRangeThrowAndLeaveNoTrace) {
