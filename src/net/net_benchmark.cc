@@ -13,7 +13,7 @@
 //    carries one flow at a time, so flow components have one flow each.
 //    ns/event is the wall time per simulator event (issue 13: <= 200 ns).
 //    The fourth argument, when 1, gives each transfer its one-link route
-//    from a table built once, as a collective's peer tables do
+//    from the sink's table, as a collective's peer tables do
 //    (coll/executor.h); 0 leaves it to the network's default route.
 //  BM_SharedLink: `flows` transfers keep one link busy; each delivery starts
 //    another, so the link always carries `flows` of them (one component of
@@ -57,29 +57,35 @@ config::PodSpec torus_spec(uint32_t n, uint32_t dims) {
   return spec;
 }
 
-// Tag layout: step << 40 | chip << 8 | dim * 2 + (direction < 0).
+// Tag layout: step << 40 | receiver << 8 | dim * 2 + (direction < 0).
+// Like a collective's executor (coll/executor.h), the sink looks its next
+// hop up in a table built once, (chip, way) -> the neighbour there and the
+// link to it, and hints the network's kernel which entry a delivery will
+// read (TransferSink::prefetch): the per-event cost measured is the
+// network's and the kernel's, not that of working out a neighbour.
 class RingSteps final : public TransferSink {
  public:
   RingSteps(const topo::Pod& pod, Network& network, uint64_t bytes, uint64_t steps, bool routed)
-      : pod_(pod), network_(network), bytes_(bytes), steps_(steps) {
-    if (routed) {
-      // (chip, dim, direction) -> the link there, as tag & 0xff orders them.
-      routes_.resize(static_cast<size_t>(pod.chip_count()) * pod.dim_count() * 2);
-      for (topo::ChipId c = 0; c < pod.chip_count(); ++c) {
-        for (uint32_t d = 0; d < pod.dim_count(); ++d) {
-          routes_[(static_cast<size_t>(c) * pod.dim_count() + d) * 2] = *pod.link_from(c, d, +1);
-          routes_[(static_cast<size_t>(c) * pod.dim_count() + d) * 2 + 1] =
-              *pod.link_from(c, d, -1);
-        }
+      : pod_(pod),
+        network_(network),
+        bytes_(bytes),
+        steps_(steps),
+        ways_(pod.dim_count() * 2),
+        routed_(routed) {
+    hops_.resize(static_cast<size_t>(pod.chip_count()) * ways_);
+    for (topo::ChipId c = 0; c < pod.chip_count(); ++c) {
+      for (uint32_t way = 0; way < ways_; ++way) {
+        const int direction = way % 2 == 0 ? +1 : -1;
+        const topo::LinkId link = *pod.link_from(c, way / 2, direction);
+        hops_[static_cast<size_t>(c) * ways_ + way] = Hop{pod.link(link).dst, link};
       }
     }
   }
 
   void start_all(sim::Simulation& sim) {
     for (topo::ChipId c = 0; c < pod_.chip_count(); ++c) {
-      for (uint32_t dim = 0; dim < pod_.dim_count(); ++dim) {
-        send(sim, c, dim, +1, 0);
-        send(sim, c, dim, -1, 0);
+      for (uint32_t way = 0; way < ways_; ++way) {
+        send(sim, c, way, 0);
       }
     }
   }
@@ -87,33 +93,40 @@ class RingSteps final : public TransferSink {
   void delivered(sim::Simulation& sim, uint64_t tag) override {
     ++delivered_;
     const uint64_t step = tag >> 40;
-    const auto chip = static_cast<topo::ChipId>((tag >> 8) & 0xffffffffu);
-    const auto dim = static_cast<uint32_t>((tag & 0xff) / 2);
-    const int direction = (tag & 1) ? -1 : +1;
-    if (step + 1 < steps_)
-      send(sim, *pod_.neighbour(chip, dim, direction), dim, direction, step + 1);
+    if (step + 1 < steps_) {
+      send(sim, static_cast<topo::ChipId>((tag >> 8) & 0xffffffffu),
+           static_cast<uint32_t>(tag & 0xff), step + 1);
+    }
+  }
+  void prefetch(uint64_t tag) const override {
+    __builtin_prefetch(&hops_[((tag >> 8) & 0xffffffffu) * ways_ + (tag & 0xff)]);
   }
 
   uint64_t delivered_count() const { return delivered_; }
 
  private:
-  void send(sim::Simulation& sim, topo::ChipId from, uint32_t dim, int direction, uint64_t step) {
-    const topo::ChipId to = *pod_.neighbour(from, dim, direction);
-    const uint32_t way = dim * 2 + (direction < 0 ? 1 : 0);
-    const uint64_t tag = step << 40 | uint64_t{from} << 8 | way;
+  struct Hop {
+    topo::ChipId to = 0;
+    topo::LinkId link = 0;
+  };
+  void send(sim::Simulation& sim, topo::ChipId from, uint32_t way, uint64_t step) {
+    const Hop& hop = hops_[static_cast<size_t>(from) * ways_ + way];
+    const uint64_t tag = step << 40 | uint64_t{hop.to} << 8 | way;
     std::span<const topo::LinkId> route;
-    if (!routes_.empty()) {
-      route = {&routes_[static_cast<size_t>(from) * pod_.dim_count() * 2 + way], 1};
+    if (routed_) {
+      route = {&hop.link, 1};
     }
-    network_.start(sim, Transfer{from, to, bytes_, route}, *this, tag);
+    network_.start(sim, Transfer{from, hop.to, bytes_, route}, *this, tag);
   }
 
   const topo::Pod& pod_;
   Network& network_;
   uint64_t bytes_;
   uint64_t steps_;
+  uint32_t ways_;
+  bool routed_;
   uint64_t delivered_ = 0;
-  std::vector<topo::LinkId> routes_;  // empty: default routes
+  std::vector<Hop> hops_;  // by chip x way
 };
 
 // Keeps `flows` transfers on link 0 -> 1 until `total` have been delivered.
