@@ -39,6 +39,7 @@ void FlowNetwork::fill(topo::LinkId id) {
   link.latency = table_.latency(id);
   link.src = l.src;
   link.dst = l.dst;
+  filled_.push_back(id);  // once: the table's bandwidths are > 0
 }
 
 uint64_t FlowNetwork::payload(uint32_t slot, EventKind kind) const {
@@ -401,12 +402,15 @@ void FlowNetwork::plan(sim::Simulation& sim, uint32_t slot, double rate, bool al
 
 LinkStats FlowNetwork::link_stats(const sim::Simulation& sim) const {
   const sim::Time now = sim.now();
+  // Only the links a transfer named have a record; the others carried
+  // nothing (and reading their records would map every page of links_).
   LinkStats stats;
-  stats.bytes.reserve(links_.size());
-  stats.busy.reserve(links_.size());
-  for (const LinkState& link : links_) {
-    stats.bytes.push_back(link.bytes);
-    stats.busy.push_back(link.member_count == 0 ? link.busy : link.busy + (now - link.busy_since));
+  stats.bytes.assign(links_.size(), 0);
+  stats.busy.assign(links_.size(), sim::Time::zero());
+  for (const topo::LinkId id : filled_) {
+    const LinkState& link = links_[id];
+    stats.bytes[id] = link.bytes;
+    stats.busy[id] = link.member_count == 0 ? link.busy : link.busy + (now - link.busy_since);
   }
   // Flows still draining have moved part of their bytes over every hop. A
   // kAlone flow past its drain has moved them all, and its links (it is their

@@ -239,6 +239,7 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   LinkTable table_;
   // By LinkId, zeroed until a transfer first names the link (touch()).
   ZeroedArray<LinkState> links_;
+  std::vector<topo::LinkId> filled_;  // the links whose record fill() wrote, in that order
   // Members 1, 2, ... of a link that has had more than one: more_pool_[i - 1]
   // for more_index_[link] = i (0: none yet). A link keeps its vector once
   // given one.
