@@ -78,8 +78,9 @@ void EventQueue::purge_dead() {
     return true;
   };
   next_ = nullptr;  // entries move
-  dead_ -= heap_.remove_if(drop);
-  dead_ -= fifo_.remove_if(drop);
+  const std::size_t dropped = heap_.remove_if(drop) + fifo_.remove_if(drop);
+  dead_ -= dropped;
+  taken_ += dropped;
   assert(dead_ == 0);
 }
 

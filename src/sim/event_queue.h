@@ -116,18 +116,20 @@ class EventQueue {
     return slots_.is_pending(slot) ? &slots_.target(slot) : nullptr;
   }
 
-  // A hint further ahead: the target of the entry `k` >= 1 places after
-  // next_target()'s, when the queue holds it where a look is cheap (the
-  // FIFO, or the radix heap's sorted run); else null, as for a cancelled
-  // entry. An entry of the near heap that pops first is not counted, so
-  // this is an entry that pops soon, not always exactly k places later.
-  // Call it after next_target() gave a target.
+  // A hint further ahead: the target of the entry that pops `k` >= 1 places
+  // after next_target()'s, as the queue stands, when it can tell cheaply:
+  // in the FIFO, or in the radix heap's sorted run ahead of its near heap
+  // (RadixHeap::after_top) and of the FIFO. Else null, as for a cancelled
+  // entry. Call it after next_target() gave a target.
   const EventTarget* target_ahead(std::size_t k) const {
     const QueueEntry* e = nullptr;
     if (next_in_fifo_) {
       e = k < fifo_.size() ? &fifo_[k] : nullptr;
     } else {
-      e = heap_.run_ahead(heap_.run_ahead(0) == next_ ? k : k - 1);
+      e = heap_.after_top(k);
+      if (e != nullptr && !fifo_.empty() && !QueueEntryLess{}(*e, fifo_.front())) {
+        e = nullptr;  // the FIFO's entries pop first
+      }
     }
     if (e == nullptr || !has_slot(*e)) {
       return e == nullptr ? nullptr : &e->target;
@@ -135,6 +137,14 @@ class EventQueue {
     const uint32_t slot = slot_of(*e);
     return slots_.is_pending(slot) ? &slots_.target(slot) : nullptr;
   }
+
+  // For a caller that hints ahead (Simulation): the entries taken off the
+  // queue so far, cancelled ones included, and the pushes so far that may
+  // have gone ahead of entries already queued. Between two looks, positions
+  // ahead of the next entry moved by the first difference, and by an
+  // unknown amount if the second changed.
+  uint64_t entries_taken() const { return taken_; }
+  uint64_t pushes_ahead() const { return pushed_ahead_; }
 
   // Moves now() forward to t without popping (cancelled entries before t are
   // dropped). Throws std::logic_error if t < now() or a live event is earlier
@@ -184,6 +194,7 @@ class EventQueue {
   QueueEntry take() {
     const QueueEntry* e = next_;
     next_ = nullptr;
+    ++taken_;
     return next_in_fifo_ ? fifo_.pop_front() : heap_.pop_top(*e);
   }
   void purge_dead();
@@ -208,6 +219,8 @@ class EventQueue {
   // peek()'s answer, or null when not known (or the queue is empty), and
   // whether it is the FIFO's front (else the radix heap's top).
   const QueueEntry* next_ = nullptr;
+  uint64_t taken_ = 0;         // entries_taken()
+  uint64_t pushed_ahead_ = 0;  // pushes_ahead()
   bool next_in_fifo_ = false;
 };
 
@@ -220,13 +233,19 @@ class EventQueue {
   // already in the FIFO (same time and priority, larger sequence), so appending
   // keeps the FIFO sorted.
   if (options_.same_time_fifo && entry.priority() == 0 && entry.time == now_) {
+    // Behind every FIFO entry, and so behind what target_ahead() sees of
+    // the heap (entries before the FIFO's front); into an empty FIFO, maybe
+    // ahead of all of it.
+    pushed_ahead_ += fifo_.empty() ? 1 : 0;
     fifo_.push_back(entry);  // may move the FIFO's entries
     next_ = nullptr;
   } else if (heap_.push(entry) || entry.time == now_) {
     // Into the near heap (it may be the heap's new top), or at now() with a
     // priority that may put it before the FIFO's front. Otherwise it went
     // into a radix bucket, later than the heap's top, and later than the
-    // FIFO's entries (which are at now()): peek()'s answer stands.
+    // FIFO's entries (which are at now()): peek()'s answer stands, and so
+    // does the order of the entries target_ahead() can see.
+    ++pushed_ahead_;
     next_ = nullptr;
   }
   ++live_;

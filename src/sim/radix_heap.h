@@ -123,6 +123,17 @@ class RadixHeap {
   const QueueEntry* run_ahead(std::size_t k) const {
     return run_pos_ + k < run_end_ ? &run_[run_pos_ + k] : nullptr;
   }
+  // The entry that pops k places after top(), k >= 1, as things stand: when
+  // top() is the run's front and the run's next k entries all pop before the
+  // near heap's top. Null otherwise (the near heap's order is not at hand).
+  // Precondition: top() was called since the last change.
+  const QueueEntry* after_top(std::size_t k) const {
+    if (run_pos_ + k >= run_end_ || !run_first()) {
+      return nullptr;
+    }
+    const QueueEntry& e = run_[run_pos_ + k];
+    return near_.empty() || QueueEntryLess{}(e, near_.top()) ? &e : nullptr;
+  }
 
   // Drops every entry for which pred is true: O(n).
   template <typename Pred>

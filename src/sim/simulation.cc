@@ -1,5 +1,6 @@
 #include "sim/simulation.h"
 
+#include <algorithm>
 #include <cassert>
 #include <optional>
 #include <stdexcept>
@@ -90,7 +91,7 @@ bool Simulation::execute_until(Time limit) {
     }
   } charge_rest{*this};
 
-  std::size_t hinted = 0;  // upcoming events, from the next on, given their first hint
+  HintWindow hints{0, queue_.entries_taken(), queue_.pushes_ahead()};
   while (!stop_requested_) {
     const std::optional<Event> event = queue_.pop(limit);
     if (!event) {
@@ -98,8 +99,7 @@ bool Simulation::execute_until(Time limit) {
       return false;
     }
     assert(event->time == now());
-    hinted = hinted > 0 ? hinted - 1 : 0;  // the event popped was the first of them
-    give_hints(hinted);
+    give_hints(hints);
     fingerprint_.add(event->time, event->priority, event->seq);
     ++executed_;
     if ((executed_ & (kChargeInterval - 1)) == 0 && budget_ != nullptr) {
@@ -112,7 +112,7 @@ bool Simulation::execute_until(Time limit) {
   return true;
 }
 
-void Simulation::give_hints(std::size_t& hinted) {
+void Simulation::give_hints(HintWindow& w) {
   // Overlap the coming events' cache misses with this event's handler.
   // Peeking costs nothing extra: the next pop() would do the same work.
   // Each event gets its first hint kFirstHintAhead events before it runs,
@@ -122,6 +122,19 @@ void Simulation::give_hints(std::size_t& hinted) {
   // reading what is still loading would stall here instead of under the
   // handler. A push that overtakes hinted events, or a cancelled one among
   // them, shifts the count: a hint lost or given early, never a wrong one.
+  // So the window moves by the entries the queue has taken since the last
+  // event (this one, and cancelled ones it dropped), and starts again when a
+  // push may have gone ahead of hinted events: their second hint must not
+  // read what no first hint has started loading.
+  std::size_t& hinted = w.hinted;
+  const uint64_t taken = queue_.entries_taken();
+  if (queue_.pushes_ahead() != w.pushes_ahead) {
+    w.pushes_ahead = queue_.pushes_ahead();
+    hinted = 0;
+  } else {
+    hinted -= static_cast<std::size_t>(std::min<uint64_t>(hinted, taken - w.taken));
+  }
+  w.taken = taken;
   const EventTarget* next = queue_.next_target();
   if (next == nullptr) {
     hinted = 0;

@@ -121,9 +121,13 @@ class Simulation {
  private:
   // Runs events up to limit; returns true if stop() ended the run.
   bool execute_until(Time limit);
-  // The prefetch hints given while an event runs; `hinted` counts the
-  // upcoming events that have had their first one (simulation.cc).
-  void give_hints(std::size_t& hinted);
+  // The prefetch hints given while an event runs (simulation.cc).
+  struct HintWindow {
+    std::size_t hinted = 0;     // upcoming events, from the next on, given their first hint
+    uint64_t taken = 0;         // the queue's entries_taken() when last looked at
+    uint64_t pushes_ahead = 0;  // its pushes_ahead() then
+  };
+  void give_hints(HintWindow& w);
   void check_not_past(Time t) const;
   // Stores fn and pushes its event with push(target); releases fn if that throws.
   template <typename Push>

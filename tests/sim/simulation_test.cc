@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
+#include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -339,6 +342,68 @@ TEST(SimulationTest, HintsComeAheadOfTheirEvents) {
   sim.run();
   EXPECT_EQ(h.hinted, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 9}));
   EXPECT_EQ(h.indirect, (std::vector<uint64_t>{3, 4, 5, 6}));
+}
+
+// Random scheduling, at the current instant and later, with priorities and
+// cancellations, checked against what the hints promise: each names an
+// event still to run, and an event's second hint comes in a later event
+// than a first hint for it.
+class HintAuditor final : public EventHandler {
+ public:
+  explicit HintAuditor(std::mt19937_64& rng) : rng_(rng) {}
+  void handle(Simulation& sim, uint64_t payload) override {
+    ++ran_;
+    done_.insert(payload);
+    for (int i = 0, n = static_cast<int>(rng_() % 3); i < n && next_ < 20'000; ++i) {
+      const uint64_t kind = rng_() % 4;
+      const Time delay = kind == 0 ? Time::zero() : Time::ps(static_cast<int64_t>(rng_() % 50));
+      const int priority = rng_() % 5 == 0 ? static_cast<int>(rng_() % 3) - 1 : 0;
+      const uint64_t id = next_++;
+      if (rng_() % 3 == 0) {
+        pending_.push_back(
+            {id, sim.schedule_cancellable_at(sim.now() + delay, *this, id, priority)});
+      } else {
+        sim.schedule_at(sim.now() + delay, *this, id, priority);
+      }
+    }
+    if (!pending_.empty() && rng_() % 4 == 0) {
+      const auto [id, event] = pending_[rng_() % pending_.size()];
+      if (sim.cancel(event)) {
+        done_.insert(id);  // never runs: no hint may name it from now on
+      }
+    }
+  }
+  void prefetch(uint64_t payload) const override {
+    EXPECT_FALSE(done_.contains(payload)) << payload;
+    first_.emplace(payload, ran_);
+  }
+  void prefetch_indirect(uint64_t payload) const override {
+    EXPECT_FALSE(done_.contains(payload)) << payload;
+    const auto first = first_.find(payload);
+    ASSERT_NE(first, first_.end()) << "second hint before any first for " << payload;
+    EXPECT_LT(first->second, ran_) << "first and second hint in one event for " << payload;
+    ++seconds;
+  }
+  uint64_t next_ = 0;
+  mutable uint64_t seconds = 0;
+
+ private:
+  std::mt19937_64& rng_;
+  uint64_t ran_ = 0;
+  std::set<uint64_t> done_;
+  mutable std::map<uint64_t, uint64_t> first_;  // payload -> events run at its first hint
+  std::vector<std::pair<uint64_t, EventId>> pending_;
+};
+
+TEST(SimulationTest, HintsKeepTheirPromisesUnderRandomScheduling) {
+  std::mt19937_64 rng(7);
+  Simulation sim;
+  HintAuditor auditor(rng);
+  for (; auditor.next_ < 300; ++auditor.next_) {
+    sim.schedule_at(Time::ps(static_cast<int64_t>(auditor.next_ % 7)), auditor, auditor.next_);
+  }
+  sim.run();
+  EXPECT_GT(auditor.seconds, 100u);  // second hints were given
 }
 
 TEST(SimulationTest, PrioritiesOutsideTheRangeThrowAndLeaveNoTrace) {
