@@ -120,12 +120,10 @@ void Simulation::give_hints(HintWindow& w) {
   // had time to arrive (EventHandler). Where the queue has no events that
   // far ahead at hand, the next one gets its first hint now and no second:
   // reading what is still loading would stall here instead of under the
-  // handler. A push that overtakes hinted events, or a cancelled one among
-  // them, shifts the count: a hint lost or given early, never a wrong one.
-  // So the window moves by the entries the queue has taken since the last
-  // event (this one, and cancelled ones it dropped), and starts again when a
-  // push may have gone ahead of hinted events: their second hint must not
-  // read what no first hint has started loading.
+  // handler. The window of hinted events moves by the entries the queue has
+  // taken since the last event (this one, and cancelled ones it dropped),
+  // and starts again when a push may have gone ahead of it: a second hint
+  // must never read what no first hint has started loading.
   std::size_t& hinted = w.hinted;
   const uint64_t taken = queue_.entries_taken();
   if (queue_.pushes_ahead() != w.pushes_ahead) {
