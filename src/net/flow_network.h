@@ -65,8 +65,8 @@
 // cache, and those misses, not arithmetic, set the speed. The kernel's
 // prefetch hint starts loading an upcoming event's flow record (both lines:
 // a delivery's slot is the next start's, LIFO) and first link while the
-// current event runs; its second hint, one event later, hands a delivery's
-// sink the flow's tag, so that the sink's state loads too. No allocation
+// current event runs; its second hint, given later, hands a delivery's sink
+// the flow's tag, so that the sink's state loads too. No allocation
 // per event in steady state; no hash or ordered maps anywhere.
 #pragma once
 
@@ -207,7 +207,7 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   // of the first link it leaves (named in the payload).
   void prefetch(uint64_t payload) const override;
   // A delivery's sink gets its own hint from the flow record prefetch()
-  // loaded one event earlier.
+  // loaded in an earlier event.
   void prefetch_indirect(uint64_t payload) const override;
   void drained(sim::Simulation& sim, uint32_t slot);
   void deliver(sim::Simulation& sim, uint32_t slot);

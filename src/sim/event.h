@@ -25,17 +25,17 @@ class Simulation;
 class EventHandler {
  public:
   virtual void handle(Simulation& sim, uint64_t payload) = 0;
-  // A hint given for the (pending, not cancelled) event that runs next
-  // while the current one runs: start loading (__builtin_prefetch) what
-  // handle(payload) will read, so its cache misses overlap the current
-  // event's work. Where its queue has the event after next at hand, the
-  // kernel gives the hint one event earlier instead, while that event is
-  // the one after next. It must change no state; the default does nothing.
+  // A hint given for a pending (not cancelled) event while an earlier one
+  // runs: start loading (__builtin_prefetch) what handle(payload) will read,
+  // so its cache misses overlap other events' work. The kernel gives it
+  // Simulation::kFirstHintAhead events ahead where its queue has the events
+  // that far ahead at hand, else while the event before runs. It must change
+  // no state; the default does nothing.
   virtual void prefetch(uint64_t payload) const { static_cast<void>(payload); }
-  // A second hint for the event that runs next, given when prefetch() was
-  // given for it one event earlier: it may read what prefetch() loaded, to
-  // prefetch what that points to (a delivered transfer's receiver state).
-  // The same rules; the default does nothing.
+  // A second hint, Simulation::kSecondHintAhead events ahead, for an event
+  // whose prefetch() came in an earlier event: it may read what prefetch()
+  // loaded, to prefetch what that points to (a delivered transfer's
+  // receiver state). The same rules; the default does nothing.
   virtual void prefetch_indirect(uint64_t payload) const { static_cast<void>(payload); }
 
  protected:

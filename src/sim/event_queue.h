@@ -104,17 +104,7 @@ class EventQueue {
   // queue is empty or that entry was cancelled (its handler may be gone).
   // Lets the caller prefetch what the next event will touch while the
   // current one runs.
-  const EventTarget* next_target() {
-    const QueueEntry* next = peek();
-    if (next == nullptr) {
-      return nullptr;
-    }
-    if (!has_slot(*next)) {
-      return &next->target;
-    }
-    const uint32_t slot = slot_of(*next);
-    return slots_.is_pending(slot) ? &slots_.target(slot) : nullptr;
-  }
+  const EventTarget* next_target() { return live_target(peek()); }
 
   // A hint further ahead: the target of the entry that pops `k` >= 1 places
   // after next_target()'s, as the queue stands, when it can tell cheaply:
@@ -131,11 +121,7 @@ class EventQueue {
         e = nullptr;  // the FIFO's entries pop first
       }
     }
-    if (e == nullptr || !has_slot(*e)) {
-      return e == nullptr ? nullptr : &e->target;
-    }
-    const uint32_t slot = slot_of(*e);
-    return slots_.is_pending(slot) ? &slots_.target(slot) : nullptr;
+    return live_target(e);
   }
 
   // For a caller that hints ahead (Simulation): the entries taken off the
@@ -171,6 +157,15 @@ class EventQueue {
 
   bool has_slot(const QueueEntry& e) const { return e.target.handler == &slot_marker_; }
   static uint32_t slot_of(const QueueEntry& e) { return static_cast<uint32_t>(e.target.payload); }
+  // The real target of a queued entry (a cancellable one's is in its slot),
+  // or null for no entry or a cancelled one.
+  const EventTarget* live_target(const QueueEntry* e) const {
+    if (e == nullptr || !has_slot(*e)) {
+      return e == nullptr ? nullptr : &e->target;
+    }
+    const uint32_t slot = slot_of(*e);
+    return slots_.is_pending(slot) ? &slots_.target(slot) : nullptr;
+  }
   // Whether the entry's event was cancelled (only cancellable ones can be).
   bool is_dead(const QueueEntry& e) const { return has_slot(e) && !slots_.is_pending(slot_of(e)); }
   // Checks a new event and returns its sequence.

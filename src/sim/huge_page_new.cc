@@ -2,10 +2,9 @@
 // (sim/huge_pages.h). Linked into executables only (podsim_huge_pages), never
 // into a library: replacing the global operator new is the program's choice.
 //
-// Only operator new(size_t) is replaced: the array, nothrow and sized forms
-// of the standard library call it, and its operator delete frees with
-// free(), which is right for a block from malloc. The aligned forms keep
-// their own allocation. Under AddressSanitizer the sanitizer's operator new
+// Only operator new(size_t) and the plain and sized operator delete are
+// replaced: the standard library's array and nothrow forms call them. The
+// aligned forms keep their own allocation. Under AddressSanitizer the sanitizer's operator new
 // stays, so that it can still match new with delete.
 #include <cstdlib>
 #include <new>
