@@ -107,6 +107,7 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
       region.begin = static_cast<uint32_t>(far_hops_.size());
       far_hops_.resize(far_hops_.size() + region.capacity);
     }
+    f.near_hops[0].link = region.begin;  // far_begin()
   }
   const std::span<Hop> h = hops(slot);
   for (uint32_t i = 0; i < f.hop_count; ++i)
@@ -203,7 +204,11 @@ void FlowNetwork::resolve(sim::Simulation& sim) {
   resolving_.swap(dirty_);  // anything marked from here on schedules a new resolve
   ++counters_.resolves;
   next_epoch();  // one epoch per batch: each link and flow is walked at most once
-  for (const topo::LinkId id : resolving_) {
+  constexpr size_t kSeedsAhead = 4;
+  for (size_t i = 0; i < resolving_.size(); ++i) {
+    if (i + kSeedsAhead < resolving_.size())
+      __builtin_prefetch(&links_[resolving_[i + kSeedsAhead]]);
+    const topo::LinkId id = resolving_[i];
     if (link_mark_[id] == epoch_)
       continue;  // already solved with an earlier seed's component
     begin_component();
@@ -298,6 +303,11 @@ void FlowNetwork::visit_flow(uint32_t slot) {
     return;
   flow_mark_[slot] = epoch_;
   walk_flows_.push_back(slot);
+  // The walk reads the record's first line (its hops) when it expands the
+  // flow, and solve_component the second: start both loads now, so that the
+  // misses of a component's flows overlap instead of following each other.
+  __builtin_prefetch(&flows_[slot]);
+  __builtin_prefetch(reinterpret_cast<const char*>(&flows_[slot]) + 64);
 }
 
 void FlowNetwork::visit_link(topo::LinkId id) {
@@ -314,7 +324,19 @@ void FlowNetwork::visit_link(topo::LinkId id) {
 void FlowNetwork::expand_component() {
   // walk_flows_ doubles as the breadth-first queue: it grows while we scan it.
   for (size_t i = 0; i < walk_flows_.size(); ++i) {
-    for (const Hop& h : hops(walk_flows_[i]))
+    // The next flow's record was prefetched when the walk found it: start
+    // loading its route too, where that is outside the record.
+    if (i + 1 < walk_flows_.size()) {
+      const Flow& next = flows_[walk_flows_[i + 1]];
+      if (next.hop_count > kNearHops)
+        __builtin_prefetch(far_hops_.data() + far_begin(next));
+    }
+    const std::span<const Hop> route = hops(walk_flows_[i]);
+    for (const Hop& h : route) {  // the link records not yet visited load together
+      if (link_mark_[h.link] != epoch_)
+        __builtin_prefetch(&links_[h.link]);
+    }
+    for (const Hop& h : route)
       visit_link(h.link);
   }
 }

@@ -134,6 +134,10 @@ class FlowNetwork final : public Network, private sim::EventHandler {
     uint64_t bytes = 0;
     sim::Time drain_at;  // planned drain (kDraining once solved, kAlone)
     sim::Time latency;   // of the whole route
+    // The route when it has at most kNearHops links. A longer one lives in
+    // far_hops_, and near_hops[0].link then holds where its region starts
+    // (far_begin()): reading the route costs one load after the record, not
+    // a look-up in far_region_ first.
     std::array<Hop, kNearHops> near_hops{};
 
     double remaining = 0;  // bytes not yet drained at `updated`
@@ -188,16 +192,16 @@ class FlowNetwork final : public Network, private sim::EventHandler {
 
   std::span<Hop> hops(uint32_t slot) {
     Flow& f = flows_[slot];
-    return f.hop_count <= kNearHops
-               ? std::span<Hop>(f.near_hops.data(), f.hop_count)
-               : std::span<Hop>(far_hops_.data() + far_region_[slot].begin, f.hop_count);
+    return f.hop_count <= kNearHops ? std::span<Hop>(f.near_hops.data(), f.hop_count)
+                                    : std::span<Hop>(far_hops_.data() + far_begin(f), f.hop_count);
   }
   std::span<const Hop> hops(uint32_t slot) const {
     const Flow& f = flows_[slot];
     return f.hop_count <= kNearHops
                ? std::span<const Hop>(f.near_hops.data(), f.hop_count)
-               : std::span<const Hop>(far_hops_.data() + far_region_[slot].begin, f.hop_count);
+               : std::span<const Hop>(far_hops_.data() + far_begin(f), f.hop_count);
   }
+  static uint32_t far_begin(const Flow& f) { return f.near_hops[0].link; }
 
   // t.route when it is a walk from t.src to t.dst, else the pod's default
   // route; throws LinkTable::resolve's errors. O(hops).
