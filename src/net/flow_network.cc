@@ -116,10 +116,13 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
   f.rate = 0;
   f.updated = sim.now();
   f.event = sim::EventId{};
+  f.planned = false;
   if (attach(slot, sim.now())) {
     // Its links were free: a component of its own, solved on the spot (the
     // ring-step case: no walk, no resolve event).
     plan(sim, slot, bottleneck(slot), true);
+    f.event = sim.schedule_cancellable_at(f.drain_at + f.latency, *this,
+                                          payload(slot, EventKind::kDelivered));
     ++counters_.solves;
     ++counters_.solved_flows;
     return;
@@ -381,7 +384,8 @@ void FlowNetwork::solve_component(sim::Simulation& sim) {
 
   const sim::Time now = sim.now();
   const bool alone = walk_flows_.size() == 1;
-  const Phase planned = alone ? Phase::kAlone : Phase::kDraining;
+  const Phase phase = alone ? Phase::kAlone : Phase::kDraining;
+  sim::Time first = sim::Time::max();
   for (size_t i = 0; i < walk_flows_.size(); ++i) {
     const uint32_t slot = walk_flows_[i];
     Flow& f = flows_[slot];
@@ -390,17 +394,40 @@ void FlowNetwork::solve_component(sim::Simulation& sim) {
     assert(f.phase == Phase::kDraining || (f.phase == Phase::kAlone && f.drain_at > now));
     advance(f, now);
     const double rate = rates_[i];
-    if (f.event.valid()) {
-      // Unchanged rate and role: the planned event stands. A drain due now
-      // happens this instant whatever its new rate, so it stands too.
-      if ((rate == f.rate && f.phase == planned) || f.drain_at == now) {
-        f.rate = rate;
-        continue;
-      }
-      sim.cancel(f.event);
-      ++counters_.reschedules;
+    // Unchanged rate and role: the plan stands. A drain due now happens this
+    // instant whatever its new rate, so it stands too.
+    if (f.planned && ((rate == f.rate && f.phase == phase) || f.drain_at == now)) {
+      f.rate = rate;
+    } else {
+      if (f.planned)
+        ++counters_.reschedules;
+      drop_event(sim, f);
+      plan(sim, slot, rate, alone);
     }
-    plan(sim, slot, rate, alone);
+    first = std::min(first, f.drain_at);
+  }
+  // Only the component's first drains need their events. When they come,
+  // the flows left are walked from the links they leave (every part of the
+  // component touches one) and planned again, so a later drain would be
+  // cancelled before it came; until then no plan changes.
+  for (const uint32_t slot : walk_flows_) {
+    Flow& f = flows_[slot];
+    if (f.drain_at != first) {
+      drop_event(sim, f);
+    } else if (!f.event.valid()) {
+      f.event = alone ? sim.schedule_cancellable_at(f.drain_at + f.latency, *this,
+                                                    payload(slot, EventKind::kDelivered))
+                      : sim.schedule_cancellable_at(f.drain_at, *this,
+                                                    payload(slot, EventKind::kDrained));
+    }
+  }
+}
+
+void FlowNetwork::drop_event(sim::Simulation& sim, Flow& f) {
+  if (f.event.valid()) {
+    sim.cancel(f.event);
+    f.event = sim::EventId{};
+    ++counters_.cancels;
   }
 }
 
@@ -411,15 +438,11 @@ void FlowNetwork::plan(sim::Simulation& sim, uint32_t slot, double rate, bool al
   Flow& f = flows_[slot];
   f.rate = rate;
   f.phase = alone ? Phase::kAlone : Phase::kDraining;
+  f.planned = true;
   if (f.remaining != last_drain_.remaining || rate != last_drain_.rate) {
     last_drain_ = LastDrain{f.remaining, rate, drain_time(f.remaining, rate)};
   }
   f.drain_at = sim.now() + last_drain_.time;
-  // A re-solve of the flow's component may cancel it (solve_component).
-  f.event =
-      alone ? sim.schedule_cancellable_at(f.drain_at + f.latency, *this,
-                                          payload(slot, EventKind::kDelivered))
-            : sim.schedule_cancellable_at(f.drain_at, *this, payload(slot, EventKind::kDrained));
 }
 
 LinkStats FlowNetwork::link_stats(const sim::Simulation& sim) const {

@@ -15,9 +15,18 @@
 // starting or draining flow touches are walked (breadth-first over links and
 // flows; marks are epoch numbers, so nothing is cleared), brought up to date
 // (remaining bytes advanced at their old rates) and re-solved (see maxmin.h);
-// only flows whose rate changed get their pending event cancelled and planned
-// anew. Disjoint flows never touch each other, so the cost does not grow with
-// the pod.
+// only flows whose rate changed are planned anew. Disjoint flows never touch
+// each other, so the cost does not grow with the pod.
+//
+// One drain event per component. Every flow of a component keeps its planned
+// drain time, but only those that drain first have an event: when they
+// drain, the flows left are walked from the links they leave (each part of
+// the component touches one) and planned again, so a later flow's event
+// would only be cancelled. An all-to-all's component of N flows that drain
+// one after another costs N events, not N^2 / 2 schedules and cancels. The
+// drain times are those of one event per flow; flows that drain at one
+// instant may drain in another order (their events were scheduled at other
+// times), as they may in a symmetric run against the full one.
 //
 // One solve per instant. A start that joins busy links, and a drain, do not
 // re-solve at once: they mark links dirty, and a single resolve event at the
@@ -105,7 +114,8 @@ class FlowNetwork final : public Network, private sim::EventHandler {
     uint64_t resolves = 0;      // resolve events
     uint64_t solves = 0;        // components re-solved
     uint64_t solved_flows = 0;  // flows in those components, summed
-    uint64_t reschedules = 0;   // pending events of draining flows cancelled and planned anew
+    uint64_t reschedules = 0;   // flows already planned whose drain was planned anew
+    uint64_t cancels = 0;       // pending drains and deliveries cancelled
   };
   const Counters& counters() const { return counters_; }
 
@@ -143,7 +153,11 @@ class FlowNetwork final : public Network, private sim::EventHandler {
     double remaining = 0;  // bytes not yet drained at `updated`
     double rate = 0;       // bytes/s since `updated`
     sim::Time updated;
-    sim::EventId event;  // the drain or delivery plan() scheduled, while pending
+    // The drain or delivery scheduled for drain_at, while pending. A flow
+    // that shares its component has one only while no flow of the
+    // component drains before it (solve_component).
+    sim::EventId event;
+    bool planned = false;  // drain_at is set (the flow has been solved)
   };
   static_assert(offsetof(Flow, remaining) == 64 && sizeof(Flow) == 128);
   struct Member {
@@ -231,8 +245,11 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   // Advances, re-solves and re-plans every flow of the walked component.
   void solve_component(sim::Simulation& sim);
   void solve_rates();
-  // Gives the flow its new rate and plans its drain (or, alone, its delivery).
+  // Gives the flow its new rate and works out its drain (alone: its
+  // delivery follows at drain + latency); solve_component schedules it.
   void plan(sim::Simulation& sim, uint32_t slot, double rate, bool alone);
+  // Cancels the flow's pending event, if it has one.
+  void drop_event(sim::Simulation& sim, Flow& f);
   double bottleneck(uint32_t slot) const;
   void advance(Flow& f, sim::Time now) const;
   // The next component-walk epoch; on wrap-around every mark is cleared.

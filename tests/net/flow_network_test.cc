@@ -221,9 +221,44 @@ TEST(FlowNetwork, SimultaneousDrainsCostOneSolve) {
   EXPECT_EQ(network.counters().solves, shared.solves + 1);
   EXPECT_EQ(network.counters().solved_flows, shared.solved_flows + 1);
   EXPECT_EQ(network.counters().reschedules, 2u);  // the large one, alone at full rate
+  // Its drain was never scheduled while the small ones drained first: the
+  // only cancelled event is its lone delivery, when they joined.
+  EXPECT_EQ(network.counters().cancels, 1u);
   // 5 x 1 MiB cross while all five share; the large one's last 9 MiB alone.
   EXPECT_EQ(sink.time_of(0), stream(5 * kMiB) + kHop);
   EXPECT_EQ(sink.time_of(4), stream(14 * kMiB) + kHop);
+}
+
+TEST(FlowNetwork, OnlyAComponentsFirstDrainHasAnEvent) {
+  // Eight flows of 1, 2, ..., 8 MiB share link 0 -> 1 from the same instant.
+  // Each drain re-plans every flow left (its share grows), so a drain event
+  // per flow would be cancelled and scheduled again at every drain before
+  // it. Only the component's next drain is scheduled: the queue holds one
+  // drain at a time, and nothing is cancelled but the first flow's lone plan.
+  const topo::Pod line9 = line(9);
+  FlowNetwork network(line9, flow_options());
+  sim::Simulation sim;
+  RecordingSink sink;
+  constexpr uint64_t kFlows = 8;
+  for (uint64_t i = 0; i < kFlows; ++i)
+    network.start(sim, transfer(0, 1, (i + 1) * kMiB), sink, i);
+  sim.run_until(sim::Time::zero());
+  EXPECT_EQ(network.counters().cancels, 1u);  // the first, no longer alone
+  EXPECT_EQ(sim.pending(), 1u);               // the 1 MiB flow's drain
+  sim.run();
+  EXPECT_EQ(network.counters().reschedules, 1u + 7 + 6 + 5 + 4 + 3 + 2 + 1);
+  EXPECT_EQ(network.counters().cancels, 1u);
+  // Progressive sharing: while flow j (j + 1 MiB) drains, 8 - j flows share
+  // the link, each moving 1 MiB: flow i ends after sum_{j <= i} (8 - j) MiB
+  // at the link's rate, plus the hop (each drain rounds up to a picosecond).
+  uint64_t mib = 0;
+  for (uint64_t i = 0; i < kFlows; ++i) {
+    mib += kFlows - i;
+    const sim::Time expected = stream(mib * kMiB) + kHop;
+    EXPECT_GE(sink.time_of(i), expected) << "flow " << i;
+    EXPECT_LE(sink.time_of(i), expected + sim::Time::ps(static_cast<int64_t>(i + 1)))
+        << "flow " << i;
+  }
 }
 
 TEST(FlowNetwork, JoiningALoneFlowAfterItsDrainTakesTheWholeLink) {
