@@ -80,6 +80,15 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
   }
   if (slot >= flow_mark_.size())
     flow_mark_.resize(slot + 1, 0);
+  // Transfers often start in bursts (an all-to-all's, a collective step's):
+  // the next start's record, and where its long route would go, start
+  // loading now.
+  if (const uint32_t next = flows_.next(); next < flows_.capacity()) {
+    __builtin_prefetch(&flows_[next], 1);
+    __builtin_prefetch(reinterpret_cast<const char*>(&flows_[next]) + 64, 1);
+    if (next < far_region_.size())
+      __builtin_prefetch(&far_region_[next]);
+  }
   Flow& f = flows_[slot];
   f.sink = &sink;
   f.tag = tag;
@@ -102,7 +111,7 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
     FarRegion& region = far_region_[slot];
     if (region.capacity < f.hop_count) {
       region.capacity = std::bit_ceil(std::max(f.hop_count, 2 * kNearHops));
-      if (far_hops_.size() + region.capacity > std::numeric_limits<uint32_t>::max())
+      if (far_hops_.size() + region.capacity > kFarHop)  // Member::hop's index
         throw std::length_error("FlowNetwork: too many hops in flight");
       region.begin = static_cast<uint32_t>(far_hops_.size());
       far_hops_.resize(far_hops_.size() + region.capacity);
@@ -233,6 +242,8 @@ void FlowNetwork::next_epoch() {
 
 bool FlowNetwork::attach(uint32_t slot, sim::Time now) {
   const std::span<Hop> route = hops(slot);
+  const Flow& f = flows_[slot];
+  const uint32_t where = f.hop_count > kNearHops ? kFarHop | far_begin(f) : 0;
   bool free = true;
   for (uint32_t i = 0; i < route.size(); ++i) {
     LinkState& link = links_[route[i].link];
@@ -252,7 +263,7 @@ bool FlowNetwork::attach(uint32_t slot, sim::Time now) {
       free = false;
     }
     route[i].pos = link.member_count;
-    push_member(route[i].link, Member{slot, i});
+    push_member(route[i].link, Member{slot, where + i});
   }
   return free;
 }
@@ -267,7 +278,7 @@ void FlowNetwork::detach(uint32_t slot, sim::Time drained_at) {
     if (h.pos + 1 != link.member_count) {
       const Member last = member(h.link, link.member_count - 1);
       member(h.link, h.pos) = last;
-      hops(last.flow)[last.hop].pos = h.pos;
+      member_hop(last).pos = h.pos;
     }
     pop_member(h.link);
     if (link.member_count == 0)

@@ -160,10 +160,18 @@ class FlowNetwork final : public Network, private sim::EventHandler {
     bool planned = false;  // drain_at is set (the flow has been solved)
   };
   static_assert(offsetof(Flow, remaining) == 64 && sizeof(Flow) == 128);
+  // A Member's `hop` says where the flow's Hop for this link lives, so that
+  // a swap-remove writes the moved member's new position without first
+  // reading the flow's record: kFarHop | its index in far_hops_ for a route
+  // longer than kNearHops, else its index in the flow's near_hops.
+  static constexpr uint32_t kFarHop = 0x80000000u;
   struct Member {
     uint32_t flow = 0;
-    uint32_t hop = 0;  // index into the flow's hops
+    uint32_t hop = 0;
   };
+  Hop& member_hop(const Member& m) {
+    return (m.hop & kFarHop) != 0 ? far_hops_[m.hop & ~kFarHop] : flows_[m.flow].near_hops[m.hop];
+  }
   // One cache line: what a start or a delivery reads and writes of a link.
   // Its members are a list (order matters: component walks follow it) whose
   // first entry lives here and the rest in more_members_[link], so the common

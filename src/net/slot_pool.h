@@ -26,6 +26,10 @@ class SlotPool {
     return static_cast<uint32_t>(items_.size() - 1);
   }
 
+  // The slot the next acquire() returns, or capacity() if it will create
+  // one (for a prefetch hint).
+  uint32_t next() const { return free_.empty() ? capacity() : free_.back(); }
+
   void release(uint32_t slot) {
     assert(slot < items_.size());
     free_.push_back(slot);
