@@ -71,7 +71,9 @@
 // that a delivery reads one cache line of the flow and one per link, and a
 // walk over a large component reads the dense arrays for the incidences it
 // has already seen: on a 4096-chip pod the flows in flight do not fit in
-// cache, and those misses, not arithmetic, set the speed. The kernel's
+// cache, and those misses, not arithmetic, set the speed: a walk prefetches
+// a flow's record when it finds the flow, and the links of a route before it
+// visits them, so that a component's misses overlap. The kernel's
 // prefetch hint starts loading an upcoming event's flow record (both lines:
 // a delivery's slot is the next start's, LIFO) and first link while the
 // current event runs; its second hint, given later, hands a delivery's sink
