@@ -130,8 +130,7 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
     // Its links were free: a component of its own, solved on the spot (the
     // ring-step case: no walk, no resolve event).
     plan(sim, slot, bottleneck(slot), true);
-    f.event = sim.schedule_cancellable_at(f.drain_at + f.latency, *this,
-                                          payload(slot, EventKind::kDelivered));
+    schedule(sim, slot);
     ++counters_.solves;
     ++counters_.solved_flows;
     return;
@@ -426,12 +425,18 @@ void FlowNetwork::solve_component(sim::Simulation& sim) {
     if (f.drain_at != first) {
       drop_event(sim, f);
     } else if (!f.event.valid()) {
-      f.event = alone ? sim.schedule_cancellable_at(f.drain_at + f.latency, *this,
-                                                    payload(slot, EventKind::kDelivered))
-                      : sim.schedule_cancellable_at(f.drain_at, *this,
-                                                    payload(slot, EventKind::kDrained));
+      schedule(sim, slot);
     }
   }
+}
+
+void FlowNetwork::schedule(sim::Simulation& sim, uint32_t slot) {
+  Flow& f = flows_[slot];
+  f.event =
+      f.phase == Phase::kAlone
+          ? sim.schedule_cancellable_at(f.drain_at + f.latency, *this,
+                                        payload(slot, EventKind::kDelivered))
+          : sim.schedule_cancellable_at(f.drain_at, *this, payload(slot, EventKind::kDrained));
 }
 
 void FlowNetwork::drop_event(sim::Simulation& sim, Flow& f) {

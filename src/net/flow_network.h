@@ -256,8 +256,11 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   void solve_component(sim::Simulation& sim);
   void solve_rates();
   // Gives the flow its new rate and works out its drain (alone: its
-  // delivery follows at drain + latency); solve_component schedules it.
+  // delivery follows at drain + latency); schedule() gives it its event.
   void plan(sim::Simulation& sim, uint32_t slot, double rate, bool alone);
+  // Schedules the planned flow's event: its delivery when kAlone, else its
+  // drain. A re-solve of its component may cancel it (solve_component).
+  void schedule(sim::Simulation& sim, uint32_t slot);
   // Cancels the flow's pending event, if it has one.
   void drop_event(sim::Simulation& sim, Flow& f);
   double bottleneck(uint32_t slot) const;
