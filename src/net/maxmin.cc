@@ -8,17 +8,6 @@
 namespace podsim::net {
 namespace {
 
-// Min-heap order on (share, link): std::push_heap keeps the largest on top,
-// so "less" here means "pops later".
-struct PopsLater {
-  template <typename E>
-  bool operator()(const E& a, const E& b) const {
-    if (a.share != b.share)
-      return a.share > b.share;
-    return a.link > b.link;
-  }
-};
-
 bool is_whole(double v, double limit) {
   return v >= 0 && v < limit && std::floor(v) == v;
 }
@@ -47,12 +36,50 @@ uint32_t MaxMinProblem::add_flow(std::span<const uint32_t> links) {
   return end_flow();
 }
 
-void MaxMinSolver::push(uint32_t link, double floor_share) {
-  // Rounding may put the recomputed share a hair below the level that froze
-  // its neighbours; progressive filling never goes down, so clamp.
-  const double share = std::max(floor_share, remaining_[link] / unfrozen_[link]);
-  heap_.push_back(HeapEntry{share, link, version_[link]});
-  std::push_heap(heap_.begin(), heap_.end(), PopsLater{});
+void MaxMinSolver::sift_down(uint32_t at) {
+  const uint32_t link = heap_[at];
+  const auto size = static_cast<uint32_t>(heap_.size());
+  for (;;) {
+    uint32_t child = 2 * at + 1;
+    if (child >= size)
+      break;
+    if (child + 1 < size && before(heap_[child + 1], heap_[child]))
+      ++child;
+    if (!before(heap_[child], link))
+      break;
+    heap_[at] = heap_[child];
+    position_[heap_[at]] = at;
+    at = child;
+  }
+  heap_[at] = link;
+  position_[link] = at;
+}
+
+void MaxMinSolver::sift_up(uint32_t at) {
+  const uint32_t link = heap_[at];
+  while (at > 0) {
+    const uint32_t parent = (at - 1) / 2;
+    if (!before(link, heap_[parent]))
+      break;
+    heap_[at] = heap_[parent];
+    position_[heap_[at]] = at;
+    at = parent;
+  }
+  heap_[at] = link;
+  position_[link] = at;
+}
+
+void MaxMinSolver::remove(uint32_t link) {
+  const uint32_t at = position_[link];
+  const uint32_t last = heap_.back();
+  heap_.pop_back();
+  if (last == link)
+    return;
+  heap_[at] = last;
+  position_[last] = at;
+  // The moved entry came from the bottom: it may belong above or below.
+  sift_up(at);
+  sift_down(position_[last]);
 }
 
 void MaxMinSolver::solve(const MaxMinProblem& p, std::vector<double>& rates) {
@@ -74,7 +101,6 @@ void MaxMinSolver::solve(const MaxMinProblem& p, std::vector<double>& rates) {
 
   remaining_.assign(p.capacity.begin(), p.capacity.end());
   unfrozen_.assign(links, 0);
-  version_.assign(links, 0);
   frozen_.assign(flows, 0);
   for (const uint32_t l : p.flow_links)
     ++unfrozen_[l];
@@ -90,20 +116,26 @@ void MaxMinSolver::solve(const MaxMinProblem& p, std::vector<double>& rates) {
     }
   }
 
+  share_.resize(links);
+  position_.resize(links);
+  touched_at_.assign(links, 0);
   heap_.clear();
   for (uint32_t l = 0; l < links; ++l) {
-    if (unfrozen_[l] > 0)
-      push(l, 0.0);
+    if (unfrozen_[l] > 0) {
+      share_[l] = remaining_[l] / unfrozen_[l];
+      position_[l] = static_cast<uint32_t>(heap_.size());
+      heap_.push_back(l);
+    }
   }
+  for (auto at = static_cast<uint32_t>(heap_.size() / 2); at-- > 0;)
+    sift_down(at);
+
   uint32_t left = flows;
-  while (left > 0 && !heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), PopsLater{});
-    const HeapEntry top = heap_.back();
-    heap_.pop_back();
-    if (top.version != version_[top.link] || unfrozen_[top.link] == 0)
-      continue;  // stale
-    const double level = top.share;
-    for (uint32_t i = link_begin_[top.link]; i < link_begin_[top.link + 1]; ++i) {
+  for (uint32_t level_index = 1; left > 0 && !heap_.empty(); ++level_index) {
+    const uint32_t top = heap_.front();
+    const double level = share_[top];
+    touched_.clear();
+    for (uint32_t i = link_begin_[top]; i < link_begin_[top + 1]; ++i) {
       const uint32_t f = link_flows_[i];
       if (frozen_[f])
         continue;
@@ -114,9 +146,23 @@ void MaxMinSolver::solve(const MaxMinProblem& p, std::vector<double>& rates) {
         const uint32_t l = p.flow_links[j];
         remaining_[l] = std::max(0.0, remaining_[l] - level);
         --unfrozen_[l];
-        ++version_[l];
-        if (l != top.link && unfrozen_[l] > 0)
-          push(l, level);
+        if (touched_at_[l] != level_index) {
+          touched_at_[l] = level_index;
+          touched_.push_back(l);
+        }
+      }
+    }
+    // Every flow on the top link is frozen now, so it leaves; the other links
+    // touched take their new share (rounding may put it a hair below the
+    // level; progressive filling never goes down, so clamp), or leave too.
+    for (const uint32_t l : touched_) {
+      if (unfrozen_[l] == 0) {
+        remove(l);
+      } else {
+        share_[l] = std::max(level, remaining_[l] / unfrozen_[l]);
+        // The share rises (rounding aside, which can lower it a hair).
+        sift_up(position_[l]);
+        sift_down(position_[l]);
       }
     }
   }

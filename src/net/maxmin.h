@@ -8,12 +8,15 @@
 // are frozen at that rate; the rest go on rising, until every flow is frozen.
 // No flow can then gain without taking from a flow that has no more.
 //
-// The solver keeps a min-heap of links keyed by fair share (remaining
-// capacity / unfrozen flows). Freezing a flow at level s on a link whose share
-// is >= s never lowers that link's share, so stale heap entries can simply be
-// skipped (a version number per link says which entry is current).
-// Cost: O((L + H) log L) for L links and H (flow, link) incidences; a single
-// flow is O(H). Ties break by local link index, so results are deterministic.
+// The solver keeps an indexed min-heap of links keyed by fair share
+// (remaining capacity / unfrozen flows), one entry per link. Freezing a flow
+// at level s on a link whose share is >= s never lowers that link's share, so
+// a key only rises (rounding aside): once a level's flows are frozen, each
+// link they touched is re-keyed once, or leaves the heap when no unfrozen flow
+// is left on it.
+// Cost: O(H + T log L) for L links, H (flow, link) incidences and T links
+// re-keyed (T <= H); a single flow is O(H). Ties break by local link index, so
+// results are deterministic.
 // Scratch vectors are reused: no allocation once they have grown.
 #pragma once
 
@@ -50,21 +53,24 @@ class MaxMinSolver {
   void solve(const MaxMinProblem& problem, std::vector<double>& rates);
 
  private:
-  struct HeapEntry {
-    double share;
-    uint32_t link;
-    uint32_t version;
-  };
-  void push(uint32_t link, double floor_share);
+  bool before(uint32_t a, uint32_t b) const {  // pops first: lower share, then index
+    return share_[a] < share_[b] || (share_[a] == share_[b] && a < b);
+  }
+  void sift_down(uint32_t at);
+  void sift_up(uint32_t at);
+  void remove(uint32_t link);
 
   std::vector<double> remaining_;     // capacity not yet given to frozen flows
   std::vector<uint32_t> unfrozen_;    // flows on the link not yet frozen
-  std::vector<uint32_t> version_;     // bumped whenever the link's share changes
+  std::vector<double> share_;         // the link's key: its fair share when last touched
+  std::vector<uint32_t> heap_;        // links with unfrozen flows, a binary min-heap
+  std::vector<uint32_t> position_;    // where each link is in heap_
+  std::vector<uint32_t> touched_;     // links a level's freezes changed
+  std::vector<uint32_t> touched_at_;  // per link: the level (1-based) that last touched it
   std::vector<uint32_t> link_begin_;  // transposed CSR: flows crossing each link
   std::vector<uint32_t> link_flows_;
   std::vector<uint32_t> cursor_;  // fill position per link while transposing
   std::vector<uint8_t> frozen_;
-  std::vector<HeapEntry> heap_;
 };
 
 // The time `remaining_bytes` take at `rate` bytes/s, rounded up to the next

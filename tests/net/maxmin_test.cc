@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -108,6 +109,64 @@ TEST(MaxMin, FlowWithoutLinksIsRejected) {
   MaxMinSolver solver;
   std::vector<double> rates;
   EXPECT_THROW(solver.solve(p, rates), std::invalid_argument);
+}
+
+// Max-min fairness by its characterisation: rates are feasible (no link
+// carries more than its capacity) and every flow has a bottleneck, a link of
+// its route that is full and on which no flow has a higher rate. Random
+// problems (a fixed generator, so the test is reproducible) with few distinct
+// capacities, so that links tie on share and the heap's tie-break is used.
+TEST(MaxMin, RandomProblemsAreMaxMinFair) {
+  uint64_t x = 88172645463325252ull;
+  const auto next = [&x](uint32_t bound) {  // xorshift64
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return static_cast<uint32_t>(x % bound);
+  };
+  MaxMinSolver solver;  // reused across problems, as the flow model does
+  std::vector<double> rates;
+  for (int trial = 0; trial < 300; ++trial) {
+    MaxMinProblem p;
+    const uint32_t links = 1 + next(40);
+    const uint32_t flows = 1 + next(60);
+    for (uint32_t l = 0; l < links; ++l)
+      p.add_link(static_cast<double>(1 + next(4)) * 12.5e9);
+    std::vector<std::vector<uint32_t>> routes(flows);
+    for (auto& route : routes) {
+      const uint32_t hops = 1 + next(std::min<uint32_t>(links, 6));
+      while (route.size() < hops) {
+        const uint32_t l = next(links);
+        if (std::find(route.begin(), route.end(), l) == route.end())
+          route.push_back(l);
+      }
+      p.add_flow(route);
+    }
+    solver.solve(p, rates);
+    ASSERT_EQ(rates.size(), flows);
+    std::vector<double> load(links, 0.0);
+    for (uint32_t f = 0; f < flows; ++f) {
+      ASSERT_GT(rates[f], 0.0) << "trial " << trial << " flow " << f;
+      for (const uint32_t l : routes[f])
+        load[l] += rates[f];
+    }
+    for (uint32_t l = 0; l < links; ++l)
+      ASSERT_LE(load[l], p.capacity[l] * (1 + 1e-12)) << "trial " << trial << " link " << l;
+    for (uint32_t f = 0; f < flows; ++f) {
+      bool bottlenecked = false;
+      for (const uint32_t l : routes[f]) {
+        if (load[l] < p.capacity[l] * (1 - 1e-12))
+          continue;  // not full
+        bool highest = true;
+        for (uint32_t g = 0; g < flows && highest; ++g) {
+          const bool crosses = std::find(routes[g].begin(), routes[g].end(), l) != routes[g].end();
+          highest = !crosses || rates[g] <= rates[f] * (1 + 1e-12);
+        }
+        bottlenecked = bottlenecked || highest;
+      }
+      ASSERT_TRUE(bottlenecked) << "trial " << trial << " flow " << f << " has no bottleneck";
+    }
+  }
 }
 
 TEST(DrainTime, WholeNumbersAreExact) {
