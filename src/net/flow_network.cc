@@ -345,9 +345,15 @@ void FlowNetwork::expand_component() {
         __builtin_prefetch(far_hops_.data() + far_begin(next));
     }
     const std::span<const Hop> route = hops(walk_flows_[i]);
-    for (const Hop& h : route) {  // the link records not yet visited load together
-      if (link_mark_[h.link] != epoch_)
+    // The records of the links not yet visited load together, and so do
+    // their member lists beyond the first (the index and the list's header
+    // are small and hot; the list itself is not).
+    for (const Hop& h : route) {
+      if (link_mark_[h.link] != epoch_) {
         __builtin_prefetch(&links_[h.link]);
+        if (const uint32_t more = more_index_[h.link]; more != 0)
+          __builtin_prefetch(more_pool_[more - 1].data());
+      }
     }
     for (const Hop& h : route)
       visit_link(h.link);
