@@ -309,6 +309,7 @@ void FlowNetwork::pop_member(topo::LinkId id) {
 void FlowNetwork::begin_component() {
   walk_flows_.clear();
   walk_links_.clear();
+  problem_.clear();
 }
 
 void FlowNetwork::visit_flow(uint32_t slot) {
@@ -330,6 +331,7 @@ void FlowNetwork::visit_link(topo::LinkId id) {
   link_local_[id] = static_cast<uint32_t>(walk_links_.size());
   walk_links_.push_back(id);
   const LinkState& link = links_[id];
+  problem_.add_link(link.capacity);
   for (uint32_t i = 0; i < link.member_count; ++i)
     visit_flow(member(id, i).flow);
 }
@@ -357,6 +359,11 @@ void FlowNetwork::expand_component() {
     }
     for (const Hop& h : route)
       visit_link(h.link);
+    // Every link of the route has its local index now: the flow's row of
+    // the max-min problem (flows in walk order, links in visit order).
+    for (const Hop& h : route)
+      problem_.push_link(link_local_[h.link]);
+    problem_.end_flow();
   }
 }
 
@@ -380,15 +387,7 @@ void FlowNetwork::solve_rates() {
     rates_.assign(1, bottleneck(walk_flows_.front()));
     return;
   }
-  problem_.clear();
-  for (const topo::LinkId id : walk_links_)
-    problem_.add_link(links_[id].capacity);
-  for (const uint32_t slot : walk_flows_) {
-    for (const Hop& h : hops(slot))
-      problem_.push_link(link_local_[h.link]);
-    problem_.end_flow();
-  }
-  solver_.solve(problem_, rates_);
+  solver_.solve(problem_, rates_);  // built by the walk
 }
 
 void FlowNetwork::solve_component(sim::Simulation& sim) {
