@@ -15,7 +15,8 @@
 // the block is first written, its pages are huge from their first fault.
 // Elsewhere than Linux it does nothing. The programs (podsim, the
 // benchmarks) link podsim_huge_pages, whose operator new gives the advice
-// for every allocation of 2 MiB or more (huge_page_new.cc). Blocks that a
+// for every allocation of 2 MiB or more, aligned to 2 MiB, over-aligned
+// types' included (huge_page_new.cc). Blocks that a
 // run leaves mostly untouched on purpose (net::ZeroedArray, from calloc:
 // the link records of a symmetric run) do not get it: a huge page would map
 // 2 MiB where one record is written.
