@@ -5,71 +5,28 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <fstream>
 #include <memory>
-#include <sstream>
-#include <string>
 #include <vector>
+
+#include "huge_page_probe.h"
 
 namespace podsim::sim {
 namespace {
 
-// The kB of huge pages in the mapping of /proc/self/smaps that holds `p`,
-// or -1 if it was not found.
-long huge_kb_at(const void* p) {
-  std::ifstream smaps("/proc/self/smaps");
-  const auto at = reinterpret_cast<std::uintptr_t>(p);
-  std::string line;
-  bool inside = false;
-  while (std::getline(smaps, line)) {
-    std::uintptr_t lo = 0;
-    std::uintptr_t hi = 0;
-    char dash = 0;
-    std::istringstream range(line);
-    if (range >> std::hex >> lo >> dash >> hi && dash == '-') {
-      inside = lo <= at && at < hi;
-      continue;
-    }
-    if (inside && line.rfind("AnonHugePages:", 0) == 0) {
-      return std::stol(line.substr(14));
-    }
-  }
-  return -1;
-}
-
-bool transparent_huge_pages_offered() {
-  std::ifstream enabled("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string modes;
-  std::getline(enabled, modes);
-  return modes.find("[always]") != std::string::npos ||
-         modes.find("[madvise]") != std::string::npos;
-}
+using podsim::testing::huge_kb_at;
+using podsim::testing::sanitizer_keeps_its_new;
+using podsim::testing::transparent_huge_pages_offered;
 
 TEST(HugePages, ALargeBlockFromNewIsBackedByHugePages) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer keeps its own operator new";
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  GTEST_SKIP() << "AddressSanitizer keeps its own operator new";
-#endif
-#endif
+  if (sanitizer_keeps_its_new()) {
+    GTEST_SKIP() << "AddressSanitizer keeps its own operator new";
+  }
   if (!transparent_huge_pages_offered()) {
     GTEST_SKIP() << "this system's transparent huge pages are off";
   }
   constexpr std::size_t kBytes = 16 * kHugePageBytes;
   const auto block = std::make_unique<char[]>(kBytes);  // written: zeroed
   ASSERT_GT(huge_kb_at(block.get() + kBytes / 2), 0);
-}
-
-bool sanitizer_keeps_its_new() {
-#if defined(__SANITIZE_ADDRESS__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return true;
-#endif
-#endif
-  return false;
 }
 
 // Over-aligned records take operator new's aligned form: the flow model's.
