@@ -47,12 +47,10 @@ void MaxMinSolver::sift_down(uint32_t at) {
       ++child;
     if (!before(heap_[child], link))
       break;
-    heap_[at] = heap_[child];
-    position_[heap_[at]] = at;
+    put(at, heap_[child]);
     at = child;
   }
-  heap_[at] = link;
-  position_[link] = at;
+  put(at, link);
 }
 
 void MaxMinSolver::sift_up(uint32_t at) {
@@ -61,12 +59,10 @@ void MaxMinSolver::sift_up(uint32_t at) {
     const uint32_t parent = (at - 1) / 2;
     if (!before(link, heap_[parent]))
       break;
-    heap_[at] = heap_[parent];
-    position_[heap_[at]] = at;
+    put(at, heap_[parent]);
     at = parent;
   }
-  heap_[at] = link;
-  position_[link] = at;
+  put(at, link);
 }
 
 void MaxMinSolver::remove(uint32_t link) {
@@ -75,8 +71,7 @@ void MaxMinSolver::remove(uint32_t link) {
   heap_.pop_back();
   if (last == link)
     return;
-  heap_[at] = last;
-  position_[last] = at;
+  put(at, last);
   // The moved entry came from the bottom: it may belong above or below.
   sift_up(at);
   sift_down(position_[last]);

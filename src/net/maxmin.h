@@ -56,6 +56,10 @@ class MaxMinSolver {
   bool before(uint32_t a, uint32_t b) const {  // pops first: lower share, then index
     return share_[a] < share_[b] || (share_[a] == share_[b] && a < b);
   }
+  void put(uint32_t at, uint32_t link) {  // link goes to heap_[at]
+    heap_[at] = link;
+    position_[link] = at;
+  }
   void sift_down(uint32_t at);
   void sift_up(uint32_t at);
   void remove(uint32_t link);
