@@ -78,8 +78,8 @@ void FlowNetwork::start(sim::Simulation& sim, const Transfer& t, TransferSink& s
     flows_.release(slot);
     throw std::length_error("FlowNetwork: more than 2^30 transfers in flight");
   }
-  if (slot >= flow_mark_.size())
-    flow_mark_.resize(slot + 1, 0);
+  if (slot >= flow_walk_.size())
+    flow_walk_.resize(slot + 1);
   // Transfers often start in bursts (an all-to-all's, a collective step's):
   // the next start's record, and where its long route would go, start
   // loading now.
@@ -235,7 +235,7 @@ void FlowNetwork::next_epoch() {
     return;
   // 2^32 resolves later: clear every mark so that no stale one can match.
   std::fill(link_mark_.begin(), link_mark_.end(), 0);
-  std::fill(flow_mark_.begin(), flow_mark_.end(), 0);
+  std::fill(flow_walk_.begin(), flow_walk_.end(), FlowWalk{});
   epoch_ = 1;
 }
 
@@ -312,16 +312,19 @@ void FlowNetwork::begin_component() {
   problem_.clear();
 }
 
-void FlowNetwork::visit_flow(uint32_t slot) {
-  if (flow_mark_[slot] == epoch_)
-    return;
-  flow_mark_[slot] = epoch_;
+uint32_t FlowNetwork::visit_flow(uint32_t slot) {
+  FlowWalk& w = flow_walk_[slot];
+  if (w.mark == epoch_)
+    return w.local;
+  w.mark = epoch_;
+  w.local = static_cast<uint32_t>(walk_flows_.size());
   walk_flows_.push_back(slot);
   // The walk reads the record's first line (its hops) when it expands the
   // flow, and solve_component the second: start both loads now, so that the
   // misses of a component's flows overlap instead of following each other.
   __builtin_prefetch(&flows_[slot]);
   __builtin_prefetch(reinterpret_cast<const char*>(&flows_[slot]) + 64);
+  return w.local;
 }
 
 void FlowNetwork::visit_link(topo::LinkId id) {
@@ -331,9 +334,11 @@ void FlowNetwork::visit_link(topo::LinkId id) {
   link_local_[id] = static_cast<uint32_t>(walk_links_.size());
   walk_links_.push_back(id);
   const LinkState& link = links_[id];
+  // The link's column of the max-min problem: the flows it carries.
   problem_.add_link(link.capacity);
   for (uint32_t i = 0; i < link.member_count; ++i)
-    visit_flow(member(id, i).flow);
+    problem_.push_flow(visit_flow(member(id, i).flow));
+  problem_.end_link();
 }
 
 void FlowNetwork::expand_component() {

@@ -249,7 +249,8 @@ class FlowNetwork final : public Network, private sim::EventHandler {
 
   // The component walk: seed with a link, expand to closure.
   void begin_component();
-  void visit_flow(uint32_t slot);
+  // Returns the flow's index in the component (its place in walk_flows_).
+  uint32_t visit_flow(uint32_t slot);
   void visit_link(topo::LinkId id);
   void expand_component();
   // Advances, re-solves and re-plans every flow of the walked component.
@@ -282,11 +283,15 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   // Component walks, in dense arrays of their own (a walk over a large
   // component reads them for every incidence, most of them already visited,
   // and so never loads a link's or a flow's record to learn it): the epoch
-  // that last visited each link and flow slot, and each link's index in the
+  // that last visited each link and flow slot, and each one's index in the
   // component's problem.
   ZeroedArray<uint32_t> link_mark_;   // by LinkId
   ZeroedArray<uint32_t> link_local_;  // by LinkId
-  std::vector<uint32_t> flow_mark_;   // by flow slot
+  struct FlowWalk {
+    uint32_t mark = 0;   // the epoch that last visited the flow
+    uint32_t local = 0;  // its index in that walk's component
+  };
+  std::vector<FlowWalk> flow_walk_;  // by flow slot
   SlotPool<Flow> flows_;
   // Routes longer than kNearHops: each flow slot that ever had one owns a
   // region of far_hops_ (one array, so reading a route is one load, not a

@@ -18,6 +18,8 @@ void MaxMinProblem::clear() {
   capacity.clear();
   flow_begin.assign(1, 0);
   flow_links.clear();
+  link_begin.clear();
+  link_flows.clear();
 }
 
 uint32_t MaxMinProblem::add_link(double capacity_bytes_per_s) {
@@ -95,20 +97,33 @@ void MaxMinSolver::solve(const MaxMinProblem& p, std::vector<double>& rates) {
   }
 
   remaining_.assign(p.capacity.begin(), p.capacity.end());
-  unfrozen_.assign(links, 0);
   frozen_.assign(flows, 0);
-  for (const uint32_t l : p.flow_links)
-    ++unfrozen_[l];
-  // Transpose flow -> links into link -> flows (counting sort, stable).
-  link_begin_.assign(links + 1, 0);
-  for (uint32_t l = 0; l < links; ++l)
-    link_begin_[l + 1] = link_begin_[l] + unfrozen_[l];
-  link_flows_.resize(p.flow_links.size());
-  cursor_.assign(link_begin_.begin(), link_begin_.end() - 1);
-  for (uint32_t f = 0; f < flows; ++f) {
-    for (uint32_t i = p.flow_begin[f]; i < p.flow_begin[f + 1]; ++i) {
-      link_flows_[cursor_[p.flow_links[i]]++] = f;
+  const std::vector<uint32_t>* link_begin = &p.link_begin;
+  const std::vector<uint32_t>* link_flows = &p.link_flows;
+  if (p.link_begin.empty()) {
+    // Transpose flow -> links into link -> flows (counting sort, stable).
+    unfrozen_.assign(links, 0);
+    for (const uint32_t l : p.flow_links)
+      ++unfrozen_[l];
+    link_begin_.assign(links + 1, 0);
+    for (uint32_t l = 0; l < links; ++l)
+      link_begin_[l + 1] = link_begin_[l] + unfrozen_[l];
+    link_flows_.resize(p.flow_links.size());
+    cursor_.assign(link_begin_.begin(), link_begin_.end() - 1);
+    for (uint32_t f = 0; f < flows; ++f) {
+      for (uint32_t i = p.flow_begin[f]; i < p.flow_begin[f + 1]; ++i) {
+        link_flows_[cursor_[p.flow_links[i]]++] = f;
+      }
     }
+    link_begin = &link_begin_;
+    link_flows = &link_flows_;
+  } else {
+    if (p.link_begin.size() != links + 1 || p.link_flows.size() != p.flow_links.size()) {
+      throw std::invalid_argument("max-min: the links' flows do not match the flows' links");
+    }
+    unfrozen_.resize(links);
+    for (uint32_t l = 0; l < links; ++l)
+      unfrozen_[l] = p.link_begin[l + 1] - p.link_begin[l];
   }
 
   share_.resize(links);
@@ -130,8 +145,8 @@ void MaxMinSolver::solve(const MaxMinProblem& p, std::vector<double>& rates) {
     const uint32_t top = heap_.front();
     const double level = share_[top];
     touched_.clear();
-    for (uint32_t i = link_begin_[top]; i < link_begin_[top + 1]; ++i) {
-      const uint32_t f = link_flows_[i];
+    for (uint32_t i = (*link_begin)[top]; i < (*link_begin)[top + 1]; ++i) {
+      const uint32_t f = (*link_flows)[i];
       if (frozen_[f])
         continue;
       frozen_[f] = 1;

@@ -33,9 +33,23 @@ struct MaxMinProblem {
   std::vector<uint32_t> flow_begin{
       0};                            // flow f crosses flow_links[flow_begin[f] .. flow_begin[f+1])
   std::vector<uint32_t> flow_links;  // local link indices
+  // Optionally the same incidences by link, in any order within a link:
+  // link l carries link_flows[link_begin[l] .. link_begin[l+1]). A caller
+  // that has them at hand (the flow model's walk reads each link's flows)
+  // spares the solver transposing flow_links. Empty: the solver transposes.
+  std::vector<uint32_t> link_begin;
+  std::vector<uint32_t> link_flows;
 
   void clear();
   uint32_t add_link(double capacity_bytes_per_s);
+  // Building the link side: after add_link(), push_flow() for each flow the
+  // link carries (its local index), then end_link().
+  void push_flow(uint32_t flow) { link_flows.push_back(flow); }
+  void end_link() {
+    if (link_begin.empty())
+      link_begin.push_back(0);
+    link_begin.push_back(static_cast<uint32_t>(link_flows.size()));
+  }
   // Building a flow: push_link() for each link it crosses, then end_flow().
   void push_link(uint32_t link) { flow_links.push_back(link); }
   uint32_t end_flow();
@@ -71,9 +85,9 @@ class MaxMinSolver {
   std::vector<uint32_t> position_;    // where each link is in heap_
   std::vector<uint32_t> touched_;     // links a level's freezes changed
   std::vector<uint32_t> touched_at_;  // per link: the level (1-based) that last touched it
-  std::vector<uint32_t> link_begin_;  // transposed CSR: flows crossing each link
-  std::vector<uint32_t> link_flows_;
-  std::vector<uint32_t> cursor_;  // fill position per link while transposing
+  std::vector<uint32_t> link_begin_;  // transposed CSR: flows crossing each link,
+  std::vector<uint32_t> link_flows_;  // when the problem brings none
+  std::vector<uint32_t> cursor_;      // fill position per link while transposing
   std::vector<uint8_t> frozen_;
 };
 

@@ -102,6 +102,20 @@ TEST(MaxMin, SolverIsReusableAcrossProblems) {
   EXPECT_EQ(big.flow_count(), 0u);
 }
 
+TEST(MaxMin, LinkSideThatDoesNotMatchIsRejected) {
+  MaxMinProblem p;
+  const uint32_t a = p.add_link(1.0);
+  p.add_link(1.0);
+  p.add_flow(std::vector<uint32_t>{a});
+  p.add_flow(std::vector<uint32_t>{a});
+  p.push_flow(0);  // link a lists one of its two flows
+  p.end_link();
+  p.end_link();
+  MaxMinSolver solver;
+  std::vector<double> rates;
+  EXPECT_THROW(solver.solve(p, rates), std::invalid_argument);
+}
+
 TEST(MaxMin, FlowWithoutLinksIsRejected) {
   MaxMinProblem p;
   p.add_link(1.0);
@@ -144,6 +158,27 @@ TEST(MaxMin, RandomProblemsAreMaxMinFair) {
     }
     solver.solve(p, rates);
     ASSERT_EQ(rates.size(), flows);
+    // Given the same incidences by link, in another order within each link
+    // (the flow model's walk lists a link's flows in its member order), the
+    // solver gives the same rates, bit for bit.
+    MaxMinProblem by_link = p;
+    for (uint32_t l = 0; l < links; ++l) {
+      std::vector<uint32_t> carried;
+      for (uint32_t f = 0; f < flows; ++f) {
+        if (std::find(routes[f].begin(), routes[f].end(), l) != routes[f].end())
+          carried.push_back(f);
+      }
+      std::reverse(carried.begin(), carried.end());
+      if (carried.size() > 2)
+        std::rotate(carried.begin(), carried.begin() + next(static_cast<uint32_t>(carried.size())),
+                    carried.end());
+      for (const uint32_t f : carried)
+        by_link.push_flow(f);
+      by_link.end_link();
+    }
+    std::vector<double> rates_by_link;
+    solver.solve(by_link, rates_by_link);
+    ASSERT_EQ(rates_by_link, rates) << "trial " << trial;
     std::vector<double> load(links, 0.0);
     for (uint32_t f = 0; f < flows; ++f) {
       ASSERT_GT(rates[f], 0.0) << "trial " << trial << " flow " << f;
