@@ -308,7 +308,6 @@ void FlowNetwork::pop_member(topo::LinkId id) {
 
 void FlowNetwork::begin_component() {
   walk_flows_.clear();
-  walk_links_.clear();
   problem_.clear();
 }
 
@@ -331,11 +330,9 @@ void FlowNetwork::visit_link(topo::LinkId id) {
   if (link_mark_[id] == epoch_)
     return;
   link_mark_[id] = epoch_;
-  link_local_[id] = static_cast<uint32_t>(walk_links_.size());
-  walk_links_.push_back(id);
   const LinkState& link = links_[id];
   // The link's column of the max-min problem: the flows it carries.
-  problem_.add_link(link.capacity);
+  link_local_[id] = problem_.add_link(link.capacity);
   for (uint32_t i = 0; i < link.member_count; ++i)
     problem_.push_flow(visit_flow(member(id, i).flow));
   problem_.end_link();

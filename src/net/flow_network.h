@@ -308,10 +308,9 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   // Links touched by starts and drains since the last resolve; the resolve
   // event is pending whenever this is non-empty.
   std::vector<topo::LinkId> dirty_;
-  std::vector<topo::LinkId> resolving_;   // the batch being resolved
-  std::vector<uint32_t> walk_flows_;      // component flows, in walk order
-  std::vector<topo::LinkId> walk_links_;  // component links, local index order
-  MaxMinProblem problem_;                 // the walked component's, built as the walk goes
+  std::vector<topo::LinkId> resolving_;  // the batch being resolved
+  std::vector<uint32_t> walk_flows_;     // component flows, in walk order
+  MaxMinProblem problem_;                // the walked component's, built as the walk goes
   MaxMinSolver solver_;
   std::vector<double> rates_;
   std::vector<topo::LinkId> route_scratch_;
