@@ -378,9 +378,14 @@ void FlowNetwork::advance(Flow& f, sim::Time now) const {
 }
 
 double FlowNetwork::bottleneck(uint32_t slot) const {
+  // Alone in its component, the flow is every member of its links: more
+  // than one where a route over link classes crosses a link more than once
+  // (each crossing loads it, as the solver counts it in a larger component).
   double rate = std::numeric_limits<double>::infinity();
-  for (const Hop& h : hops(slot))
-    rate = std::min(rate, links_[h.link].capacity);
+  for (const Hop& h : hops(slot)) {
+    const LinkState& link = links_[h.link];
+    rate = std::min(rate, link.capacity / link.member_count);
+  }
   return rate;
 }
 

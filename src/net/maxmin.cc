@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -88,10 +89,15 @@ void MaxMinSolver::solve(const MaxMinProblem& p, std::vector<double>& rates) {
       throw std::invalid_argument("max-min: a flow crosses no link");
     }
   }
-  if (flows == 1) {  // the common case of a ring step: the bottleneck, O(hops)
-    double rate = p.capacity[p.flow_links[0]];
+  if (flows == 1) {  // the common case of a ring step: the bottleneck, O(links + hops)
+    // A flow that crosses a link more than once (a route over link classes)
+    // loads it once per crossing, as in a larger problem.
+    unfrozen_.assign(links, 0);
     for (const uint32_t l : p.flow_links)
-      rate = std::min(rate, p.capacity[l]);
+      ++unfrozen_[l];
+    double rate = std::numeric_limits<double>::infinity();
+    for (const uint32_t l : p.flow_links)
+      rate = std::min(rate, p.capacity[l] / unfrozen_[l]);
     rates[0] = rate;
     return;
   }

@@ -127,6 +127,10 @@ std::vector<OpCase> op_cases() {
     };
     config::CollectiveSpec permute = collective(config::CollectiveKind::kPermute, 1 << 20, {first});
     permute.shift = 1;
+    // Two hops of one link class: the representative's route names that
+    // class twice, and alone in its component it must load it twice.
+    config::CollectiveSpec permute2 = permute;
+    permute2.shift = 2;
     const std::vector<Kind> kinds = {
         {"all_reduce", collective(config::CollectiveKind::kAllReduce, 3'000'017, all), true},
         {"all_gather", collective(config::CollectiveKind::kAllGather, 1 << 22, {last}), true},
@@ -136,6 +140,7 @@ std::vector<OpCase> op_cases() {
         // Over a line the shift is not the same at every place, but the
         // translations along the other dimensions still keep it.
         {"permute", permute, true},
+        {"permute_by_2", permute2, true},
         {"broadcast", collective(config::CollectiveKind::kBroadcast, 1 << 22, all), false},
     };
     for (const Kind& k : kinds) {

@@ -286,6 +286,28 @@ TEST(FlowNetwork, JoiningALoneFlowAfterItsDrainTakesTheWholeLink) {
   EXPECT_EQ(network.counters().reschedules, 0u);
 }
 
+TEST(FlowNetwork, AClassRouteThatCrossesALinkTwiceLoadsItTwice) {
+  // A symmetric run's route over link classes may name a link twice (two
+  // hops of one class): the flow then stands for two copies on that link,
+  // alone in its component or not.
+  const topo::Pod line9 = line(9);
+  FlowNetwork network(line9, flow_options());
+  sim::Simulation sim;
+  RecordingSink sink;
+  const topo::LinkId link = *line9.link_from(0, 0, +1);
+  const std::vector<topo::LinkId> twice{link, link};
+  Transfer t = transfer(0, 2, kMiB);
+  t.route = twice;
+  t.over_classes = true;
+  network.start(sim, t, sink, 0);
+  sim.run();
+  const sim::Time drain = stream(2 * kMiB);  // two copies share the link
+  EXPECT_EQ(sink.time_of(0), drain + 2 * kHop);
+  const LinkStats end = network.link_stats(sim);
+  EXPECT_EQ(end.bytes[link], 2 * kMiB);
+  EXPECT_EQ(end.busy[link], drain);
+}
+
 TEST(FlowNetwork, JoiningALoneFlowBeforeItsDrainSharesTheLink) {
   // The first flow is planned alone; a second joins half way through its
   // bytes and shares one of its links until it has drained its own.

@@ -38,6 +38,22 @@ TEST(MaxMin, LoneFlowGetsItsBottleneck) {
   EXPECT_EQ(solve(p), std::vector<double>{12.5e9});
 }
 
+TEST(MaxMin, AFlowLoadsALinkOnceForEveryCrossing) {
+  // A route over link classes may cross a link twice: alone or with company,
+  // the flow counts twice there (its two copies in the full pod).
+  MaxMinProblem alone;
+  const uint32_t a = alone.add_link(9.0);
+  const uint32_t b = alone.add_link(8.0);
+  alone.add_flow(std::vector<uint32_t>{a, b, a});
+  EXPECT_EQ(solve(alone), std::vector<double>{4.5});
+
+  MaxMinProblem shared;
+  const uint32_t l = shared.add_link(9.0);
+  shared.add_flow(std::vector<uint32_t>{l, l});
+  shared.add_flow(std::vector<uint32_t>{l});
+  EXPECT_EQ(solve(shared), (std::vector<double>{3.0, 3.0}));
+}
+
 TEST(MaxMin, EqualFlowsSplitALinkEvenly) {
   MaxMinProblem p;
   const uint32_t l = p.add_link(9.0);
