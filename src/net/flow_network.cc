@@ -202,8 +202,8 @@ void FlowNetwork::drained(sim::Simulation& sim, uint32_t slot) {
 
 void FlowNetwork::deliver(sim::Simulation& sim, uint32_t slot) {
   Flow& f = flows_[slot];
-  if (f.phase == Phase::kAlone)  // still alone on its links: leave them as of its drain
-    detach(slot, f.drain_at);
+  if (f.phase == Phase::kAlone)  // still on the links nobody took over
+    leave_closed(slot);
   TransferSink* sink = f.sink;
   const uint64_t tag = f.tag;
   f.phase = Phase::kFree;
@@ -246,14 +246,15 @@ bool FlowNetwork::attach(uint32_t slot, sim::Time now) {
   bool free = true;
   for (uint32_t i = 0; i < route.size(); ++i) {
     LinkState& link = links_[route[i].link];
-    // A kAlone flow is the only member of its links until someone joins, so
-    // one look at a lone member finds it; if it has drained, it leaves now.
-    if (link.member_count == 1) {
-      const uint32_t other = link.first.flow;
-      Flow& o = flows_[other];
-      if (o.phase == Phase::kAlone && o.drain_at <= now) {
-        detach(other, o.drain_at);
-        o.phase = Phase::kLatency;  // its delivery event stands
+    // A kAlone flow is the only member of its links until someone joins, and
+    // the link's own record says whether it has drained: then it leaves the
+    // link now (already counted: close()), unread; else the link's accounts
+    // reopen and the resolve makes it an ordinary draining flow.
+    if (link.closed) {
+      if (link.busy_since <= now) {
+        clear_closed(route[i].link);
+      } else {
+        reopen(link, flows_[link.first.flow].bytes, now);
       }
     }
     if (link.member_count == 0) {
@@ -265,6 +266,50 @@ bool FlowNetwork::attach(uint32_t slot, sim::Time now) {
     push_member(route[i].link, Member{slot, where + i});
   }
   return free;
+}
+
+void FlowNetwork::close(uint32_t slot) {
+  // A route over link classes may name a link more than once: the flow is
+  // then each of its members, and its bytes count once per crossing, as a
+  // detach would count them.
+  const Flow& f = flows_[slot];
+  for (const Hop& h : hops(slot)) {
+    LinkState& link = links_[h.link];
+    link.bytes += f.bytes;
+    if (!link.closed) {
+      link.busy += f.drain_at - link.busy_since;
+      link.busy_since = f.drain_at;
+      link.closed = true;
+    }
+  }
+}
+
+void FlowNetwork::reopen(LinkState& link, uint64_t bytes, sim::Time now) {
+  // busy runs to the drain in busy_since: take back the part after `now`,
+  // and keep the period open from there. Every member is the one flow.
+  link.busy -= link.busy_since - now;
+  link.busy_since = now;
+  link.bytes -= bytes * link.member_count;
+  link.closed = false;
+}
+
+void FlowNetwork::leave_closed(uint32_t slot) {
+  // Every link the flow is still on is closed, with the flow as its only
+  // member (its slot is not reused before this delivery); the others
+  // were taken over.
+  for (const Hop& h : hops(slot)) {
+    const LinkState& link = links_[h.link];
+    if (link.closed && link.first.flow == slot)
+      clear_closed(h.link);
+  }
+}
+
+void FlowNetwork::clear_closed(topo::LinkId id) {
+  LinkState& link = links_[id];
+  if (link.member_count > 1)  // a route over classes crossed it more than once
+    more_pool_[more_index_[id] - 1].clear();
+  link.member_count = 0;
+  link.closed = false;
 }
 
 void FlowNetwork::detach(uint32_t slot, sim::Time drained_at) {
@@ -464,6 +509,14 @@ void FlowNetwork::plan(sim::Simulation& sim, uint32_t slot, double rate, bool al
   // is planned straight to delivery. Others drain through an event, so that
   // their component is re-solved when they leave it.
   Flow& f = flows_[slot];
+  if (f.phase == Phase::kAlone) {
+    // Shared after all (walks reach a kAlone flow only then): the links
+    // nobody joined yet take back what close() counted.
+    for (const Hop& h : hops(slot)) {
+      if (LinkState& link = links_[h.link]; link.closed)
+        reopen(link, f.bytes, sim.now());
+    }
+  }
   f.rate = rate;
   f.phase = alone ? Phase::kAlone : Phase::kDraining;
   f.planned = true;
@@ -471,6 +524,8 @@ void FlowNetwork::plan(sim::Simulation& sim, uint32_t slot, double rate, bool al
     last_drain_ = LastDrain{f.remaining, rate, drain_time(f.remaining, rate)};
   }
   f.drain_at = sim.now() + last_drain_.time;
+  if (alone)
+    close(slot);
 }
 
 LinkStats FlowNetwork::link_stats(const sim::Simulation& sim) const {
@@ -483,28 +538,31 @@ LinkStats FlowNetwork::link_stats(const sim::Simulation& sim) const {
   for (const topo::LinkId id : filled_) {
     const LinkState& link = links_[id];
     stats.bytes[id] = link.bytes;
-    stats.busy[id] = link.member_count == 0 ? link.busy : link.busy + (now - link.busy_since);
+    // A closed link's period ends at busy_since, which may still be ahead
+    // (then the same sum takes the rest back).
+    const bool idle = link.member_count == 0 || (link.closed && link.busy_since <= now);
+    stats.busy[id] = idle ? link.busy : link.busy + (now - link.busy_since);
   }
   // Flows still draining have moved part of their bytes over every hop. A
-  // kAlone flow past its drain has moved them all, and its links (it is their
-  // only member) have been idle since.
+  // kAlone flow's links count all of its bytes already (close()): past its
+  // drain it has moved them, and before, it is still on all of them.
   for (uint32_t slot = 0; slot < flows_.capacity(); ++slot) {
     const Flow& f = flows_[slot];
     if (f.phase != Phase::kDraining && f.phase != Phase::kAlone)
       continue;
-    if (f.phase == Phase::kAlone && f.drain_at <= now) {
-      for (const Hop& h : hops(slot)) {
-        stats.bytes[h.link] += f.bytes;
-        stats.busy[h.link] -= now - f.drain_at;
-      }
+    if (f.phase == Phase::kAlone && f.drain_at <= now)
       continue;
-    }
     const double elapsed_s = static_cast<double>((now - f.updated).count_ps()) * 1e-12;
     const double left = std::max(0.0, f.remaining - f.rate * elapsed_s);
     const auto moved = static_cast<uint64_t>(std::clamp(
         std::floor(static_cast<double>(f.bytes) - left), 0.0, static_cast<double>(f.bytes)));
-    for (const Hop& h : hops(slot))
-      stats.bytes[h.link] += moved;
+    for (const Hop& h : hops(slot)) {
+      if (f.phase == Phase::kAlone) {
+        stats.bytes[h.link] -= f.bytes - moved;
+      } else {
+        stats.bytes[h.link] += moved;
+      }
+    }
   }
   return stats;
 }

@@ -44,10 +44,15 @@
 // planned directly at drain + latency (one event per transfer, not two) and
 // the flow stays on its links, marked kAlone, until then. A flow that starts
 // on free links is such a component at once and is planned on the spot, with
-// no walk and no resolve: a ring step costs O(hops) and one event. A flow
-// that later joins one of a kAlone flow's links either finds it already
-// drained (it is then detached as of its drain time) or converts it back into
-// an ordinary draining flow of the joint component at the next resolve.
+// no walk and no resolve: a ring step costs O(hops) and one event. A kAlone
+// flow's links are closed as of its drain when it is planned: their byte
+// counts and busy periods already include it, and each link says so itself
+// (LinkState::closed, with the drain time in busy_since). A flow that later
+// joins one of those links either finds it past that time, and takes the link
+// over without reading the old flow's record (the old flow leaves its other
+// links the same way, one by one, or at its delivery), or converts the kAlone
+// flow back into an ordinary draining flow of the joint component, the
+// link's accounts reopened, at the next resolve.
 //
 // Rounding. Rates are doubles (bytes/s); remaining bytes are doubles advanced
 // as rate x elapsed ps. A drain is planned at ceil(remaining x 1e12 / rate)
@@ -180,15 +185,20 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   // link of one flow never touches memory outside this line.
   struct alignas(64) LinkState {
     double capacity = 0;   // effective bandwidth, bytes/s
-    uint64_t bytes = 0;    // of flows that have fully drained across it
+    uint64_t bytes = 0;    // of flows that have fully drained across it (or will: `closed`)
     sim::Time busy;        // closed busy periods
-    sim::Time busy_since;  // start of the open period, while it has members
+    sim::Time busy_since;  // start of the open period, while it has members; when `closed`, its end
     uint32_t member_count = 0;
     Member first;  // member 0, when member_count > 0
     // What a start checks and sums of its route (LinkTable's, copied here
     // so that a start reads one line per hop).
     topo::VertexId src = 0;
     topo::VertexId dst = 0;
+    // Its members are one kAlone flow (a route over link classes may cross
+    // a link more than once), already counted in `bytes`, and `busy` runs
+    // to its drain, which busy_since holds: at or after that time the link
+    // is free, whatever the flow's own record says.
+    bool closed = false;
     sim::Time latency;
   };
   static_assert(sizeof(LinkState) == 64);
@@ -240,11 +250,21 @@ class FlowNetwork final : public Network, private sim::EventHandler {
   void drained(sim::Simulation& sim, uint32_t slot);
   void deliver(sim::Simulation& sim, uint32_t slot);
   void resolve(sim::Simulation& sim);
-  // Joins the flow to its links, first detaching a drained kAlone flow found
-  // alone on one of them. Returns whether every link was free. O(hops).
+  // Joins the flow to its links, first taking over a closed link whose
+  // kAlone flow has drained, or reopening one whose flow has not. Returns
+  // whether every link was free. O(hops).
   bool attach(uint32_t slot, sim::Time now);
   // Leaves the flow's links; `drained_at` closes their busy periods.
   void detach(uint32_t slot, sim::Time drained_at);
+  // A kAlone flow's links: close() counts its bytes and busy time to its
+  // drain (when it is planned), reopen() takes them back as of `now` (when
+  // it shares a link after all), leave_closed() leaves the links it is
+  // still on (at its delivery).
+  void close(uint32_t slot);
+  static void reopen(LinkState& link, uint64_t bytes, sim::Time now);
+  void leave_closed(uint32_t slot);
+  // Empties a closed link's member list.
+  void clear_closed(topo::LinkId id);
   void mark_dirty(sim::Simulation& sim, topo::LinkId id);
 
   // The component walk: seed with a link, expand to closure.

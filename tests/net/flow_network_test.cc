@@ -286,10 +286,91 @@ TEST(FlowNetwork, JoiningALoneFlowAfterItsDrainTakesTheWholeLink) {
   EXPECT_EQ(network.counters().reschedules, 0u);
 }
 
+TEST(FlowNetwork, ADrainedLoneFlowLeavesEachLinkWhenTakenOverAndTheRestAtDelivery) {
+  // A three-hop flow drains alone at T; its delivery is at T + 3 hops. A
+  // second flow takes its middle link over at T + 0.5 us, before that
+  // delivery: it gets the whole link, and each link's bytes and busy time
+  // count the first flow once, to its drain, whichever way it left.
+  const topo::Pod line9 = line(9);
+  FlowNetwork network(line9, flow_options());
+  sim::Simulation sim;
+  RecordingSink sink;
+  network.start(sim, transfer(0, 3, kMiB), sink, 0);
+  const std::vector<topo::LinkId> links = topo::route(line9, 0, 3);
+  ASSERT_EQ(links.size(), 3u);
+
+  // Half way through its bytes, every link has been busy all along.
+  sim.run_until(stream(kMiB / 2));
+  const LinkStats half = network.link_stats(sim);
+  for (const topo::LinkId id : links) {
+    EXPECT_EQ(half.busy[id], sim.now());
+    EXPECT_NEAR(static_cast<double>(half.bytes[id]), kMiB / 2.0, 1.0);
+  }
+
+  const sim::Time later = stream(kMiB) + sim::Time::ns(500);
+  sim.run_until(later);
+  ASSERT_TRUE(sink.deliveries().empty());
+  network.start(sim, transfer(1, 2, 2 * kMiB), sink, 1);
+  const LinkStats taken = network.link_stats(sim);
+  for (const topo::LinkId id : links) {
+    EXPECT_EQ(taken.bytes[id], kMiB);
+    EXPECT_EQ(taken.busy[id], stream(kMiB));  // the middle one's new period has just begun
+  }
+  sim.run();
+  EXPECT_EQ(sink.time_of(0), stream(kMiB) + 3 * kHop);
+  EXPECT_EQ(sink.time_of(1), later + stream(2 * kMiB) + kHop);
+  const LinkStats end = network.link_stats(sim);
+  EXPECT_EQ(end.bytes[links[0]], kMiB);
+  EXPECT_EQ(end.busy[links[0]], stream(kMiB));
+  EXPECT_EQ(end.bytes[links[1]], 3 * kMiB);
+  EXPECT_EQ(end.busy[links[1]], stream(kMiB) + stream(2 * kMiB));
+  EXPECT_EQ(end.bytes[links[2]], kMiB);
+  EXPECT_EQ(end.busy[links[2]], stream(kMiB));
+  EXPECT_EQ(network.counters().reschedules, 0u);
+
+  // Its other links are free again: a flow over all three has them whole.
+  network.start(sim, transfer(0, 3, kMiB), sink, 2);
+  const sim::Time third = sim.now();
+  sim.run();
+  EXPECT_EQ(sink.time_of(2), third + stream(kMiB) + 3 * kHop);
+  EXPECT_EQ(network.link_stats(sim).busy[links[0]], 2 * stream(kMiB));
+}
+
+TEST(FlowNetwork, AJoinBeforeTheDrainReopensEveryLinkOfTheLoneFlow) {
+  // The first flow is planned alone over two links; a second joins the
+  // second link half way. The link it did not join must not keep the first
+  // flow's planned drain as the end of its busy period: the first flow
+  // slows down, and both links stay busy until it has drained.
+  const topo::Pod line9 = line(9);
+  FlowNetwork network(line9, flow_options());
+  sim::Simulation sim;
+  RecordingSink sink;
+  network.start(sim, transfer(0, 2, 2 * kMiB), sink, 0);
+  const sim::Time half = stream(kMiB);
+  sim.run_until(half);
+  network.start(sim, transfer(1, 2, kMiB / 2), sink, 1);
+  sim.run_until(half);  // the resolve
+  const topo::LinkId first = *line9.link_from(0, 0, +1);
+  const topo::LinkId second = *line9.link_from(1, 0, +1);
+  const LinkStats mid = network.link_stats(sim);
+  EXPECT_EQ(mid.busy[first], half);
+  EXPECT_EQ(mid.busy[second], half);
+  EXPECT_NEAR(static_cast<double>(mid.bytes[first]), static_cast<double>(kMiB), 1.0);
+  EXPECT_NEAR(static_cast<double>(mid.bytes[second]), static_cast<double>(kMiB), 1.0);
+  sim.run();
+  const sim::Time drained = sink.time_of(0) - 2 * kHop;
+  const LinkStats end = network.link_stats(sim);
+  EXPECT_EQ(end.bytes[first], 2 * kMiB);
+  EXPECT_EQ(end.bytes[second], 2 * kMiB + kMiB / 2);
+  EXPECT_EQ(end.busy[first], drained);
+  EXPECT_EQ(end.busy[second], drained);
+}
+
 TEST(FlowNetwork, AClassRouteThatCrossesALinkTwiceLoadsItTwice) {
   // A symmetric run's route over link classes may name a link twice (two
   // hops of one class): the flow then stands for two copies on that link,
-  // alone in its component or not.
+  // alone or not, and a flow that takes the link over after its drain
+  // finds it free.
   const topo::Pod line9 = line(9);
   FlowNetwork network(line9, flow_options());
   sim::Simulation sim;
@@ -300,12 +381,18 @@ TEST(FlowNetwork, AClassRouteThatCrossesALinkTwiceLoadsItTwice) {
   t.route = twice;
   t.over_classes = true;
   network.start(sim, t, sink, 0);
-  sim.run();
+  sim.run_until(sim::Time::zero());
   const sim::Time drain = stream(2 * kMiB);  // two copies share the link
+  sim.run_until(drain + sim::Time::ns(100));
+  ASSERT_TRUE(sink.deliveries().empty());
+  network.start(sim, transfer(0, 1, kMiB), sink, 1);
+  const sim::Time second = sim.now();
+  sim.run();
   EXPECT_EQ(sink.time_of(0), drain + 2 * kHop);
+  EXPECT_EQ(sink.time_of(1), second + stream(kMiB) + kHop);
   const LinkStats end = network.link_stats(sim);
-  EXPECT_EQ(end.bytes[link], 2 * kMiB);
-  EXPECT_EQ(end.busy[link], drain);
+  EXPECT_EQ(end.bytes[link], 3 * kMiB);
+  EXPECT_EQ(end.busy[link], drain + stream(kMiB));
 }
 
 TEST(FlowNetwork, JoiningALoneFlowBeforeItsDrainSharesTheLink) {
