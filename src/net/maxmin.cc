@@ -70,6 +70,7 @@ void MaxMinSolver::sift_up(uint32_t at) {
 
 void MaxMinSolver::remove(uint32_t link) {
   const uint32_t at = position_[link];
+  position_[link] = kOutOfHeap;
   const uint32_t last = heap_.back();
   heap_.pop_back();
   if (last == link)
@@ -133,7 +134,7 @@ void MaxMinSolver::solve(const MaxMinProblem& p, std::vector<double>& rates) {
   }
 
   share_.resize(links);
-  position_.resize(links);
+  position_.assign(links, kOutOfHeap);
   touched_at_.assign(links, 0);
   heap_.clear();
   for (uint32_t l = 0; l < links; ++l) {
@@ -148,30 +149,49 @@ void MaxMinSolver::solve(const MaxMinProblem& p, std::vector<double>& rates) {
 
   uint32_t left = flows;
   for (uint32_t level_index = 1; left > 0 && !heap_.empty(); ++level_index) {
-    const uint32_t top = heap_.front();
-    const double level = share_[top];
+    // Every link whose share is the level leaves the heap at once, and all
+    // their flows freeze before any other link is re-keyed: re-keying a tied
+    // link after its neighbour's freezes would round its share a hair off
+    // the level, and which of the two got the hair would depend on the order
+    // of their indices. As one batch, each link touched loses the level once
+    // per crossing frozen (in any order: the same value), so the rates are a
+    // function of the problem's shape alone, not of how its links and flows
+    // are numbered: links that a symmetry of the pod maps onto each other
+    // give their flows the same rates, bit for bit.
+    const double level = share_[heap_.front()];
+    batch_.clear();
+    while (!heap_.empty() && share_[heap_.front()] == level) {
+      batch_.push_back(heap_.front());
+      remove(heap_.front());
+    }
     touched_.clear();
-    for (uint32_t i = (*link_begin)[top]; i < (*link_begin)[top + 1]; ++i) {
-      const uint32_t f = (*link_flows)[i];
-      if (frozen_[f])
-        continue;
-      frozen_[f] = 1;
-      rates[f] = level;
-      --left;
-      for (uint32_t j = p.flow_begin[f]; j < p.flow_begin[f + 1]; ++j) {
-        const uint32_t l = p.flow_links[j];
-        remaining_[l] = std::max(0.0, remaining_[l] - level);
-        --unfrozen_[l];
-        if (touched_at_[l] != level_index) {
-          touched_at_[l] = level_index;
-          touched_.push_back(l);
+    for (const uint32_t top : batch_) {
+      for (uint32_t i = (*link_begin)[top]; i < (*link_begin)[top + 1]; ++i) {
+        const uint32_t f = (*link_flows)[i];
+        if (frozen_[f])
+          continue;
+        frozen_[f] = 1;
+        rates[f] = level;
+        --left;
+        for (uint32_t j = p.flow_begin[f]; j < p.flow_begin[f + 1]; ++j) {
+          const uint32_t l = p.flow_links[j];
+          remaining_[l] = std::max(0.0, remaining_[l] - level);
+          --unfrozen_[l];
+          if (touched_at_[l] != level_index) {
+            touched_at_[l] = level_index;
+            touched_.push_back(l);
+          }
         }
       }
     }
-    // Every flow on the top link is frozen now, so it leaves; the other links
-    // touched take their new share (rounding may put it a hair below the
-    // level; progressive filling never goes down, so clamp), or leave too.
+    // The batch's links have no unfrozen flow left and are out of the heap;
+    // the other links touched take their new share (rounding may put it a
+    // hair below the level; progressive filling never goes down, so clamp),
+    // or leave too.
     for (const uint32_t l : touched_) {
+      if (position_[l] == kOutOfHeap) {
+        continue;
+      }
       if (unfrozen_[l] == 0) {
         remove(l);
       } else {

@@ -11,12 +11,15 @@
 // The solver keeps an indexed min-heap of links keyed by fair share
 // (remaining capacity / unfrozen flows), one entry per link. Freezing a flow
 // at level s on a link whose share is >= s never lowers that link's share, so
-// a key only rises (rounding aside): once a level's flows are frozen, each
-// link they touched is re-keyed once, or leaves the heap when no unfrozen flow
-// is left on it.
+// a key only rises (rounding aside): all the links whose share is the lowest
+// leave the heap together, their flows are frozen as one batch, and then each
+// link the batch touched is re-keyed once, or leaves the heap when no
+// unfrozen flow is left on it. So the rates do not depend on how the links
+// and flows are numbered, only on the problem's shape, to the last bit: a
+// symmetric run's class problem and the full run's give copies of a flow the
+// same rate.
 // Cost: O(H + T log L) for L links, H (flow, link) incidences and T links
-// re-keyed (T <= H); a single flow is O(H). Ties break by local link index, so
-// results are deterministic.
+// re-keyed (T <= H); a single flow is O(H).
 // Scratch vectors are reused: no allocation once they have grown.
 #pragma once
 
@@ -67,7 +70,8 @@ class MaxMinSolver {
   void solve(const MaxMinProblem& problem, std::vector<double>& rates);
 
  private:
-  bool before(uint32_t a, uint32_t b) const {  // pops first: lower share, then index
+  bool before(uint32_t a, uint32_t b) const {  // pops first: lower share, then index (ties
+                                               // leave as one batch: the order is moot)
     return share_[a] < share_[b] || (share_[a] == share_[b] && a < b);
   }
   void put(uint32_t at, uint32_t link) {  // link goes to heap_[at]
@@ -78,12 +82,14 @@ class MaxMinSolver {
   void sift_up(uint32_t at);
   void remove(uint32_t link);
 
-  std::vector<double> remaining_;     // capacity not yet given to frozen flows
-  std::vector<uint32_t> unfrozen_;    // flows on the link not yet frozen
-  std::vector<double> share_;         // the link's key: its fair share when last touched
-  std::vector<uint32_t> heap_;        // links with unfrozen flows, a binary min-heap
-  std::vector<uint32_t> position_;    // where each link is in heap_
-  std::vector<uint32_t> touched_;     // links a level's freezes changed
+  std::vector<double> remaining_;   // capacity not yet given to frozen flows
+  std::vector<uint32_t> unfrozen_;  // flows on the link not yet frozen
+  std::vector<double> share_;       // the link's key: its fair share when last touched
+  std::vector<uint32_t> heap_;      // links with unfrozen flows, a binary min-heap
+  std::vector<uint32_t> position_;  // where each link is in heap_, or kOutOfHeap
+  static constexpr uint32_t kOutOfHeap = 0xffffffffu;  // position_ of a link not in heap_
+  std::vector<uint32_t> batch_;                        // the links at the level, frozen together
+  std::vector<uint32_t> touched_;                      // links a level's freezes changed
   std::vector<uint32_t> touched_at_;  // per link: the level (1-based) that last touched it
   std::vector<uint32_t> link_begin_;  // transposed CSR: flows crossing each link,
   std::vector<uint32_t> link_flows_;  // when the problem brings none

@@ -220,6 +220,77 @@ TEST(MaxMin, RandomProblemsAreMaxMinFair) {
   }
 }
 
+// The rates are a function of the problem's shape, not of its numbering:
+// renumbering the links and the flows, and listing each flow's links in
+// another order, gives every flow the same rate, bit for bit. A symmetric
+// run relies on it: its class problem and the full run's number the copies
+// of a link differently (symmetry_random_test.cc). Capacities with
+// fractional shares and few distinct values, so that links tie on share
+// after rounding.
+TEST(MaxMin, RatesDoNotDependOnTheNumbering) {
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  const auto next = [&x](uint32_t bound) {  // xorshift64
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return static_cast<uint32_t>(x % bound);
+  };
+  const auto shuffled = [&next](uint32_t n) {
+    std::vector<uint32_t> order(n);
+    for (uint32_t i = 0; i < n; ++i)
+      order[i] = i;
+    for (uint32_t i = n; i > 1; --i)
+      std::swap(order[i - 1], order[next(i)]);
+    return order;
+  };
+  MaxMinSolver solver;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const uint32_t links = 1 + next(24);
+    const uint32_t flows = 2 + next(40);
+    std::vector<double> capacity(links);
+    for (double& c : capacity)
+      c = 50e9 * (1 + next(3)) / 3;
+    std::vector<std::vector<uint32_t>> routes(flows);
+    for (auto& route : routes) {
+      const uint32_t hops = 1 + next(std::min<uint32_t>(links, 4));
+      while (route.size() < hops) {
+        const uint32_t l = next(links);
+        if (std::find(route.begin(), route.end(), l) == route.end())
+          route.push_back(l);
+      }
+    }
+    MaxMinProblem p;
+    for (const double c : capacity)
+      p.add_link(c);
+    for (const auto& route : routes)
+      p.add_flow(route);
+    std::vector<double> rates;
+    solver.solve(p, rates);
+
+    // Link l is link_to[l] in the renumbered problem, flow f is flow_to[f].
+    const std::vector<uint32_t> link_to = shuffled(links);
+    const std::vector<uint32_t> flow_to = shuffled(flows);
+    std::vector<double> capacity_to(links);
+    for (uint32_t l = 0; l < links; ++l)
+      capacity_to[link_to[l]] = capacity[l];
+    std::vector<std::vector<uint32_t>> routes_to(flows);
+    for (uint32_t f = 0; f < flows; ++f) {
+      for (const uint32_t l : routes[f])
+        routes_to[flow_to[f]].push_back(link_to[l]);
+      std::reverse(routes_to[flow_to[f]].begin(), routes_to[flow_to[f]].end());
+    }
+    MaxMinProblem renumbered;
+    for (const double c : capacity_to)
+      renumbered.add_link(c);
+    for (const auto& route : routes_to)
+      renumbered.add_flow(route);
+    std::vector<double> rates_to;
+    solver.solve(renumbered, rates_to);
+    for (uint32_t f = 0; f < flows; ++f)
+      ASSERT_EQ(rates_to[flow_to[f]], rates[f]) << "trial " << trial << " flow " << f;
+  }
+}
+
 TEST(DrainTime, WholeNumbersAreExact) {
   // 1000 bytes at 3 B/s: 333.33.. s, rounded up to the picosecond.
   EXPECT_EQ(drain_time(1000, 3), sim::Time::ps(333'333'333'333'334));
