@@ -183,28 +183,7 @@ TEST_P(SymmetricOpList, GivesTheFullRunsResultsBitForBit) {
       EXPECT_LT(sym.played_chips, full.played_chips);
       EXPECT_LT(sym.events, full.events);
     }
-    EXPECT_EQ(sym.makespan, full.makespan);
-    ASSERT_EQ(sym.operations.size(), full.operations.size());
-    for (size_t i = 0; i < sym.operations.size(); ++i) {
-      const OperationResult& s = sym.operations[i];
-      const OperationResult& f = full.operations[i];
-      EXPECT_EQ(s.start, f.start) << s.name;
-      EXPECT_EQ(s.end, f.end) << s.name;
-      EXPECT_EQ(s.per_run, f.per_run) << s.name;
-      ASSERT_EQ(s.runs.size(), f.runs.size());
-      for (size_t r = 0; r < s.runs.size(); ++r) {
-        EXPECT_EQ(s.runs[r].start, f.runs[r].start);
-        EXPECT_EQ(s.runs[r].end, f.runs[r].end);
-      }
-      EXPECT_EQ(s.transfers, f.transfers) << s.name;
-      EXPECT_EQ(s.links_used, f.links_used) << s.name;
-      EXPECT_EQ(s.link_util_mean, f.link_util_mean) << s.name;
-      EXPECT_EQ(s.link_util_max, f.link_util_max) << s.name;
-      EXPECT_EQ(s.algbw_gbps, f.algbw_gbps) << s.name;
-      EXPECT_EQ(s.schedule, f.schedule) << s.name;
-    }
-    EXPECT_EQ(sym.link_stats.bytes, full.link_stats.bytes);
-    EXPECT_EQ(sym.link_stats.busy, full.link_stats.busy);
+    testing::expect_same(sym, full);
   }
 }
 
