@@ -16,8 +16,11 @@
 // carries in the full run), and what a representative receives is what
 // every chip of its class receives at the same instant. Max-min fair
 // sharing gives every flow of an orbit the same rate (the allocation is
-// unique, hence as symmetric as the problem), so the result is that of the
-// full simulation: tests/engine/symmetry_test.cc compares them bit for bit.
+// unique, hence as symmetric as the problem; and in floating point the
+// solver's rates depend on the problem's shape alone, not on how its links
+// and flows are numbered: net/maxmin.h), so the result is that of the full
+// simulation: tests/engine/symmetry_test.cc compares them bit for bit, and
+// symmetry_random_test.cc on a thousand random operation lists.
 // The analytical model books each link's transfers of an instant by size
 // (net/analytical_network.h): the representative link of a class books one
 // copy of a transfer per link of that class its route crosses, which are the
