@@ -116,10 +116,11 @@
 # does not look for races) and
 # SearchObjective.EnergyAndCostFrontiersAreTheirObjectivesAgainstLatency
 # (10 s; the other search tests stay). The release suite runs them all.
-# Seventeenth: SymmetricOpList.RandomListsGiveTheFullRunsResultsBitForBit
-# (12-24 s under ASan: a thousand random operation lists played twice, a
-# property of the doubles; symmetry_test.cc's cases play the same code under
-# the sanitizers). The release suite runs it.
+# Seventeenth: tests/engine/symmetry_random_test.cc's three tests (random
+# operation lists and serving steps, each played twice, 30 s or so under
+# ASan: properties of the doubles; symmetry_test.cc's and fold_test.cc's
+# cases play the same code under the sanitizers). The release suite runs
+# them.
 # Without --ci every test runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -157,7 +158,7 @@ if [ "${1:-}" = --ci ]; then
   exclude+='|^ServeCommand\.(ARequestCsvThatCannotBeWrittenLeavesNothing|WritesEveryOutputAndRefusesBadInput|PrintsEnergyAndWithAPricingFileCost)$'
   exclude+='|^scripts\.load_outputs$|^DeterminismTest\.TwoSimulationsRunInTwoThreadsAtOnce$'
   exclude+='|^SearchObjective\.EnergyAndCostFrontiersAreTheirObjectivesAgainstLatency$'
-  exclude+='|^SymmetricOpList\.RandomListsGiveTheFullRunsResultsBitForBit$'
+  exclude+='|^(SymmetricOpList\.RandomLists|SymmetricStep\.RandomSteps|FoldedStep\.RandomFaultySteps)GiveTheFullRunsResultsBitForBit$'
   mpi_exclude='^fleet\.mpi_capacity_matches_one_process$'
   mpi_exclude+='|^search\.mpi_nothing_hangs$|^fleet\.mpi_capacity_nothing_hangs$'
   mpi_exclude+='|^sweep\.mpi_nothing_hangs$|^search\.mpi_two_ranks_match_one_process$'

@@ -8,8 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/energy.h"
+#include "engine/link_usage.h"
 #include "engine/op_list.h"
 #include "engine/step.h"
+#include "topo/pod.h"
 
 namespace podsim::engine::testing {
 
@@ -31,6 +34,70 @@ inline void expect_same(const std::vector<GroupTime>& a, const std::vector<Group
     EXPECT_EQ(a[i].collective_exposed, b[i].collective_exposed) << a[i].key;
     EXPECT_EQ(a[i].collective_overlapped, b[i].collective_overlapped) << a[i].key;
   }
+}
+
+// Every result of a serving step but how it was played (events, played
+// chips).
+inline void expect_same(const StepResult& a, const StepResult& b) {
+  EXPECT_EQ(a.step_time, b.step_time);
+  EXPECT_EQ(a.critical_chip, b.critical_chip);
+  expect_same(a.critical, b.critical, "critical chip");
+  expect_same(a.by_layer, b.by_layer);
+  expect_same(a.by_op_class, b.by_op_class);
+  EXPECT_EQ(a.min_chip_end, b.min_chip_end);
+  EXPECT_EQ(a.mean_chip_end, b.mean_chip_end);
+  EXPECT_EQ(a.simulated_chips, b.simulated_chips);
+  EXPECT_EQ(a.hbm_bytes, b.hbm_bytes);
+  EXPECT_EQ(a.flops, b.flops);
+  EXPECT_EQ(a.chips, b.chips);
+  EXPECT_EQ(a.spans, b.spans);
+  ASSERT_EQ(a.chip_breakdowns.size(), b.chip_breakdowns.size());
+  for (size_t i = 0; i < a.chip_breakdowns.size(); ++i) {
+    expect_same(a.chip_breakdowns[i], b.chip_breakdowns[i], "chip " + std::to_string(a.chips[i]));
+  }
+  EXPECT_EQ(a.link_stats.bytes, b.link_stats.bytes);
+  EXPECT_EQ(a.link_stats.busy, b.link_stats.busy);
+}
+
+// A folded step (engine/fold.h) against the full run of the same pod:
+// every result, each chip's through the chip that stands for it, link
+// statistics unfolded, energy. A step that simulated every chip (nothing
+// to fold) is compared as it is.
+inline void expect_same_unfolded(const topo::Pod& pod, const StepResult& a, const StepResult& b) {
+  if (a.represented_by.empty()) {
+    expect_same(a, b);
+    return;
+  }
+  ASSERT_EQ(a.represented_by.size(), pod.chip_count());
+  EXPECT_EQ(a.step_time, b.step_time);
+  EXPECT_EQ(a.critical_chip, b.critical_chip);
+  EXPECT_EQ(a.critical_stage, b.critical_stage);
+  expect_same(a.critical, b.critical, "critical chip");
+  expect_same(a.by_layer, b.by_layer);
+  expect_same(a.by_op_class, b.by_op_class);
+  EXPECT_EQ(a.min_chip_end, b.min_chip_end);
+  EXPECT_EQ(a.mean_chip_end, b.mean_chip_end);
+  EXPECT_EQ(a.hbm_bytes, b.hbm_bytes);
+  EXPECT_EQ(a.flops, b.flops);
+  // Every chip of the pod has, through its stand-in, the full run's timeline.
+  std::vector<int32_t> index(pod.chip_count(), -1);
+  for (uint32_t i = 0; i < a.chips.size(); ++i) {
+    index[a.chips[i]] = static_cast<int32_t>(i);
+  }
+  for (topo::ChipId chip = 0; chip < pod.chip_count(); ++chip) {
+    const int32_t i = index[a.represented_by[chip]];
+    ASSERT_GE(i, 0) << "chip " << chip;
+    EXPECT_EQ(a.spans[static_cast<size_t>(i)], b.spans[chip]) << "chip " << chip;
+    expect_same(a.chip_breakdowns[static_cast<size_t>(i)], b.chip_breakdowns[chip],
+                "chip " + std::to_string(chip));
+  }
+  const net::LinkStats unfolded = unfold_by(pod, a.represented_by, a.link_stats);
+  EXPECT_EQ(unfolded.bytes, b.link_stats.bytes);
+  EXPECT_EQ(unfolded.busy, b.link_stats.busy);
+  const StepEnergy ef = step_energy(pod, pod.spec().chip.power, a);
+  const StepEnergy eu = step_energy(pod, pod.spec().chip.power, b);
+  EXPECT_EQ(ef.parts.total(), eu.parts.total());
+  EXPECT_EQ(ef.critical.parts.total(), eu.critical.parts.total());
 }
 
 // Every result of an operation list but how it was played (events, played

@@ -290,25 +290,7 @@ TEST_P(SymmetricStep, GivesTheFullRunsResultsBitForBit) {
     if (sym.symmetric) {
       EXPECT_LT(sym.events, full.events);
     }
-    EXPECT_EQ(sym.step_time, full.step_time);
-    EXPECT_EQ(sym.critical_chip, full.critical_chip);
-    expect_same(sym.critical, full.critical, "critical chip");
-    expect_same(sym.by_layer, full.by_layer);
-    expect_same(sym.by_op_class, full.by_op_class);
-    EXPECT_EQ(sym.min_chip_end, full.min_chip_end);
-    EXPECT_EQ(sym.mean_chip_end, full.mean_chip_end);
-    EXPECT_EQ(sym.simulated_chips, full.simulated_chips);
-    EXPECT_EQ(sym.hbm_bytes, full.hbm_bytes);
-    EXPECT_EQ(sym.flops, full.flops);
-    EXPECT_EQ(sym.chips, full.chips);
-    EXPECT_EQ(sym.spans, full.spans);
-    ASSERT_EQ(sym.chip_breakdowns.size(), full.chip_breakdowns.size());
-    for (size_t i = 0; i < sym.chip_breakdowns.size(); ++i) {
-      expect_same(sym.chip_breakdowns[i], full.chip_breakdowns[i],
-                  "chip " + std::to_string(sym.chips[i]));
-    }
-    EXPECT_EQ(sym.link_stats.bytes, full.link_stats.bytes);
-    EXPECT_EQ(sym.link_stats.busy, full.link_stats.busy);
+    expect_same(sym, full);
   }
 }
 
