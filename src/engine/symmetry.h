@@ -20,7 +20,7 @@
 // solver's rates depend on the problem's shape alone, not on how its links
 // and flows are numbered: net/maxmin.h), so the result is that of the full
 // simulation: tests/engine/symmetry_test.cc compares them bit for bit, and
-// symmetry_random_test.cc on a thousand random operation lists.
+// symmetry_random_test.cc on random operation lists and serving steps.
 // The analytical model books each link's transfers of an instant by size
 // (net/analytical_network.h): the representative link of a class books one
 // copy of a transfer per link of that class its route crosses, which are the
