@@ -7,6 +7,8 @@
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "chip/compute_model.h"
 #include "cli/calibration_option.h"
@@ -22,6 +24,7 @@
 #include "config/op_table_loader.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
+#include "engine/model_caveats.h"
 #include "report/energy_report.h"
 #include "report/generation_report.h"
 #include "report/op_list_report.h"
@@ -119,6 +122,26 @@ std::string faults_line(const topo::Pod& pod, const podsim::Result& result) {
   return line + buf;
 }
 
+// On the analytical model, names the collectives it may time apart from
+// flow and packet (engine/model_caveats.h).
+void warn_if_out_of_step(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& workload,
+                         net::Model model) {
+  if (model != net::Model::kAnalytical)
+    return;
+  const std::vector<std::string> out = engine::out_of_step_collectives(pod, workload);
+  if (out.empty())
+    return;
+  std::string names;
+  for (const std::string& o : out)
+    names += (names.empty() ? "" : "; ") + o;
+  ctx.log->warn(
+      "the analytical model may time {} apart from flow and packet: over dimensions that differ "
+      "(size, line or ring, the DCN) a collective's shares fall out of step, and this model "
+      "queues at a link what the others share (0.75x to 1.22x flow on random cases; "
+      "docs/architecture.md, \"The network models\"); -n flow is the reference",
+      names);
+}
+
 // Evaluates, prints and traces a loaded configuration; the exit code.
 int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& workload,
                study::RunOptions options, const OutputOptions& oo, const report::RunInputs& names) {
@@ -132,6 +155,7 @@ int run_loaded(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& w
   options.on_estimate = [&ctx, &options](uint64_t min_events) {
     warn_if_long(ctx.err, min_events, options.limits);
   };
+  warn_if_out_of_step(ctx, pod, workload, options.network.model);
   study::Evaluation ev = study::evaluate_in_detail(pod, workload, options);
   progress.finish();
   PendingOutputs pending;  // --trace and --out, put in place together
