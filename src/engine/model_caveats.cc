@@ -67,27 +67,33 @@ std::string listed(const std::vector<std::string>& axes) {
 }  // namespace
 
 std::vector<std::string> out_of_step_collectives(const topo::Pod& pod,
-                                                 const config::WorkloadSpec& workload) {
+                                                 const config::WorkloadSpec& workload,
+                                                 const workload::Program& program) {
+  // The step's collectives as lowered (a layout may reduce over one axis at
+  // a time), each kind and axes named once.
   std::vector<std::string> out;
-  if (workload.serving) {
-    // The step's collectives as lowered (a 2D weight-stationary layout
-    // reduces over one axis at a time), each kind and axes named once.
-    const workload::Program program =
-        workload::lower(*workload.serving, mesh_axes(workload_mesh(pod, workload)));
-    std::set<std::string> named;
-    for (const workload::StageProgram& stage : program.stages) {
-      for (const workload::Instruction& in : stage.instructions) {
-        const auto* c = std::get_if<config::CollectiveSpec>(&in.body);
-        if (c == nullptr || !out_of_step(pod.spec(), workload, c->kind, c->axes))
-          continue;
-        std::string label = std::string("the step's ") + coll::to_string(c->kind) + " over [" +
-                            listed(c->axes) + "]";
-        if (named.insert(label).second)
-          out.push_back(std::move(label));
-      }
+  std::set<std::string> named;
+  for (const workload::StageProgram& stage : program.stages) {
+    for (const workload::Instruction& in : stage.instructions) {
+      const auto* c = std::get_if<config::CollectiveSpec>(&in.body);
+      if (c == nullptr || !out_of_step(pod.spec(), workload, c->kind, c->axes))
+        continue;
+      std::string label =
+          std::string("the step's ") + coll::to_string(c->kind) + " over [" + listed(c->axes) + "]";
+      if (named.insert(label).second)
+        out.push_back(std::move(label));
     }
-    return out;
   }
+  return out;
+}
+
+std::vector<std::string> out_of_step_collectives(const topo::Pod& pod,
+                                                 const config::WorkloadSpec& workload) {
+  if (workload.serving) {
+    return out_of_step_collectives(
+        pod, workload, workload::lower(*workload.serving, mesh_axes(workload_mesh(pod, workload))));
+  }
+  std::vector<std::string> out;
   for (const config::OperationSpec& op : workload.operations) {
     const auto* c = std::get_if<config::CollectiveSpec>(&op.op);
     if (c != nullptr && out_of_step(pod.spec(), workload, c->kind, c->axes))

@@ -21,6 +21,7 @@
 
 #include "config/workload_spec.h"
 #include "topo/pod.h"
+#include "workload/program.h"
 
 namespace podsim::engine {
 
@@ -31,5 +32,10 @@ namespace podsim::engine {
 // one the loader took for this pod.
 std::vector<std::string> out_of_step_collectives(const topo::Pod& pod,
                                                  const config::WorkloadSpec& workload);
+// The same for a serving step already lowered (`program`, workload::lower of
+// workload.serving on the pod's mesh).
+std::vector<std::string> out_of_step_collectives(const topo::Pod& pod,
+                                                 const config::WorkloadSpec& workload,
+                                                 const workload::Program& program);
 
 }  // namespace podsim::engine

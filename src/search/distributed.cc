@@ -61,6 +61,7 @@ std::string encode(const Evaluation& e) {
   put<uint64_t>(out, e.hbm_used_bytes);
   put<double>(out, e.bound_latency_us);
   put<double>(out, e.bound_tokens_per_s_per_chip);
+  put<uint8_t>(out, e.out_of_step ? 1 : 0);
   put<uint8_t>(out, e.energy_modelled ? 1 : 0);
   put<double>(out, e.j_per_token);
   put<double>(out, e.tokens_per_j);
@@ -87,6 +88,7 @@ Evaluation decode(const std::string& bytes) {
   e.hbm_used_bytes = take<uint64_t>(bytes, at);
   e.bound_latency_us = take<double>(bytes, at);
   e.bound_tokens_per_s_per_chip = take<double>(bytes, at);
+  e.out_of_step = take<uint8_t>(bytes, at) != 0;
   e.energy_modelled = take<uint8_t>(bytes, at) != 0;
   e.j_per_token = take<double>(bytes, at);
   e.tokens_per_j = take<double>(bytes, at);

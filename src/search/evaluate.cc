@@ -5,6 +5,7 @@
 
 #include "chip/compute_model.h"
 #include "engine/energy.h"
+#include "engine/model_caveats.h"
 #include "engine/op_list.h"
 #include "engine/reachable.h"
 #include "engine/serving_summary.h"
@@ -86,6 +87,7 @@ Evaluation check(const topo::Pod& pod, const config::WorkloadSpec& workload) {
   e.bound_tokens_per_s_per_chip = bound.step_time > sim::Time::zero()
                                       ? s.tokens_per_s_per_chip
                                       : std::numeric_limits<double>::infinity();
+  e.out_of_step = !engine::out_of_step_collectives(pod, workload, program).empty();
   return e;
 }
 

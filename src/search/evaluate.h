@@ -42,6 +42,10 @@ struct Evaluation {
   // formula, decreasing in the step time).
   double bound_latency_us = 0;
   double bound_tokens_per_s_per_chip = 0;
+  // Filled by check() when kOk: the step has collectives the analytical
+  // model may time well apart from flow (engine/model_caveats.h), so the
+  // pruning allows them a wider error (search.h, kOutOfStepError).
+  bool out_of_step = false;
   // The step's energy over the slice (engine/energy.h), when the chip has a
   // power model (energy_modelled); docs/energy.md.
   bool energy_modelled = false;

@@ -286,10 +286,13 @@ SearchResult run_search(const Problem& problem, const SearchOptions& options) {
       const std::vector<bool> beaten_bound = beaten_beyond_error(rest_bounds, exact, 0);
       const std::vector<bool> beaten_estimate =
           beaten_beyond_error(rest_estimates, exact, options.analytical_error);
+      const std::vector<bool> beaten_out_of_step =
+          beaten_beyond_error(rest_estimates, exact, options.out_of_step_error);
       undecided.clear();
       for (size_t k = 0; k < rest.size(); ++k) {
         CandidateResult& r = result.results[rest[k]];
-        if (beaten_bound[k] || (r.analytical && beaten_estimate[k])) {
+        const bool beaten = r.check.out_of_step ? beaten_out_of_step[k] : beaten_estimate[k];
+        if (beaten_bound[k] || (r.analytical && beaten)) {
           r.pruned = true;
           ++progress.pruned;
         } else {

@@ -23,6 +23,7 @@ TEST(Distributed, EvaluationRoundTripsBitForBit) {
   e.hbm_used_bytes = ~uint64_t{0};
   e.bound_latency_us = 5.0 / 7.0;
   e.bound_tokens_per_s_per_chip = std::numeric_limits<double>::infinity();
+  e.out_of_step = true;
   e.energy_modelled = true;
   e.j_per_token = 0.1;
   e.tokens_per_j = 1.0 / 0.1;
@@ -40,6 +41,7 @@ TEST(Distributed, EvaluationRoundTripsBitForBit) {
   EXPECT_EQ(back.hbm_used_bytes, e.hbm_used_bytes);
   EXPECT_EQ(back.bound_latency_us, e.bound_latency_us);
   EXPECT_EQ(back.bound_tokens_per_s_per_chip, e.bound_tokens_per_s_per_chip);
+  EXPECT_EQ(back.out_of_step, e.out_of_step);
   EXPECT_EQ(back.energy_modelled, e.energy_modelled);
   EXPECT_EQ(back.j_per_token, e.j_per_token);
   EXPECT_EQ(back.tokens_per_j, e.tokens_per_j);

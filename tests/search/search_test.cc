@@ -114,6 +114,61 @@ TEST_P(SearchVsBruteForce, SameFrontierAsEveryConfigurationOnFlow) {
             << tightest_bound * 100 << "% of flow's step\n";
 }
 
+// On a slice whose dimensions differ (a line of 2 beside a ring of 8) the
+// steps whose collectives span both fall out of step, and the analytical
+// model times some of them more than kAnalyticalError slower than flow
+// (10.5% here): the pruning allows those candidates kOutOfStepError, and
+// the frontier is still every configuration's on flow.
+TEST(SearchOutOfStep, AWiderMarginKeepsTheFrontierExactWhereDimensionsDiffer) {
+  const config::ServingModel model = config::ServingModel::load(
+      testing::source_dir() / "workloads/llama3-8b-decode-v5e.textproto");
+  config::PodSpec spec =
+      config::load_topology_file(testing::source_dir() / "topologies/v5e-4x4.textproto");
+  spec.torus.dims[0].size = 2;  // a line
+  spec.torus.dims[1].size = 8;
+  spec.torus.dims[1].wraparound = true;  // a ring
+  const std::vector<Slice> slices = {{spec, "v5e 2x8, y a ring"}};
+  SpaceOptions space;
+  space.phase = config::Phase::kDecode;
+  space.context_len = 4096;
+  const Problem problem = build_problem(model, slices, space);
+  SearchOptions options;
+  options.space = space;
+  const SearchResult result = run_search(problem, options);
+
+  std::vector<Objectives> points;
+  std::vector<size_t> index;
+  double in_step = 0;      // the most the analytical step was slower than flow's
+  double out_of_step = 0;  // the same, for candidates out of step
+  size_t named = 0;
+  for (size_t i = 0; i < problem.size(); ++i) {
+    const Evaluation flow = problem.evaluate(i, Stage::kFlow);
+    if (flow.status != Status::kOk)
+      continue;
+    points.push_back({flow.tokens_per_s_per_chip, flow.latency_us});
+    index.push_back(i);
+    const double slower =
+        problem.evaluate(i, Stage::kAnalytical).step_time_us / flow.step_time_us - 1;
+    if (result.results[i].check.out_of_step) {
+      ++named;
+      out_of_step = std::max(out_of_step, slower);
+    } else {
+      in_step = std::max(in_step, slower);
+    }
+  }
+  std::vector<size_t> brute;
+  for (const size_t k : pareto_frontier(points))
+    brute.push_back(index[k]);
+  EXPECT_EQ(result.frontier, brute);
+  EXPECT_LE(in_step, kAnalyticalError);
+  EXPECT_LE(out_of_step, kOutOfStepError);
+  EXPECT_GT(named, 0u);
+  EXPECT_GT(result.pruned(), 0u);
+  std::cout << problem.size() << " candidates, " << named << " out of step; analytical at most "
+            << in_step * 100 << "% slower than flow in step, " << out_of_step * 100
+            << "% out of step; " << result.pruned() << " pruned\n";
+}
+
 TEST_P(SearchVsBruteForce, RejectedCandidatesNeverReachASimulation) {
   const Problem problem = build_problem(*model_, slices_, space_);
   SearchOptions options;
