@@ -117,10 +117,13 @@
 # SearchObjective.EnergyAndCostFrontiersAreTheirObjectivesAgainstLatency
 # (10 s; the other search tests stay). The release suite runs them all.
 # Seventeenth: tests/engine/symmetry_random_test.cc's three tests (random
-# operation lists and serving steps, each played twice, 30 s or so under
-# ASan: properties of the doubles; symmetry_test.cc's and fold_test.cc's
-# cases play the same code under the sanitizers). The release suite runs
-# them.
+# operation lists and serving steps, each played twice, 38 s under ASan:
+# properties of the doubles; symmetry_test.cc's and fold_test.cc's cases
+# play the same code under the sanitizers),
+# ModelAgreement.RandomCollectivesAgreeInStepAndStayInTheBoundOutOfStep
+# (4,000 runs) and SearchOutOfStep.AWiderMarginKeepsTheFrontierExactWhere
+# DimensionsDiffer (a brute-force search, as the SearchVsBruteForce cases
+# left out above). The release suite runs them.
 # Without --ci every test runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -159,6 +162,8 @@ if [ "${1:-}" = --ci ]; then
   exclude+='|^scripts\.load_outputs$|^DeterminismTest\.TwoSimulationsRunInTwoThreadsAtOnce$'
   exclude+='|^SearchObjective\.EnergyAndCostFrontiersAreTheirObjectivesAgainstLatency$'
   exclude+='|^(SymmetricOpList\.RandomLists|SymmetricStep\.RandomSteps|FoldedStep\.RandomFaultySteps)GiveTheFullRunsResultsBitForBit$'
+  exclude+='|^ModelAgreement\.RandomCollectivesAgreeInStepAndStayInTheBoundOutOfStep$'
+  exclude+='|^SearchOutOfStep\.AWiderMarginKeepsTheFrontierExactWhereDimensionsDiffer$'
   mpi_exclude='^fleet\.mpi_capacity_matches_one_process$'
   mpi_exclude+='|^search\.mpi_nothing_hangs$|^fleet\.mpi_capacity_nothing_hangs$'
   mpi_exclude+='|^sweep\.mpi_nothing_hangs$|^search\.mpi_two_ranks_match_one_process$'

@@ -21,6 +21,7 @@
 #include "cli/error_report.h"
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
+#include "cli/model_caveat_warning.h"
 #include "cli/positional_files.h"
 #include "cli/pricing_option.h"
 #include "cli/progress.h"
@@ -297,6 +298,10 @@ int capacity(Context& ctx, const std::vector<std::string>& args, sweep::Transpor
   for (const std::string& f : files)
     specs.push_back(config::load_serve_file(f, overrides));
   const config::ServeSpec& spec = specs.front();
+  if (transport.writes_output()) {  // one rank says it
+    for (const config::ServeSpec& s : specs)
+      warn_if_out_of_step(ctx, s);
+  }
   // Given on the command line an objective must be one: a finite time > 0
   // (0 would drop it, leaving a search no rate may end; the file's slo keeps
   // 0 for "none").

@@ -16,6 +16,7 @@
 #include "cli/exit_codes.h"
 #include "cli/hlo_option.h"
 #include "cli/limit_options.h"
+#include "cli/model_caveat_warning.h"
 #include "cli/output.h"
 #include "cli/pricing_option.h"
 #include "cli/progress.h"
@@ -24,7 +25,6 @@
 #include "config/op_table_loader.h"
 #include "config/topology_loader.h"
 #include "config/workload_loader.h"
-#include "engine/model_caveats.h"
 #include "report/energy_report.h"
 #include "report/generation_report.h"
 #include "report/op_list_report.h"
@@ -120,26 +120,6 @@ std::string faults_line(const topo::Pod& pod, const podsim::Result& result) {
     std::snprintf(buf, sizeof buf, "\n(--vs-healthy compares with the pod repaired)\n");
   }
   return line + buf;
-}
-
-// On the analytical model, names the collectives it may time apart from
-// flow and packet (engine/model_caveats.h).
-void warn_if_out_of_step(Context& ctx, const topo::Pod& pod, const config::WorkloadSpec& workload,
-                         net::Model model) {
-  if (model != net::Model::kAnalytical)
-    return;
-  const std::vector<std::string> out = engine::out_of_step_collectives(pod, workload);
-  if (out.empty())
-    return;
-  std::string names;
-  for (const std::string& o : out)
-    names += (names.empty() ? "" : "; ") + o;
-  ctx.log->warn(
-      "the analytical model may time {} apart from flow and packet: over dimensions that differ "
-      "(size, line or ring, the DCN) a collective's shares fall out of step, and this model "
-      "queues at a link what the others share (0.75x to 1.22x flow on random cases; "
-      "docs/architecture.md, \"The network models\"); -n flow is the reference",
-      names);
 }
 
 // Evaluates, prints and traces a loaded configuration; the exit code.

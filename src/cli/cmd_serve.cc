@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 #include "cli/limit_options.h"
+#include "cli/model_caveat_warning.h"
 #include "cli/output.h"
 #include "cli/positional_files.h"
 #include "cli/pricing_option.h"
@@ -107,6 +108,7 @@ int cmd_serve(Context& ctx, const std::vector<std::string>& args) {
   refuse_clobbering(named_inputs(config::files_named_by(spec)), serve_outputs(vm));
   if (pricing)
     fleet::require_pricing(spec, *pricing);  // a chip with no price: exit 2 before the run
+  warn_if_out_of_step(ctx, spec);
   if (vm.count("seed") != 0)
     spec.seed = unsigned_option(vm, "seed", std::numeric_limits<uint64_t>::max());
   if (vm.count("no-bucket-error") != 0)

@@ -87,6 +87,33 @@ TEST(ServeSet, OverridesTheServeFile) {
   EXPECT_THAT(batch.out, ::testing::Not(HasSubstr("\"peak_batch\": 5")));
 }
 
+TEST(ServeSet, TheAnalyticalStepsWarnOfAReplicaOutOfStep) {
+  // The replica's tensor axis spans x (a line of 2) and y, made a ring of 4:
+  // its collectives' shares fall out of step, which the analytical model
+  // (the serve file's default for its steps) may time apart from flow.
+  const std::vector<std::string> unlike = {"serve",
+                                           poisson(),
+                                           "-q",
+                                           "--set",
+                                           "replicas[0].topology.torus.dims[1].size=4",
+                                           "--set",
+                                           "replicas[0].topology.torus.dims[1].wraparound=true"};
+  const Result analytical = run(unlike);
+  ASSERT_EQ(analytical.code, kExitOk) << analytical.err;
+  EXPECT_THAT(analytical.err,
+              ::testing::HasSubstr("the analytical model may time the step's all-gather over "
+                                   "[model]; the step's all-reduce over [model] (replica "
+                                   "'v5e-2x2') apart from flow"));
+  std::vector<std::string> flow = unlike;
+  flow.insert(flow.end(), {"--set", "serve.network=\"flow\""});
+  const Result on_flow = run(flow);
+  ASSERT_EQ(on_flow.code, kExitOk) << on_flow.err;
+  EXPECT_THAT(on_flow.err, ::testing::Not(::testing::HasSubstr("analytical model may")));
+  const Result shipped = run(with_args({"serve", poisson(), "-q"}, kShortServe));
+  ASSERT_EQ(shipped.code, kExitOk) << shipped.err;
+  EXPECT_THAT(shipped.err, ::testing::Not(::testing::HasSubstr("analytical model may")));
+}
+
 TEST(ServeSet, BadPathsExit2WithTheNearestValidOnes) {
   const Result r = run({"serve", poisson(), "--set", "serve.replicas[0].max_bach=4"});
   EXPECT_EQ(r.code, kExitBadInput);
