@@ -1,7 +1,7 @@
 // Random inputs for the tests that hold one way of running to another
 // (symmetric against full, one network model against another): seeded
-// random pods and their meshes, and random operation lists on them, all
-// of a shape the loaders take.
+// random pods and their meshes, and random operation lists and serving
+// steps on them, all of a shape the loaders take.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include "config/topology_spec.h"
 #include "config/workload_spec.h"
 #include "engine/op_list.h"
+#include "engine/step.h"
 #include "net/network.h"
 
 namespace podsim::engine::testing {
@@ -50,5 +51,23 @@ struct Outcome {
   std::string error;
 };
 Outcome play(const RandomCase& c, bool symmetry, net::Model model);
+
+// A serving step on a random pod, folded or not.
+struct RandomStep {
+  config::PodSpec pod;
+  config::WorkloadSpec workload;  // serving, with its mesh
+  bool fold = true;
+  std::string description;
+};
+// A small model (a few layers, so that a step plays in milliseconds),
+// dense or with experts, decode or prefill, with each mesh axis given a
+// role at random: tensor (up to two), data, expert, pipeline or none.
+RandomStep random_step(uint64_t seed);
+
+struct StepOutcome {
+  std::optional<StepResult> result;
+  std::string error;
+};
+StepOutcome play(const RandomStep& c, bool fold, bool symmetry, net::Model model);
 
 }  // namespace podsim::engine::testing

@@ -48,9 +48,10 @@ using testing::coin;
 using testing::Outcome;
 using testing::pick;
 using testing::random_case;
-using testing::random_pod;
+using testing::random_step;
 using testing::RandomCase;
-using testing::RandomPod;
+using testing::RandomStep;
+using testing::StepOutcome;
 
 TEST(SymmetricOpList, RandomListsGiveTheFullRunsResultsBitForBit) {
   constexpr uint64_t kCases = 1000;
@@ -82,141 +83,6 @@ TEST(SymmetricOpList, RandomListsGiveTheFullRunsResultsBitForBit) {
   // Not vacuous: most random lists are played symmetrically, few refused.
   EXPECT_GT(symmetric, kCases) << "of " << 2 * kCases << " runs";
   EXPECT_LT(refused, kCases / 10) << "of " << 2 * kCases << " runs";
-}
-
-// ---- serving steps ----
-
-struct RandomStep {
-  config::PodSpec pod;
-  config::WorkloadSpec workload;  // serving, with its mesh
-  bool fold = true;
-  std::string description;
-};
-
-// A small model (a few layers, so that a step plays in milliseconds),
-// dense or with experts, decode or prefill, with each mesh axis given a
-// role at random: tensor (up to two), data, expert, pipeline or none.
-RandomStep random_step(uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::ostringstream what;
-  what << "seed " << seed << ":";
-  const RandomPod r = random_pod(rng, what);
-  RandomStep c;
-  c.pod = r.pod;
-  c.workload.name = "random-step";
-  c.workload.mesh = r.mesh;
-  c.fold = coin(rng, 0.5);
-
-  config::ServingSpec s;
-  const bool moe = coin(rng, 0.3);
-  // Roles first, then sizes that divide over them, as the lowering asks.
-  uint32_t tensor = 1;
-  uint32_t data = 1;
-  uint32_t experts = 1;
-  uint32_t stages = 1;
-  for (size_t a = 0; a < r.axes.size(); ++a) {
-    const std::string& axis = r.axes[a];
-    switch (pick(rng, 0, 4)) {
-      case 0:
-      case 1:
-        if (s.sharding.tensor_axes.size() < 2) {
-          s.sharding.tensor_axes.push_back(axis);
-          tensor *= r.sizes[a];
-        }
-        break;
-      case 2:
-        s.sharding.data_axes.push_back(axis);
-        data *= r.sizes[a];
-        break;
-      case 3:
-        if (moe) {
-          s.sharding.expert_axes.push_back(axis);
-          experts *= r.sizes[a];
-        } else if (s.sharding.pipeline_axis.empty() && r.sizes[a] <= 4) {
-          s.sharding.pipeline_axis = axis;
-          stages = r.sizes[a];
-        }
-        break;
-      default:
-        break;  // replicated
-    }
-  }
-  config::ModelSpec& m = s.model;
-  m.name = "tiny";
-  m.layers = stages * pick(rng, 1, 2);
-  m.d_model = 128 * tensor * pick(rng, 1, 2);
-  m.heads = coin(rng, 0.5) ? 8 : 16;
-  static constexpr uint32_t kKvHeads[] = {1, 2, 8};
-  m.kv_heads = kKvHeads[pick(rng, 0, 2)];
-  m.head_dim = 128;
-  m.ffn_dim = 256 * tensor * pick(rng, 1, 3);
-  m.vocab = 512 * tensor * pick(rng, 1, 3);
-  if (moe) {
-    config::MoeSpec spec;
-    spec.experts = std::max(2u, experts) * pick(rng, 1, 2);
-    spec.experts_per_token = 2;
-    spec.shared_experts = pick(rng, 0, 1);
-    spec.expert_ffn_dim = 256 * tensor;
-    spec.first_dense_layers = pick(rng, 0, 1);
-    m.moe = spec;
-  } else {
-    m.parallel_block = coin(rng, 0.2);
-  }
-  s.scenario.phase = coin(rng, 0.7) ? config::Phase::kDecode : config::Phase::kPrefill;
-  s.scenario.micro_batches = stages > 1 ? pick(rng, 1, 2) : 1;
-  s.scenario.batch = data * s.scenario.micro_batches * tensor * experts * pick(rng, 1, 4);
-  s.scenario.context_len = 256 * pick(rng, 1, 8);
-  if (s.scenario.phase == config::Phase::kPrefill)
-    s.scenario.prompt_len = 64 * pick(rng, 1, 4);
-  s.sharding.pad_heads = true;
-  s.sharding.overlap_collectives = coin(rng, 0.7);
-  s.sharding.tensor_collective = coin(rng, 0.7) ? config::TensorCollective::kAllReduce
-                                                : config::TensorCollective::kReduceScatterAllGather;
-  s.sharding.kv_layout = coin(rng, 0.7) ? config::KvLayout::kByHeads : config::KvLayout::kByBatch;
-  s.sharding.collective_matmul =
-      coin(rng, 0.8) ? config::CollectiveMatmul::kOff : config::CollectiveMatmul::kOn;
-  what << "; " << (moe ? "moe" : "dense") << " layers " << m.layers << " d_model " << m.d_model
-       << " heads " << m.heads << "/" << m.kv_heads << (m.parallel_block ? " parallel" : "")
-       << (s.scenario.phase == config::Phase::kDecode ? " decode" : " prefill") << " batch "
-       << s.scenario.batch << " context " << s.scenario.context_len << " prompt "
-       << s.scenario.prompt_len << " micro " << s.scenario.micro_batches << " tensor";
-  for (const std::string& a : s.sharding.tensor_axes)
-    what << " " << a;
-  what << " data";
-  for (const std::string& a : s.sharding.data_axes)
-    what << " " << a;
-  what << " expert";
-  for (const std::string& a : s.sharding.expert_axes)
-    what << " " << a;
-  what << " pipeline '" << s.sharding.pipeline_axis << "' collective "
-       << static_cast<int>(s.sharding.tensor_collective) << " overlap "
-       << s.sharding.overlap_collectives << " kv " << static_cast<int>(s.sharding.kv_layout)
-       << " cm " << static_cast<int>(s.sharding.collective_matmul) << " fold " << c.fold;
-  c.workload.serving = s;
-  c.description = what.str();
-  return c;
-}
-
-struct StepOutcome {
-  std::optional<StepResult> result;
-  std::string error;
-};
-
-StepOutcome play(const RandomStep& c, bool fold, bool symmetry, net::Model model) {
-  try {
-    const topo::Pod pod(c.pod);
-    const topo::DeviceMesh mesh = workload_mesh(pod, c.workload);
-    const workload::Program program = workload::lower(*c.workload.serving, mesh_axes(mesh));
-    const auto compute = chip::make_compute_model(chip::ComputeModelKind::kRoofline,
-                                                  pod.spec().chip, chip::Efficiency{});
-    StepOptions options;
-    options.network = network_options(pod, model);
-    options.fold_replicas = fold;
-    options.symmetry = symmetry;
-    return {run_step(pod, mesh, program, *compute, options), {}};
-  } catch (const std::exception& e) {
-    return {std::nullopt, e.what()};
-  }
 }
 
 TEST(SymmetricStep, RandomStepsGiveTheFullRunsResultsBitForBit) {
