@@ -10,6 +10,18 @@
 namespace podsim::net {
 namespace {
 
+// A fixed generator (xorshift64), so that the random tests are reproducible:
+// next(bound) is uniform enough in [0, bound).
+struct Xorshift {
+  uint64_t x;
+  uint32_t operator()(uint32_t bound) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return static_cast<uint32_t>(x % bound);
+  }
+};
+
 std::vector<double> solve(const MaxMinProblem& p) {
   MaxMinSolver solver;
   std::vector<double> rates;
@@ -147,13 +159,7 @@ TEST(MaxMin, FlowWithoutLinksIsRejected) {
 // problems (a fixed generator, so the test is reproducible) with few distinct
 // capacities, so that links tie on share and the heap's tie-break is used.
 TEST(MaxMin, RandomProblemsAreMaxMinFair) {
-  uint64_t x = 88172645463325252ull;
-  const auto next = [&x](uint32_t bound) {  // xorshift64
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return static_cast<uint32_t>(x % bound);
-  };
+  Xorshift next{88172645463325252ull};
   MaxMinSolver solver;  // reused across problems, as the flow model does
   std::vector<double> rates;
   for (int trial = 0; trial < 300; ++trial) {
@@ -228,13 +234,7 @@ TEST(MaxMin, RandomProblemsAreMaxMinFair) {
 // fractional shares and few distinct values, so that links tie on share
 // after rounding.
 TEST(MaxMin, RatesDoNotDependOnTheNumbering) {
-  uint64_t x = 0x9e3779b97f4a7c15ull;
-  const auto next = [&x](uint32_t bound) {  // xorshift64
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return static_cast<uint32_t>(x % bound);
-  };
+  Xorshift next{0x9e3779b97f4a7c15ull};
   const auto shuffled = [&next](uint32_t n) {
     std::vector<uint32_t> order(n);
     for (uint32_t i = 0; i < n; ++i)
