@@ -19,7 +19,7 @@
 // symmetric run's class problem and the full run's give copies of a flow the
 // same rate.
 // Cost: O(H + T log L) for L links, H (flow, link) incidences and T links
-// re-keyed (T <= H); a single flow is O(H).
+// re-keyed (T <= H); a single flow is O(L + H).
 // Scratch vectors are reused: no allocation once they have grown.
 #pragma once
 
