@@ -272,6 +272,14 @@ StepOutcome play(const RandomStep& c, bool fold, bool symmetry, net::Model model
     options.network = network_options(pod, model);
     options.fold_replicas = fold;
     options.symmetry = symmetry;
+    // The pod's stragglers run at half the MXU and HBM rates.
+    chip::Efficiency half;
+    half.mxu = 0.5;
+    half.hbm = 0.5;
+    const auto slow =
+        chip::make_compute_model(chip::ComputeModelKind::kRoofline, pod.spec().chip, half);
+    for (const config::StragglerSpec& s : c.pod.stragglers)
+      options.stragglers.emplace_back(pod.chip_at(s.slice, s.coords), slow.get());
     return {run_step(pod, mesh, program, *compute, options), {}};
   } catch (const std::exception& e) {
     return {std::nullopt, e.what()};

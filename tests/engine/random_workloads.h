@@ -54,7 +54,7 @@ Outcome play(const RandomCase& c, bool symmetry, net::Model model);
 
 // A serving step on a random pod, folded or not.
 struct RandomStep {
-  config::PodSpec pod;
+  config::PodSpec pod;            // its stragglers, if any, play at half the MXU and HBM rates
   config::WorkloadSpec workload;  // serving, with its mesh
   bool fold = true;
   std::string description;

@@ -8,7 +8,8 @@
 //    parallel blocks, decode or prefill) with each mesh axis given a role
 //    (tensor, data, expert, pipeline or none), folded or not;
 //  - folded serving steps on one-slice pods with a failed or degraded link
-//    (engine/fold.h; the stand-in replica played one chip per class).
+//    or a straggler (engine/fold.h; the stand-in replica played one chip per
+//    class).
 // Each on the flow and the analytical models: every result, each link's
 // bytes and busy time included, must be the full run's, and where one run
 // refuses a configuration the other must refuse it too. symmetry_test.cc
@@ -113,10 +114,11 @@ TEST(SymmetricStep, RandomStepsGiveTheFullRunsResultsBitForBit) {
   EXPECT_LT(refused, kCases / 2) << "of " << 2 * kCases << " runs";
 }
 
-// One fault on a random one-slice pod: a failed link, or a degraded one (a
-// quarter of the bandwidth, 2 us more latency). Folding the replicas the
-// fault leaves alone, and playing the stand-in one chip per class, must give
-// the full run's results bit for bit (engine/fold.h).
+// One fault on a random one-slice pod: a failed link, a degraded one (a
+// quarter of the bandwidth, 2 us more latency), or a straggler chip (half
+// the MXU and HBM rates). Folding the replicas the fault leaves alone, and
+// playing the stand-in one chip per class, must give the full run's results
+// bit for bit (engine/fold.h).
 TEST(FoldedStep, RandomFaultyStepsGiveTheFullRunsResultsBitForBit) {
   constexpr uint64_t kCases = 300;
   uint32_t shortcut = 0;
@@ -138,10 +140,11 @@ TEST(FoldedStep, RandomFaultyStepsGiveTheFullRunsResultsBitForBit) {
       direction = coords[dim] == 0 ? +1 : coords[dim] == along.size - 1 ? -1 : direction;
     }
     std::ostringstream fault;
-    if (coin(rng, 0.5)) {
+    const uint32_t kind = pick(rng, 0, 2);
+    if (kind == 0) {
       c.pod.failed_links.push_back({0, coords, dim, direction});
-      fault << " failed";
-    } else {
+      fault << " failed link";
+    } else if (kind == 1) {
       config::DegradedLinkSpec degraded;
       degraded.coords = coords;
       degraded.dim = dim;
@@ -149,12 +152,16 @@ TEST(FoldedStep, RandomFaultyStepsGiveTheFullRunsResultsBitForBit) {
       degraded.bandwidth_factor = 0.25;
       degraded.extra_latency = sim::Time::us(2);
       c.pod.degraded_links.push_back(degraded);
-      fault << " degraded";
+      fault << " degraded link";
+    } else {
+      c.pod.stragglers.push_back({0, coords, 0.5, 0.5});
+      fault << " straggler";
     }
-    fault << " link at";
+    fault << " at";
     for (const uint32_t x : coords)
       fault << " " << x;
-    fault << " dim " << dim << " direction " << direction;
+    if (kind != 2)
+      fault << " dim " << dim << " direction " << direction;
     for (const net::Model model : {net::Model::kFlow, net::Model::kAnalytical}) {
       SCOPED_TRACE(c.description + fault.str() + " on " + std::string(net::to_string(model)));
       const StepOutcome fast = play(c, true, true, model);
