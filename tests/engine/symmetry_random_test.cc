@@ -7,9 +7,9 @@
 //  - symmetric serving steps: small random models (dense or experts,
 //    parallel blocks, decode or prefill) with each mesh axis given a role
 //    (tensor, data, expert, pipeline or none), folded or not;
-//  - folded serving steps on one-slice pods with a failed or degraded link
-//    or a straggler (engine/fold.h; the stand-in replica played one chip per
-//    class).
+//  - folded serving steps on one-slice pods, healthy or with a failed or
+//    degraded link or a straggler (engine/fold.h; the stand-in replica
+//    played one chip per class).
 // Each on the flow and the analytical models: every result, each link's
 // bytes and busy time included, must be the full run's, and where one run
 // refuses a configuration the other must refuse it too. symmetry_test.cc
@@ -115,12 +115,12 @@ TEST(SymmetricStep, RandomStepsGiveTheFullRunsResultsBitForBit) {
 }
 
 // One fault on a random one-slice pod: a failed link, a degraded one (a
-// quarter of the bandwidth, 2 us more latency), or a straggler chip (half
-// the MXU and HBM rates). Folding the replicas the fault leaves alone, and
-// playing the stand-in one chip per class, must give the full run's results
-// bit for bit (engine/fold.h).
+// quarter of the bandwidth, 2 us more latency), a straggler chip (half the
+// MXU and HBM rates), or none. Folding the replicas the fault leaves alone,
+// and playing the stand-in one chip per class, must give the full run's
+// results bit for bit (engine/fold.h).
 TEST(FoldedStep, RandomFaultyStepsGiveTheFullRunsResultsBitForBit) {
-  constexpr uint64_t kCases = 300;
+  constexpr uint64_t kCases = 400;
   uint32_t shortcut = 0;
   uint32_t refused = 0;
   for (uint64_t seed = 1; seed <= kCases; ++seed) {
@@ -140,7 +140,7 @@ TEST(FoldedStep, RandomFaultyStepsGiveTheFullRunsResultsBitForBit) {
       direction = coords[dim] == 0 ? +1 : coords[dim] == along.size - 1 ? -1 : direction;
     }
     std::ostringstream fault;
-    const uint32_t kind = pick(rng, 0, 2);
+    const uint32_t kind = pick(rng, 0, 3);  // 3: healthy
     if (kind == 0) {
       c.pod.failed_links.push_back({0, coords, dim, direction});
       fault << " failed link";
@@ -153,14 +153,18 @@ TEST(FoldedStep, RandomFaultyStepsGiveTheFullRunsResultsBitForBit) {
       degraded.extra_latency = sim::Time::us(2);
       c.pod.degraded_links.push_back(degraded);
       fault << " degraded link";
-    } else {
+    } else if (kind == 2) {
       c.pod.stragglers.push_back({0, coords, 0.5, 0.5});
       fault << " straggler";
+    } else {
+      fault << " healthy";
     }
-    fault << " at";
-    for (const uint32_t x : coords)
-      fault << " " << x;
-    if (kind != 2)
+    if (kind != 3) {
+      fault << " at";
+      for (const uint32_t x : coords)
+        fault << " " << x;
+    }
+    if (kind < 2)
       fault << " dim " << dim << " direction " << direction;
     for (const net::Model model : {net::Model::kFlow, net::Model::kAnalytical}) {
       SCOPED_TRACE(c.description + fault.str() + " on " + std::string(net::to_string(model)));
