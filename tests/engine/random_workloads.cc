@@ -16,7 +16,6 @@ namespace podsim::engine::testing {
 
 using podsim::testing::TorusDim;
 
-// A uniform integer in [lo, hi].
 uint32_t pick(std::mt19937_64& rng, uint32_t lo, uint32_t hi) {
   return std::uniform_int_distribution<uint32_t>(lo, hi)(rng);
 }
